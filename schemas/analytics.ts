@@ -1,0 +1,77 @@
+// Analytics and failures shapes.
+import { type Static, Type } from '@sinclair/typebox'
+import { LimitQuery, Ref } from './common.js'
+import { TraceSchema } from './trace.js'
+
+export const AnalyticsSummarySchema = Type.Object(
+  {
+    total_traces: Type.Integer(),
+    success_rate: Type.Number({ description: '100 × success / total, 2 decimals; 0 when empty.' }),
+    average_latency: Type.Number({ description: 'Mean latency in ms, 2 decimals; 0 when empty.' }),
+    p95_latency: Type.Number({ description: 'Exact nearest-rank 95th percentile of latency in ms.' }),
+    total_token_usage: Type.Integer(),
+    failed_traces: Type.Integer(),
+    warning_traces: Type.Integer(),
+    retries: Type.Integer({ description: 'Traces with retry_count > 0.' }),
+    slow_requests: Type.Integer({ description: 'Traces with latency ≥ the slow threshold (ms).' }),
+  },
+  { $id: 'AnalyticsSummarySchema', additionalProperties: false },
+)
+export type AnalyticsSummary = Static<typeof AnalyticsSummarySchema>
+
+export const ChartPointSchema = Type.Object(
+  {
+    label: Type.String({ description: 'Bucket start, `HH:MM` in UTC.' }),
+    latency: Type.Number({ description: 'Mean latency in ms, 2 decimals.' }),
+    tokens: Type.Integer(),
+    traces: Type.Integer(),
+  },
+  { $id: 'ChartPointSchema', additionalProperties: false },
+)
+export type ChartPoint = Static<typeof ChartPointSchema>
+
+export const BreakdownEntrySchema = Type.Object(
+  { key: Type.String(), count: Type.Integer() },
+  { $id: 'BreakdownEntrySchema', additionalProperties: false },
+)
+export type BreakdownEntry = Static<typeof BreakdownEntrySchema>
+
+// GET /analytics
+export const AnalyticsQuery = Type.Object({
+  project_id: Type.Optional(Type.String({ description: 'Only this project.' })),
+})
+export type AnalyticsQuery = Static<typeof AnalyticsQuery>
+
+export const AnalyticsResponse = Type.Object({
+  summary: Ref(AnalyticsSummarySchema),
+  charts: Type.Array(Ref(ChartPointSchema), { description: 'The last 24 hours, 1-hour UTC buckets, oldest first.' }),
+  status_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
+  model_breakdown: Type.Array(Ref(BreakdownEntrySchema), {
+    description: 'A trace without a model counts as `unknown`.',
+  }),
+  project_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
+  recent_failures: Type.Array(Ref(TraceSchema), { description: 'The 10 newest failed traces.' }),
+})
+export type AnalyticsResponse = Static<typeof AnalyticsResponse>
+
+// GET /failures
+export const FailuresQuery = Type.Object({
+  limit: Type.Optional(LimitQuery),
+  project_id: Type.Optional(Type.String()),
+})
+export type FailuresQuery = Static<typeof FailuresQuery>
+
+export const FailureTotalsSchema = Type.Object({
+  failed_traces: Type.Integer(),
+  retries: Type.Integer(),
+  slow_requests: Type.Integer(),
+})
+export type FailureTotals = Static<typeof FailureTotalsSchema>
+
+export const FailuresResponse = Type.Object({
+  failed_traces: Type.Array(Ref(TraceSchema), { description: 'status `failed`, newest first.' }),
+  retries: Type.Array(Ref(TraceSchema), { description: 'retry_count > 0, newest first.' }),
+  slow_requests: Type.Array(Ref(TraceSchema), { description: 'latency ≥ the slow threshold, newest first.' }),
+  totals: FailureTotalsSchema,
+})
+export type FailuresResponse = Static<typeof FailuresResponse>

@@ -1,0 +1,73 @@
+// Shared building blocks of the contract: nullable fields, references, timestamps, errors.
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+
+/** A field that may be null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/**
+ * A `$ref` to a named component, typed as the schema it points to. Route schemas use this so
+ * the OpenAPI document shows `TraceSchema`, `StepSchema`, … as components instead of inlining them.
+ */
+export const Ref = <T extends TSchema>(schema: T) => {
+  if (!schema.$id) throw new Error('Ref() needs a schema with an $id')
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id))
+}
+
+/** Name of the ajv format every incoming timestamp is checked with (see src/lib/time.ts). */
+export const TIMESTAMP_FORMAT = 'loupe-timestamp'
+
+export const UtcTimestamp = Type.String({
+  description: 'ISO 8601 timestamp in UTC with milliseconds and a `Z`, e.g. `2026-11-21T13:45:00.123Z`.',
+  examples: ['2026-11-21T13:45:00.123Z'],
+})
+
+export const ZonelessTimestamp = Type.String({
+  description:
+    'ISO 8601 timestamp in UTC without a zone designator, e.g. `2026-11-21T13:45:00.123` (the form SPEC.md shows).',
+  examples: ['2026-11-21T13:45:00.123'],
+})
+
+/** A timestamp as a client may send it: ISO 8601 (any offset, or none = UTC) or epoch seconds/milliseconds. */
+export const TimestampInput = Type.Union([Type.String({ format: TIMESTAMP_FORMAT }), Type.Number({ minimum: 0 })], {
+  description:
+    'ISO 8601 with any offset (no offset = UTC), or an epoch number: seconds when < 1e11, otherwise milliseconds.',
+})
+
+/** A timestamp in a query string: ISO 8601 (no offset = UTC) or epoch seconds/milliseconds. */
+export const TimestampQuery = (description: string) =>
+  Type.String({
+    format: TIMESTAMP_FORMAT,
+    description: `${description} ISO 8601 (no offset = UTC) or epoch seconds/milliseconds.`,
+  })
+
+export const EnvironmentSchema = Type.Union(
+  [Type.Literal('development'), Type.Literal('staging'), Type.Literal('production')],
+  { description: 'Environment scope of an API key and of the traces sent with it.' },
+)
+export type Environment = Static<typeof EnvironmentSchema>
+export const ENVIRONMENTS: readonly Environment[] = ['development', 'staging', 'production']
+
+export const LimitQuery = Type.Integer({
+  minimum: 1,
+  maximum: 1000,
+  default: 50,
+  description: 'Maximum number of items returned (1–1000).',
+})
+
+export const ErrorSchema = Type.Object(
+  {
+    statusCode: Type.Integer({ description: 'HTTP status code.' }),
+    error: Type.String({ description: 'HTTP status text.' }),
+    message: Type.String({ description: 'What went wrong; for invalid input it names the field.' }),
+    code: Type.Optional(Type.String({ description: 'Stable machine-readable error code.' })),
+  },
+  { $id: 'ErrorSchema', description: 'Every error response has this shape.' },
+)
+export type ApiError = Static<typeof ErrorSchema>
+
+/** Error responses a route may document, by status code. */
+export const errorResponses = (...codes: number[]) =>
+  Object.fromEntries(codes.map((code) => [code, Ref(ErrorSchema)])) as Record<
+    number,
+    ReturnType<typeof Ref<typeof ErrorSchema>>
+  >

@@ -1,0 +1,20 @@
+// Health check shapes.
+import { type Static, Type } from '@sinclair/typebox'
+
+// GET /
+export const RootResponse = Type.Object({ message: Type.String() })
+
+// GET /health
+export const HealthResponse = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  version: Type.String({ description: 'API version (package semver).' }),
+  uptime_seconds: Type.Number(),
+  database: Type.Object({
+    status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+    dialect: Type.String(),
+  }),
+  statusCode: Type.Optional(Type.Integer()),
+  error: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+})
+export type HealthResponse = Static<typeof HealthResponse>

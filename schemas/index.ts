@@ -1,0 +1,32 @@
+// The contract in one import, and the named components every app registers.
+
+import { AnalyticsSummarySchema, BreakdownEntrySchema, ChartPointSchema } from './analytics.js'
+import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
+import { ErrorSchema } from './common.js'
+import { ProjectSchema } from './project.js'
+import { StepInputSchema, StepSchema } from './step.js'
+import { TraceInputSchema, TraceSchema } from './trace.js'
+
+export * from './analytics.js'
+export * from './api-key.js'
+export * from './common.js'
+export * from './events.js'
+export * from './health.js'
+export * from './project.js'
+export * from './step.js'
+export * from './trace.js'
+
+/** Schemas registered by `$id`; routes point at them with `Ref()`, and OpenAPI lists them as components. */
+export const componentSchemas = [
+  ErrorSchema,
+  StepSchema,
+  StepInputSchema,
+  TraceSchema,
+  TraceInputSchema,
+  ProjectSchema,
+  ApiKeyCreatedSchema,
+  ApiKeySchema,
+  AnalyticsSummarySchema,
+  ChartPointSchema,
+  BreakdownEntrySchema,
+] as const

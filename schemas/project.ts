@@ -1,0 +1,37 @@
+// ProjectSchema and the /projects routes' shapes.
+import { type Static, Type } from '@sinclair/typebox'
+import { ApiKeyCreatedSchema } from './api-key.js'
+import { EnvironmentSchema, Ref, ZonelessTimestamp } from './common.js'
+
+export const ProjectSchema = Type.Object(
+  {
+    project_id: Type.String({ description: 'Slug of the name: lower-case, other characters → `-`, at most 64.' }),
+    name: Type.String({ description: 'Project name.' }),
+    description: Type.String({ description: 'Project description.' }),
+    created_at: ZonelessTimestamp,
+  },
+  { $id: 'ProjectSchema', additionalProperties: false, description: 'A project owns traces and API keys.' },
+)
+export type Project = Static<typeof ProjectSchema>
+
+// POST /projects (fields in the query string, as the spec shows, or in a JSON body)
+export const CreateProjectInput = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'Project name; its slug becomes the project_id.' }),
+  environment: EnvironmentSchema,
+  description: Type.Optional(Type.String({ maxLength: 1000, description: 'Free text; default empty.' })),
+})
+export type CreateProjectInput = Static<typeof CreateProjectInput>
+export const CreateProjectBody = Type.Union([Type.Partial(CreateProjectInput), Type.Null()])
+
+export const CreateProjectResponse = Type.Object({
+  project: Ref(ProjectSchema),
+  api_key: Ref(ApiKeyCreatedSchema),
+})
+export type CreateProjectResponse = Static<typeof CreateProjectResponse>
+
+// GET /projects
+export const ListProjectsResponse = Type.Object({
+  total: Type.Integer(),
+  items: Type.Array(Ref(ProjectSchema), { description: 'Oldest first.' }),
+})
+export type ListProjectsResponse = Static<typeof ListProjectsResponse>

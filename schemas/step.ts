@@ -1,0 +1,74 @@
+// StepSchema: one ordered step of a trace (a model call, a tool call, a retrieval, …), and the looser form clients send.
+import { type Static, Type } from '@sinclair/typebox'
+import { Nullable, TimestampInput, UtcTimestamp } from './common.js'
+
+export const STEP_TYPES = ['llm', 'tool', 'retrieval', 'function', 'other'] as const
+export const StepTypeSchema = Type.Union(
+  STEP_TYPES.map((t) => Type.Literal(t)),
+  { description: 'Kind of step; unknown values sent by a client become `other`.' },
+)
+export type StepType = Static<typeof StepTypeSchema>
+
+export const StepStatusSchema = Type.Union([Type.Literal('success'), Type.Literal('failed')])
+export type StepStatus = Static<typeof StepStatusSchema>
+
+const MAX_NAME = 256
+
+export const StepSchema = Type.Object(
+  {
+    index: Type.Integer({ minimum: 0, description: '0-based position of the step in the trace.' }),
+    name: Type.String({ minLength: 1, maxLength: MAX_NAME, description: 'Name of the step.' }),
+    type: StepTypeSchema,
+    tool: Nullable(Type.String({ maxLength: MAX_NAME, description: 'Tool called by the step, if any.' })),
+    status: StepStatusSchema,
+    latency: Nullable(Type.Number({ minimum: 0, description: 'Duration of the step in milliseconds.' })),
+    token_count: Nullable(Type.Integer({ minimum: 0, description: 'Tokens used by the step.' })),
+    input: Type.Unknown({ description: 'Input of the step (any JSON value).' }),
+    output: Type.Unknown({ description: 'Output of the step (any JSON value).' }),
+    error: Nullable(Type.String({ description: 'Error message when the step failed.' })),
+    started_at: Nullable(UtcTimestamp),
+    metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Free JSON object.' }),
+  },
+  { $id: 'StepSchema', additionalProperties: false, description: 'One ordered step of a trace.' },
+)
+export type Step = Static<typeof StepSchema>
+
+const NonNegative = (description: string) => Type.Optional(Nullable(Type.Number({ minimum: 0, description })))
+const NonNegativeInt = (description: string) => Type.Optional(Nullable(Type.Integer({ minimum: 0, description })))
+
+/**
+ * A step as a client sends it. Aliases are accepted and folded by normalization
+ * (`tool_name`→`tool`, `duration`/`duration_ms`/`latency_ms`→`latency`, `tokens`/`total_tokens`→`token_count`),
+ * status words are mapped, `index` is always reassigned from the order.
+ */
+export const StepInputSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: MAX_NAME, description: 'Defaults to the tool name, else the type.' })),
+    type: Type.Optional(Type.String({ maxLength: 64 })),
+    tool: Type.Optional(Nullable(Type.String({ maxLength: MAX_NAME }))),
+    tool_name: Type.Optional(Nullable(Type.String({ maxLength: MAX_NAME, description: 'Alias of `tool`.' }))),
+    status: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 64,
+          description:
+            '`success`/`ok`/`completed`/`done` or `failed`/`error`/`failure`/`fail`/`errored`; missing = `success` unless `error` is set.',
+        }),
+      ),
+    ),
+    latency: NonNegative('Milliseconds.'),
+    duration: NonNegative('Alias of `latency`.'),
+    duration_ms: NonNegative('Alias of `latency`.'),
+    latency_ms: NonNegative('Alias of `latency`.'),
+    token_count: NonNegativeInt('Tokens used by the step.'),
+    tokens: NonNegativeInt('Alias of `token_count`.'),
+    total_tokens: NonNegativeInt('Alias of `token_count`.'),
+    input: Type.Optional(Type.Unknown()),
+    output: Type.Optional(Type.Unknown()),
+    error: Type.Optional(Nullable(Type.String())),
+    started_at: Type.Optional(Nullable(TimestampInput)),
+    metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+  },
+  { $id: 'StepInputSchema', description: 'A step as sent by a client (aliases accepted).' },
+)
+export type StepInput = Static<typeof StepInputSchema>

@@ -1,0 +1,163 @@
+// TraceSchema and everything the /traces routes accept and return.
+import { type Static, Type } from '@sinclair/typebox'
+import { EnvironmentSchema, LimitQuery, Nullable, Ref, TimestampInput, TimestampQuery, UtcTimestamp } from './common.js'
+import { StepInputSchema, StepSchema } from './step.js'
+
+export const TRACE_STATUSES = ['success', 'warning', 'failed'] as const
+export const TraceStatusSchema = Type.Union(
+  TRACE_STATUSES.map((s) => Type.Literal(s)),
+  {
+    description: 'Inferred at ingest from the steps, the failure reason and the retries; never taken from the client.',
+  },
+)
+export type TraceStatus = Static<typeof TraceStatusSchema>
+
+export const TRACE_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$'
+export const TraceIdSchema = Type.String({
+  pattern: TRACE_ID_PATTERN,
+  minLength: 1,
+  maxLength: 128,
+  description: '1–128 characters of `[A-Za-z0-9._:-]`; a UUIDv7 is generated when the client sends none.',
+})
+
+/** Limits of the contract (CONTRACT §1 and §8). */
+export const LIMITS = {
+  textBytes: 256 * 1024,
+  tags: 20,
+  tagLength: 64,
+  metadataBytes: 64 * 1024,
+  steps: 1000,
+  batch: 1000,
+} as const
+
+const Text = (description: string) => Type.String({ maxLength: LIMITS.textBytes, description })
+const Tags = Type.Array(Type.String({ maxLength: LIMITS.tagLength }), {
+  maxItems: LIMITS.tags,
+  description: `At most ${LIMITS.tags} tags of at most ${LIMITS.tagLength} characters.`,
+})
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Free JSON object, at most 64 KiB serialized.',
+})
+
+export const TraceSchema = Type.Object(
+  {
+    trace_id: TraceIdSchema,
+    project_id: Type.String({ description: 'Project the trace belongs to, resolved from the API key.' }),
+    environment: EnvironmentSchema,
+    name: Nullable(Type.String({ maxLength: 256, description: 'Operation or function name.' })),
+    model: Nullable(Type.String({ maxLength: 256, description: 'Model name.' })),
+    prompt: Text('Prompt text of the call.'),
+    response: Nullable(Text('Completion or output text.')),
+    latency: Type.Number({ minimum: 0, description: 'Duration of the execution in milliseconds.' }),
+    token_count: Type.Integer({ minimum: 0, description: 'Tokens used by the trace.' }),
+    prompt_tokens: Nullable(Type.Integer({ minimum: 0 })),
+    completion_tokens: Nullable(Type.Integer({ minimum: 0 })),
+    status: TraceStatusSchema,
+    failure_reason: Nullable(Type.String({ description: 'Why the trace failed.' })),
+    retry_count: Type.Integer({
+      minimum: 0,
+      description: 'Steps naming a tool minus the distinct tools among them.',
+    }),
+    session_id: Nullable(Type.String({ maxLength: 256 })),
+    user_id: Nullable(Type.String({ maxLength: 256 })),
+    tags: Tags,
+    metadata: Metadata,
+    created_at: UtcTimestamp,
+    steps: Type.Array(Ref(StepSchema), { maxItems: LIMITS.steps, description: 'Ordered steps of the execution.' }),
+  },
+  { $id: 'TraceSchema', additionalProperties: false, description: 'One recorded execution of a language-model call.' },
+)
+export type Trace = Static<typeof TraceSchema>
+
+const OptionalNullable = <T extends Parameters<typeof Nullable>[0]>(schema: T) => Type.Optional(Nullable(schema))
+const NonNegativeNumber = (description: string) => OptionalNullable(Type.Number({ minimum: 0, description }))
+const NonNegativeInteger = (description: string) => OptionalNullable(Type.Integer({ minimum: 0, description }))
+
+/** A trace as a client sends it to `POST /traces`: loose, normalized before it is stored. */
+export const TraceInputSchema = Type.Object(
+  {
+    trace_id: Type.Optional(TraceIdSchema),
+    name: OptionalNullable(Type.String({ maxLength: 256 })),
+    model: OptionalNullable(Type.String({ maxLength: 256 })),
+    prompt: Text('Required; may be the empty string.'),
+    response: OptionalNullable(Text('Completion or output text.')),
+    latency: NonNegativeNumber('Milliseconds; when absent, the sum of the step latencies.'),
+    latency_ms: NonNegativeNumber('Alias of `latency`.'),
+    duration_ms: NonNegativeNumber('Alias of `latency`.'),
+    token_count: NonNegativeInteger(
+      'When absent: prompt_tokens + completion_tokens, else the sum of the step token counts.',
+    ),
+    total_tokens: NonNegativeInteger('Alias of `token_count`.'),
+    prompt_tokens: NonNegativeInteger('Input tokens.'),
+    completion_tokens: NonNegativeInteger('Output tokens.'),
+    status: OptionalNullable(
+      Type.String({ maxLength: 64, description: 'Only `failed`/`error` is read: it marks the trace failed.' }),
+    ),
+    failure_reason: OptionalNullable(Type.String({ maxLength: 8192 })),
+    retry_count: NonNegativeInteger('Kept only when the trace has no steps.'),
+    session_id: OptionalNullable(Type.String({ maxLength: 256 })),
+    user_id: OptionalNullable(Type.String({ maxLength: 256 })),
+    tags: Type.Optional(Nullable(Tags)),
+    metadata: Type.Optional(Nullable(Metadata)),
+    created_at: Type.Optional(Nullable(TimestampInput)),
+    steps: Type.Optional(Nullable(Type.Array(Ref(StepInputSchema), { maxItems: LIMITS.steps }))),
+  },
+  {
+    $id: 'TraceInputSchema',
+    description:
+      'A trace as sent by client tooling. `project_id` and `environment` come from the API key; any such field in the body is ignored.',
+  },
+)
+export type TraceInput = Static<typeof TraceInputSchema>
+
+// GET /traces
+export const ListTracesQuery = Type.Object({
+  status: Type.Optional(TraceStatusSchema),
+  project_id: Type.Optional(Type.String({ description: 'Keep only traces of this project.' })),
+  model: Type.Optional(Type.String({ description: 'Keep only traces of this model.' })),
+  min_latency: Type.Optional(Type.Number({ minimum: 0, description: 'Latency ≥ this many ms.' })),
+  max_latency: Type.Optional(Type.Number({ minimum: 0, description: 'Latency ≤ this many ms.' })),
+  min_tokens: Type.Optional(Type.Integer({ minimum: 0, description: 'token_count ≥ this.' })),
+  max_tokens: Type.Optional(Type.Integer({ minimum: 0, description: 'token_count ≤ this.' })),
+  session_id: Type.Optional(Type.String()),
+  user_id: Type.Optional(Type.String()),
+  environment: Type.Optional(EnvironmentSchema),
+  since: Type.Optional(TimestampQuery('created_at ≥ since.')),
+  until: Type.Optional(TimestampQuery('created_at < until.')),
+  limit: Type.Optional(LimitQuery),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Items to skip.' })),
+})
+export type ListTracesQuery = Static<typeof ListTracesQuery>
+
+export const ListTracesResponse = Type.Object({
+  total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
+  items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
+})
+export type ListTracesResponse = Static<typeof ListTracesResponse>
+
+// GET /traces/{trace_id}
+export const TraceParams = Type.Object({ trace_id: Type.String() })
+
+// POST /traces/batch
+export const BatchTracesBody = Type.Object({
+  traces: Type.Array(Ref(TraceInputSchema), {
+    minItems: 1,
+    maxItems: LIMITS.batch,
+    description: 'Each trace is validated on its own: valid ones are stored even when others are rejected.',
+  }),
+})
+export type BatchTracesBody = Static<typeof BatchTracesBody>
+
+export const BatchTracesResponse = Type.Object({
+  accepted: Type.Integer({ description: 'Traces stored now or already stored (idempotent re-send).' }),
+  rejected: Type.Array(
+    Type.Object({
+      index: Type.Integer({ description: 'Position in `traces`.' }),
+      message: Type.String({ description: 'Why it was rejected; names the field.' }),
+    }),
+  ),
+  items: Type.Array(Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }), {
+    description: 'The accepted traces, in request order.',
+  }),
+})
+export type BatchTracesResponse = Static<typeof BatchTracesResponse>

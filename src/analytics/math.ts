@@ -1,0 +1,57 @@
+// The arithmetic of analytics, as plain functions shared by every store.
+import type { BreakdownEntry, ChartPoint } from '../../schemas/index.js'
+
+export const HOUR_MS = 3_600_000
+export const CHART_BUCKETS = 24
+export const RECENT_FAILURES = 10
+
+/** Rounds to 2 decimals (half away from zero), as every rate and mean in analytics is reported. */
+export function round2(value: number): number {
+  if (!Number.isFinite(value)) return 0
+  return (Math.sign(value) * Math.round((Math.abs(value) + Number.EPSILON) * 100)) / 100
+}
+
+/** 0-based index of the nearest-rank 95th percentile among n ascending values: ceil(0.95·n) − 1. */
+export function p95Index(n: number): number {
+  return Math.max(0, Math.ceil((95 * n) / 100) - 1)
+}
+
+/** 100 × part / total, 2 decimals; 0 when total is 0. */
+export const percentage = (part: number, total: number): number => (total === 0 ? 0 : round2((100 * part) / total))
+
+/** Mean, 2 decimals; 0 when count is 0. */
+export const mean = (sum: number, count: number): number => (count === 0 ? 0 : round2(sum / count))
+
+/** Breakdown entries with count > 0, by count desc then key asc. */
+export function sortBreakdown(entries: BreakdownEntry[]): BreakdownEntry[] {
+  return entries
+    .filter((e) => e.count > 0)
+    .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+}
+
+/** The chart window: 24 one-hour UTC buckets ending with the bucket that holds `now`. */
+export function chartWindow(now: number): { start: number; end: number } {
+  const end = Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS
+  return { start: end - CHART_BUCKETS * HOUR_MS, end }
+}
+
+export interface BucketTotals {
+  bucket: number
+  traces: number
+  tokens: number
+  latencySum: number
+}
+
+/** Turns per-bucket totals (bucket = 0…23 from the window start) into the 24 chart points. */
+export function chartPoints(start: number, totals: BucketTotals[]): ChartPoint[] {
+  const byBucket = new Map(totals.map((t) => [t.bucket, t]))
+  return Array.from({ length: CHART_BUCKETS }, (_, i) => {
+    const t = byBucket.get(i)
+    return {
+      label: new Date(start + i * HOUR_MS).toISOString().slice(11, 16),
+      latency: t ? mean(t.latencySum, t.traces) : 0,
+      tokens: t?.tokens ?? 0,
+      traces: t?.traces ?? 0,
+    }
+  })
+}

@@ -1,0 +1,24 @@
+// Every error the services throw, defined once; the app's error handler turns them into { statusCode, error, message, code }.
+import createError from '@fastify/error'
+
+export const TraceNotFound = createError<[string]>('LOUPE_TRACE_NOT_FOUND', "trace '%s' not found", 404)
+export const ProjectNotFound = createError<[string]>('LOUPE_PROJECT_NOT_FOUND', "project '%s' not found", 404)
+export const ApiKeyNotFound = createError<[string]>('LOUPE_API_KEY_NOT_FOUND', "api key '%s' not found", 404)
+export const ProjectExists = createError<[string]>(
+  'LOUPE_PROJECT_EXISTS',
+  "a project with project_id '%s' already exists (project_id is the slug of the name)",
+  409,
+)
+export const TraceIdTaken = createError<[string]>(
+  'LOUPE_TRACE_ID_TAKEN',
+  "trace_id '%s' is already used by another project",
+  409,
+)
+export const InvalidInput = createError<[string]>('LOUPE_INVALID_INPUT', '%s', 400)
+export const MissingApiKey = createError(
+  'LOUPE_MISSING_API_KEY',
+  'an API key is required: send it as "Authorization: Bearer <key>" or "X-API-Key: <key>"',
+  401,
+)
+export const InvalidApiKey = createError('LOUPE_INVALID_API_KEY', 'the API key is unknown or revoked', 401)
+export const StoreUnavailable = createError<[string]>('LOUPE_STORE_UNAVAILABLE', 'the store is unavailable: %s', 503)

@@ -1,0 +1,73 @@
+// The SQLite tables. Column types are tied to the TypeBox contract: a Trace row is a Trace with
+// created_at held as epoch milliseconds (a type-level check below fails the build if they drift).
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import type { Environment, Step, Trace, TraceStatus } from '../../../schemas/index.js'
+
+export const projects = sqliteTable('projects', {
+  project_id: text('project_id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull(),
+  created_at: integer('created_at').notNull(),
+})
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    key_id: text('key_id').primaryKey(),
+    project_id: text('project_id')
+      .notNull()
+      .references(() => projects.project_id),
+    key_hash: text('key_hash').notNull(),
+    key_preview: text('key_preview').notNull(),
+    environment: text('environment').$type<Environment>().notNull(),
+    created_at: integer('created_at').notNull(),
+    last_used_at: integer('last_used_at'),
+    revoked_at: integer('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_hash').on(t.key_hash), index('api_keys_project').on(t.project_id, t.created_at)],
+)
+
+export const traces = sqliteTable(
+  'traces',
+  {
+    trace_id: text('trace_id').primaryKey(),
+    project_id: text('project_id').notNull(),
+    environment: text('environment').$type<Environment>().notNull(),
+    name: text('name'),
+    model: text('model'),
+    prompt: text('prompt').notNull(),
+    response: text('response'),
+    latency: real('latency').notNull(),
+    token_count: integer('token_count').notNull(),
+    prompt_tokens: integer('prompt_tokens'),
+    completion_tokens: integer('completion_tokens'),
+    status: text('status').$type<TraceStatus>().notNull(),
+    failure_reason: text('failure_reason'),
+    retry_count: integer('retry_count').notNull(),
+    session_id: text('session_id'),
+    user_id: text('user_id'),
+    tags: text('tags', { mode: 'json' }).$type<string[]>().notNull(),
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    created_at: integer('created_at').notNull(),
+    steps: text('steps', { mode: 'json' }).$type<Step[]>().notNull(),
+  },
+  (t) => [
+    index('traces_created').on(t.created_at, t.trace_id),
+    index('traces_project_created').on(t.project_id, t.created_at, t.trace_id),
+    index('traces_status_created').on(t.status, t.created_at, t.trace_id),
+    index('traces_model_created').on(t.model, t.created_at, t.trace_id),
+    index('traces_session_created').on(t.session_id, t.created_at),
+    index('traces_user_created').on(t.user_id, t.created_at),
+    index('traces_latency').on(t.latency),
+    index('traces_tokens').on(t.token_count),
+  ],
+)
+
+export type TraceRow = typeof traces.$inferSelect
+export type ProjectRow = typeof projects.$inferSelect
+export type ApiKeyRow = typeof apiKeys.$inferSelect
+
+// Never write a shape twice: the row must be exactly the Trace with created_at as a number.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const rowMatchesTrace: Same<TraceRow, Omit<Trace, 'created_at'> & { created_at: number }> = true
+void rowMatchesTrace

@@ -1,0 +1,98 @@
+// The one storage interface. Routes and services speak only this; each database has an implementation.
+import type {
+  AnalyticsResponse,
+  ApiKey,
+  ApiKeyCreated,
+  Environment,
+  FailuresResponse,
+  Project,
+  Trace,
+  TraceStatus,
+} from '../../schemas/index.js'
+
+/** Filters of GET /traces; timestamps as epoch ms. */
+export interface TraceFilter {
+  project_id?: string
+  status?: TraceStatus
+  model?: string
+  environment?: Environment
+  session_id?: string
+  user_id?: string
+  min_latency?: number
+  max_latency?: number
+  min_tokens?: number
+  max_tokens?: number
+  since?: number
+  until?: number
+}
+
+export interface Page {
+  limit: number
+  offset: number
+}
+
+/** What storing one trace did: stored now, already there for this project, or held by another project. */
+export type InsertOutcome =
+  | { kind: 'created'; trace: Trace }
+  | { kind: 'exists'; trace: Trace }
+  | { kind: 'conflict'; trace_id: string }
+
+/** An API key as the store holds it: the hash of the secret, never the secret. */
+export interface ApiKeyRecord {
+  key_id: string
+  key_hash: string
+  key_preview: string
+  project_id: string
+  environment: Environment
+  created_at: number
+}
+
+/** The project context a presented key resolves to. */
+export interface KeyContext {
+  key_id: string
+  project_id: string
+  project_name: string
+  environment: Environment
+  last_used_at: number | null
+}
+
+export interface AnalyticsParams {
+  project_id?: string
+  now: number
+  slowThresholdMs: number
+}
+
+export interface FailuresParams {
+  project_id?: string
+  limit: number
+  slowThresholdMs: number
+}
+
+export interface Store {
+  readonly dialect: string
+  /** Throws when the database cannot answer. */
+  ping(): Promise<void>
+  close(): Promise<void>
+
+  /** Stores a project with its first key in one transaction; false when the project_id is taken. */
+  createProject(project: Project, key: ApiKeyRecord): Promise<boolean>
+  listProjects(): Promise<Project[]>
+  getProject(projectId: string): Promise<Project | null>
+
+  createApiKey(key: ApiKeyRecord): Promise<void>
+  listApiKeys(projectId?: string): Promise<ApiKey[]>
+  /** The live (not revoked) key with this hash. */
+  findApiKey(keyHash: string): Promise<KeyContext | null>
+  touchApiKey(keyId: string, at: number): Promise<void>
+  /** Revokes (idempotently) and returns the key; null when unknown. */
+  revokeApiKey(keyId: string, at: number): Promise<ApiKey | null>
+
+  /** Stores the traces in one transaction, each idempotent on trace_id; outcomes in input order. */
+  insertTraces(traces: Trace[]): Promise<InsertOutcome[]>
+  getTrace(traceId: string): Promise<Trace | null>
+  listTraces(filter: TraceFilter, page: Page): Promise<{ total: number; items: Trace[] }>
+  analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
+  failures(params: FailuresParams): Promise<FailuresResponse>
+}
+
+export type { ApiKeyCreated }
