@@ -57,7 +57,6 @@ export const CreateApiKeyInput = Type.Object({
   environment: EnvironmentSchema,
 })
 export type CreateApiKeyInput = Static<typeof CreateApiKeyInput>
-export const CreateApiKeyBody = Type.Union([Type.Partial(CreateApiKeyInput), Type.Null()])
 
 // DELETE /api-keys/{key_id}
 export const ApiKeyParams = Type.Object({ key_id: Type.String() })

@@ -21,7 +21,6 @@ export const CreateProjectInput = Type.Object({
   description: Type.Optional(Type.String({ maxLength: 1000, description: 'Free text; default empty.' })),
 })
 export type CreateProjectInput = Static<typeof CreateProjectInput>
-export const CreateProjectBody = Type.Union([Type.Partial(CreateProjectInput), Type.Null()])
 
 export const CreateProjectResponse = Type.Object({
   project: Ref(ProjectSchema),

@@ -1,0 +1,85 @@
+// Configuration: ConfigSchema, defaults, and loadConfig(env) — the only place environment variables are read.
+import { type Static, Type } from '@sinclair/typebox'
+import envSchema from 'env-schema'
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+/** Environment variables Loupe reads, with their defaults. */
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'TCP port.' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface to listen on.' }),
+  DATABASE_URL: Type.String({
+    minLength: 1,
+    default: './data/loupe.db',
+    description: 'SQLite file (bare path or `file:` URL) or `:memory:`.',
+  }),
+  SLOW_THRESHOLD_MS: Type.Number({
+    minimum: 0,
+    default: 5000,
+    description: 'A trace this slow (ms) or slower is slow.',
+  }),
+  LOG_LEVEL: Type.Union(
+    LOG_LEVELS.map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest JSON body in bytes.' }),
+  INGEST_RATE_LIMIT: Type.Integer({
+    minimum: 0,
+    default: 6000,
+    description: 'Ingest requests per minute per API key; 0 turns the limit off.',
+  }),
+  WS_HEARTBEAT_MS: Type.Integer({ minimum: 100, default: 30_000, description: 'Ping interval of /ws.' }),
+  WS_MAX_BUFFER_BYTES: Type.Integer({
+    minimum: 1024,
+    default: 1_048_576,
+    description: 'A /ws peer with more unsent bytes than this is dropped.',
+  }),
+})
+export type Env = Static<typeof ConfigSchema>
+
+/** What buildApp needs. Field names say their unit. */
+export interface Config {
+  port: number
+  host: string
+  databaseUrl: string
+  slowThresholdMs: number
+  logLevel: (typeof LOG_LEVELS)[number]
+  bodyLimit: number
+  ingestRateLimit: number
+  wsHeartbeatMs: number
+  wsMaxBufferBytes: number
+}
+
+const fromEnv = (env: Env): Config => ({
+  port: env.PORT,
+  host: env.HOST,
+  databaseUrl: env.DATABASE_URL,
+  slowThresholdMs: env.SLOW_THRESHOLD_MS,
+  logLevel: env.LOG_LEVEL,
+  bodyLimit: env.BODY_LIMIT,
+  ingestRateLimit: env.INGEST_RATE_LIMIT,
+  wsHeartbeatMs: env.WS_HEARTBEAT_MS,
+  wsMaxBufferBytes: env.WS_MAX_BUFFER_BYTES,
+})
+
+/** Every default, as a Config (what tests and embedders start from). */
+export const defaultConfig = (): Config => loadConfig({})
+
+/**
+ * Reads and validates the configuration. Precedence: explicit overrides > environment > defaults.
+ * Throws an Error naming the variable when a value is invalid.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<Config> = {}): Config {
+  const known = Object.fromEntries(
+    Object.keys(ConfigSchema.properties)
+      .filter((k) => env[k] !== undefined && env[k] !== '')
+      .map((k) => [k, env[k]]),
+  )
+  let parsed: Env
+  try {
+    parsed = envSchema<Env>({ schema: ConfigSchema, data: known, dotenv: false })
+  } catch (err) {
+    throw new Error(`invalid configuration: ${(err as Error).message}`)
+  }
+  return { ...fromEnv(parsed), ...overrides }
+}

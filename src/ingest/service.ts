@@ -1,0 +1,99 @@
+// The single road every trace takes: check the input, normalize (CONTRACT §2), validate, store in one
+// transaction, then announce each newly stored trace exactly once.
+import { uuidv7 } from 'uuidv7'
+import {
+  type BatchTracesResponse,
+  LIMITS,
+  type Trace,
+  type TraceInput,
+  TraceInputSchema,
+  TraceSchema,
+} from '../../schemas/index.js'
+import { InvalidInput, TraceIdTaken } from '../errors.js'
+import type { EventHub } from '../events/hub.js'
+import { firstError, type Validators } from '../lib/validation.js'
+import type { KeyContext, Store } from '../store/types.js'
+import { InvalidTimestampError, normalizeTrace } from './normalize.js'
+
+export interface IngestService {
+  /** One trace: `created` (201) or `exists` (200, the stored trace, no event). Throws 400 / 409. */
+  ingestOne(input: TraceInput, key: KeyContext): Promise<{ created: boolean; trace: Trace }>
+  /** Many traces: each validated on its own; the valid ones are stored even when others are rejected. */
+  ingestBatch(inputs: readonly unknown[], key: KeyContext): Promise<BatchTracesResponse>
+}
+
+export interface IngestDeps {
+  store: Store
+  hub: EventHub
+  validators: Validators
+  now?: () => number
+  newId?: () => string
+}
+
+type Prepared = { ok: true; trace: Trace } | { ok: false; message: string }
+
+export function createIngestService({
+  store,
+  hub,
+  validators,
+  now = Date.now,
+  newId = uuidv7,
+}: IngestDeps): IngestService {
+  const checkInput = validators.body.compile(TraceInputSchema)
+  const checkTrace = validators.body.compile(TraceSchema)
+
+  /** Steps 1–5 of normalization for one input; `prefix` is where the trace sits in the body (for messages). */
+  function prepare(input: unknown, key: KeyContext, prefix: string, alreadyChecked: boolean): Prepared {
+    if (!alreadyChecked && !checkInput(input)) return { ok: false, message: firstError(checkInput, prefix) ?? prefix }
+    let trace: Trace
+    try {
+      trace = normalizeTrace(input as TraceInput, key, { now: now(), newId })
+    } catch (err) {
+      if (err instanceof InvalidTimestampError) {
+        return { ok: false, message: `${prefix}/${err.field} must be an ISO 8601 timestamp or an epoch number` }
+      }
+      throw err
+    }
+    if (!checkTrace(trace)) return { ok: false, message: firstError(checkTrace, prefix) ?? prefix }
+    if (Buffer.byteLength(JSON.stringify(trace.metadata)) > LIMITS.metadataBytes) {
+      return { ok: false, message: `${prefix}/metadata must be at most ${LIMITS.metadataBytes} bytes when serialized` }
+    }
+    return { ok: true, trace }
+  }
+
+  return {
+    async ingestOne(input, key) {
+      const prepared = prepare(input, key, 'body', true)
+      if (!prepared.ok) throw new InvalidInput(prepared.message)
+      const [outcome] = await store.insertTraces([prepared.trace])
+      if (!outcome || outcome.kind === 'conflict') throw new TraceIdTaken(prepared.trace.trace_id)
+      if (outcome.kind === 'created') hub.publish([outcome.trace])
+      return { created: outcome.kind === 'created', trace: outcome.trace }
+    },
+
+    async ingestBatch(inputs, key) {
+      const rejected: BatchTracesResponse['rejected'] = []
+      const valid: { index: number; trace: Trace }[] = []
+      inputs.forEach((input, index) => {
+        const prepared = prepare(input, key, `body/traces/${index}`, false)
+        if (prepared.ok) valid.push({ index, trace: prepared.trace })
+        else rejected.push({ index, message: prepared.message })
+      })
+      const outcomes = valid.length > 0 ? await store.insertTraces(valid.map((v) => v.trace)) : []
+      const items: BatchTracesResponse['items'] = []
+      const created: Trace[] = []
+      outcomes.forEach((outcome, i) => {
+        const index = valid[i]!.index
+        if (outcome.kind === 'conflict') {
+          rejected.push({ index, message: new TraceIdTaken(outcome.trace_id).message })
+          return
+        }
+        if (outcome.kind === 'created') created.push(outcome.trace)
+        items.push({ trace_id: outcome.trace.trace_id, status: outcome.trace.status })
+      })
+      hub.publish(created)
+      rejected.sort((a, b) => a.index - b.index)
+      return { accepted: items.length, rejected, items }
+    },
+  }
+}

@@ -1,0 +1,64 @@
+// The validators: one ajv for bodies (no type coercion: a string is not a number) and one for query strings and
+// params (which arrive as text and are coerced). Both know the named components and Loupe's timestamp format.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import formatsPlugin from 'ajv-formats'
+import { componentSchemas, TIMESTAMP_FORMAT } from '../../schemas/index.js'
+import { parseTimestamp } from './time.js'
+
+export interface Validators {
+  body: Ajv
+  query: Ajv
+}
+
+function createAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: coerce,
+    allErrors: false,
+    strict: true,
+  })
+  // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
+  const addFormats = ((formatsPlugin as unknown as { default?: unknown }).default ?? formatsPlugin) as (a: Ajv) => Ajv
+  addFormats(ajv)
+  ajv.addFormat(TIMESTAMP_FORMAT, { type: 'string', validate: (text: string) => parseTimestamp(text) !== null })
+  for (const schema of componentSchemas) ajv.addSchema(schema)
+  return ajv
+}
+
+export function createValidators(): Validators {
+  return { body: createAjv(false), query: createAjv(true) }
+}
+
+/** The validator compiler Fastify uses: bodies on the strict ajv, everything else on the coercing one. */
+export function validatorCompiler(validators: Validators) {
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? validators.body : validators.query).compile(schema)
+}
+
+/**
+ * One clear sentence naming the field, e.g. `body/steps/3/latency must be >= 0`. TypeBox writes enums and nullable
+ * fields as `anyOf`, for which ajv reports every branch; those are folded into `must be one of: a, b` or
+ * `must be string or null`, and a deeper error inside a branch is preferred because it names the real field.
+ */
+export function describeErrors(errors: readonly ErrorObject[], prefix: string): string {
+  const anyOf = errors.find((e) => e.keyword === 'anyOf')
+  const first = errors[0]
+  if (!first) return `${prefix} is invalid`
+  if (!anyOf) return `${prefix}${first.instancePath} ${first.message ?? 'is invalid'}`
+  const path = anyOf.instancePath
+  const deeper = errors.find((e) => e.instancePath.length > path.length && e.instancePath.startsWith(path))
+  if (deeper) return `${prefix}${deeper.instancePath} ${deeper.message ?? 'is invalid'}`
+  const here = errors.filter((e) => e.instancePath === path && e.keyword !== 'anyOf')
+  const allowed = here.filter((e) => e.keyword === 'const').map((e) => JSON.stringify(e.params.allowedValue))
+  const types = here.filter((e) => e.keyword === 'type').map((e) => String(e.params.type))
+  const choices = [...allowed, ...types]
+  if (choices.length === 0) return `${prefix}${path} ${(here[0] ?? anyOf).message ?? 'is invalid'}`
+  return allowed.length > 0
+    ? `${prefix}${path} must be one of: ${choices.join(', ')}`
+    : `${prefix}${path} must be ${choices.join(' or ')}`
+}
+
+export function firstError(validate: ValidateFunction, prefix: string): string | null {
+  return validate.errors?.length ? describeErrors(validate.errors, prefix) : null
+}

@@ -1,0 +1,51 @@
+// GET /analytics and GET /failures.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import {
+  AnalyticsQuery,
+  AnalyticsResponse,
+  errorResponses,
+  FailuresQuery,
+  FailuresResponse,
+} from '../../schemas/index.js'
+
+const analytics: FastifyPluginAsyncTypebox = async (app) => {
+  // GET /analytics
+  app.get(
+    '/analytics',
+    {
+      schema: {
+        tags: ['analytics'],
+        summary: 'Summary, 24-hour chart, breakdowns and recent failures',
+        querystring: AnalyticsQuery,
+        response: { 200: AnalyticsResponse, ...errorResponses(400) },
+      },
+    },
+    async (request) =>
+      app.store.analytics({
+        project_id: request.query.project_id,
+        now: app.now(),
+        slowThresholdMs: app.config.slowThresholdMs,
+      }),
+  )
+
+  // GET /failures
+  app.get(
+    '/failures',
+    {
+      schema: {
+        tags: ['analytics'],
+        summary: 'Failed, retried and slow traces',
+        querystring: FailuresQuery,
+        response: { 200: FailuresResponse, ...errorResponses(400) },
+      },
+    },
+    async (request) =>
+      app.store.failures({
+        project_id: request.query.project_id,
+        limit: request.query.limit ?? 50,
+        slowThresholdMs: app.config.slowThresholdMs,
+      }),
+  )
+}
+
+export default analytics

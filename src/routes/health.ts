@@ -1,0 +1,50 @@
+// GET / and GET /health.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { HealthResponse, RootResponse } from '../../schemas/index.js'
+import { version } from '../lib/version.js'
+
+const health: FastifyPluginAsyncTypebox = async (app) => {
+  // GET /
+  app.get(
+    '/',
+    { schema: { tags: ['health'], summary: 'Health check', response: { 200: RootResponse } } },
+    async () => ({ message: 'Loupe is running' }),
+  )
+
+  // GET /health
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: the database answers',
+        response: { 200: HealthResponse, 503: HealthResponse },
+      },
+    },
+    async (_request, reply) => {
+      const uptime_seconds = Math.round(process.uptime())
+      try {
+        await app.store.ping()
+        return {
+          status: 'ok' as const,
+          version,
+          uptime_seconds,
+          database: { status: 'up' as const, dialect: app.store.dialect },
+        }
+      } catch (err) {
+        app.log.warn({ err }, 'health check: store unavailable')
+        return reply.code(503).send({
+          statusCode: 503,
+          error: 'Service Unavailable',
+          message: 'the store is unavailable',
+          status: 'unavailable' as const,
+          version,
+          uptime_seconds,
+          database: { status: 'down' as const, dialect: app.store.dialect },
+        })
+      }
+    },
+  )
+}
+
+export default health

@@ -1,0 +1,39 @@
+// GET /projects and POST /projects (the project is created with its first API key).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { CreateProjectInput, CreateProjectResponse, errorResponses, ListProjectsResponse } from '../../schemas/index.js'
+import { mergeQueryIntoBody } from './merge-input.js'
+
+const projects: FastifyPluginAsyncTypebox = async (app) => {
+  // GET /projects
+  app.get(
+    '/projects',
+    {
+      schema: { tags: ['projects'], summary: 'All projects, oldest first', response: { 200: ListProjectsResponse } },
+    },
+    async () => {
+      const items = await app.projects.listProjects()
+      return { total: items.length, items }
+    },
+  )
+
+  // POST /projects
+  app.post(
+    '/projects',
+    {
+      preValidation: mergeQueryIntoBody,
+      schema: {
+        tags: ['projects'],
+        summary: 'Create a project and its first API key',
+        description:
+          'Fields come from the query string (as SPEC.md shows) or a JSON body. The key is shown only in this response.',
+        querystring: Type.Partial(CreateProjectInput),
+        body: CreateProjectInput,
+        response: { 201: CreateProjectResponse, ...errorResponses(400, 409, 415) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await app.projects.createProject(request.body)),
+  )
+}
+
+export default projects

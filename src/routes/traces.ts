@@ -1,0 +1,116 @@
+// GET /traces, GET /traces/{trace_id}, and the ingest doors POST /traces and POST /traces/batch.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import {
+  BatchTracesBody,
+  BatchTracesResponse,
+  errorResponses,
+  LIMITS,
+  ListTracesQuery,
+  ListTracesResponse,
+  Ref,
+  TraceInputSchema,
+  TraceParams,
+  TraceSchema,
+} from '../../schemas/index.js'
+import { TraceNotFound } from '../errors.js'
+import { parseTimestamp } from '../lib/time.js'
+
+/** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
+const BatchEnvelope = Type.Object({
+  traces: Type.Array(Type.Unknown(), { minItems: 1, maxItems: LIMITS.batch }),
+})
+
+const keyAuth: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }]
+
+const traces: FastifyPluginAsyncTypebox = async (app) => {
+  const ingestRateLimit =
+    app.config.ingestRateLimit > 0 ? { rateLimit: { max: app.config.ingestRateLimit, timeWindow: 60_000 } } : {}
+
+  // GET /traces
+  app.get(
+    '/traces',
+    {
+      schema: {
+        tags: ['traces'],
+        summary: 'List traces, newest first, with filters',
+        querystring: ListTracesQuery,
+        response: { 200: ListTracesResponse, ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const { limit = 50, offset = 0, since, until, ...filter } = request.query
+      return app.store.listTraces(
+        {
+          ...filter,
+          since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
+          until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
+        },
+        { limit, offset },
+      )
+    },
+  )
+
+  // GET /traces/{trace_id}
+  app.get(
+    '/traces/:trace_id',
+    {
+      schema: {
+        tags: ['traces'],
+        summary: 'One trace with its steps',
+        params: TraceParams,
+        response: { 200: Ref(TraceSchema), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const trace = await app.store.getTrace(request.params.trace_id)
+      if (!trace) throw new TraceNotFound(request.params.trace_id)
+      return trace
+    },
+  )
+
+  // POST /traces
+  app.post(
+    '/traces',
+    {
+      config: ingestRateLimit,
+      preHandler: app.requireProjectKey,
+      schema: {
+        tags: ['traces'],
+        summary: 'Record one trace (needs a project API key)',
+        description:
+          'Normalizes the trace (CONTRACT §2) and stores it. 201 when stored; 200 with the stored trace when this ' +
+          'trace_id is already stored for the project (nothing changes, no event); 409 when another project holds it.',
+        security: keyAuth,
+        body: Ref(TraceInputSchema),
+        response: { 200: Ref(TraceSchema), 201: Ref(TraceSchema), ...errorResponses(400, 401, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { created, trace } = await app.ingest.ingestOne(request.body, request.apiKey!)
+      return reply.code(created ? 201 : 200).send(trace)
+    },
+  )
+
+  // POST /traces/batch
+  app.post(
+    '/traces/batch',
+    {
+      config: ingestRateLimit,
+      preHandler: app.requireProjectKey,
+      // The documented body lists full traces; only the envelope is checked here so that one bad trace
+      // rejects itself, not the whole batch.
+      validatorCompiler: () => app.validators.body.compile(BatchEnvelope),
+      schema: {
+        tags: ['traces'],
+        summary: 'Record up to 1000 traces (needs a project API key)',
+        security: keyAuth,
+        body: BatchTracesBody,
+        response: { 200: BatchTracesResponse, ...errorResponses(400, 401, 413, 415, 429) },
+      },
+    },
+    async (request) => app.ingest.ingestBatch(request.body.traces, request.apiKey!),
+  )
+}
+
+export default traces

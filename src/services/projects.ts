@@ -1,0 +1,107 @@
+// Projects and their API keys: slugs, key issuing (the secret is shown once, only its hash is kept), revocation.
+import { uuidv7 } from 'uuidv7'
+import type {
+  ApiKey,
+  ApiKeyCreated,
+  CreateApiKeyInput,
+  CreateProjectInput,
+  CreateProjectResponse,
+  Environment,
+  Project,
+} from '../../schemas/index.js'
+import { ApiKeyNotFound, InvalidApiKey, InvalidInput, ProjectExists, ProjectNotFound } from '../errors.js'
+import { generateApiKey, hashApiKey, previewApiKey } from '../lib/api-keys.js'
+import { toZonelessIso } from '../lib/time.js'
+import type { ApiKeyRecord, KeyContext, Store } from '../store/types.js'
+
+const SLUG_MAX = 64
+/** last_used_at is refreshed at most this often per key, so a busy key does not write on every request. */
+const TOUCH_INTERVAL_MS = 60_000
+
+/** project_id of a name: lower-case, accents folded, runs of other characters → `-`, trimmed, at most 64. */
+export function slugify(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, SLUG_MAX)
+    .replace(/^-+|-+$/g, '')
+}
+
+export interface ProjectService {
+  createProject(input: CreateProjectInput): Promise<CreateProjectResponse>
+  listProjects(): Promise<Project[]>
+  createApiKey(input: CreateApiKeyInput): Promise<ApiKeyCreated>
+  listApiKeys(projectId?: string): Promise<ApiKey[]>
+  revokeApiKey(keyId: string): Promise<ApiKey>
+  /** The project context of a presented secret; throws 401 when it is unknown or revoked. */
+  authenticate(secret: string): Promise<KeyContext>
+}
+
+export function createProjectService(store: Store, now: () => number = Date.now): ProjectService {
+  function issueKey(
+    projectId: string,
+    environment: Environment,
+    at: number,
+  ): { record: ApiKeyRecord; created: ApiKeyCreated } {
+    const key = generateApiKey()
+    const record: ApiKeyRecord = {
+      key_id: uuidv7(),
+      key_hash: hashApiKey(key),
+      key_preview: previewApiKey(key),
+      project_id: projectId,
+      environment,
+      created_at: at,
+    }
+    const created: ApiKeyCreated = {
+      key_id: record.key_id,
+      key,
+      key_preview: record.key_preview,
+      project_id: projectId,
+      environment,
+      created_at: toZonelessIso(at),
+    }
+    return { record, created }
+  }
+
+  return {
+    async createProject({ name, environment, description = '' }) {
+      const projectId = slugify(name)
+      if (projectId === '') {
+        throw new InvalidInput('body/name must contain at least one letter or digit (the project_id is its slug)')
+      }
+      const at = now()
+      const project: Project = { project_id: projectId, name, description, created_at: toZonelessIso(at) }
+      const { record, created } = issueKey(projectId, environment, at)
+      if (!(await store.createProject(project, record))) throw new ProjectExists(projectId)
+      return { project, api_key: created }
+    },
+
+    listProjects: () => store.listProjects(),
+
+    async createApiKey({ project_id, environment }) {
+      if (!(await store.getProject(project_id))) throw new ProjectNotFound(project_id)
+      const { record, created } = issueKey(project_id, environment, now())
+      await store.createApiKey(record)
+      return created
+    },
+
+    listApiKeys: (projectId) => store.listApiKeys(projectId),
+
+    async revokeApiKey(keyId) {
+      const key = await store.revokeApiKey(keyId, now())
+      if (!key) throw new ApiKeyNotFound(keyId)
+      return key
+    },
+
+    async authenticate(secret) {
+      const key = await store.findApiKey(hashApiKey(secret))
+      if (!key) throw new InvalidApiKey()
+      const at = now()
+      if (key.last_used_at === null || at - key.last_used_at >= TOUCH_INTERVAL_MS)
+        await store.touchApiKey(key.key_id, at)
+      return key
+    },
+  }
+}
