@@ -77,7 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<Config> = 
   )
   let parsed: Env
   try {
-    parsed = envSchema<Env>({ schema: ConfigSchema, data: known, dotenv: false })
+    parsed = envSchema<Env>({ schema: ConfigSchema, data: known, env: false, dotenv: false })
   } catch (err) {
     throw new Error(`invalid configuration: ${(err as Error).message}`)
   }
