@@ -276,7 +276,8 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
               .offset(p95Index(c.total))
               .get()?.latency ?? 0)
       const { start, end } = chartWindow(now)
-      const bucket = sql<number>`(${traces.created_at} - ${start}) / ${HOUR_MS}`
+      // better-sqlite3 binds JS numbers as REAL, so without the cast this divides exactly and no bucket is whole.
+      const bucket = sql<number>`cast((${traces.created_at} - ${start}) / ${HOUR_MS} as integer)`
       const buckets: BucketTotals[] = db
         .select({
           bucket,
