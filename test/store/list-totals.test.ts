@@ -35,12 +35,12 @@ t.test('list totals and pages equal a direct query for random filters', async (t
   const rnd = mulberry32(5)
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
   const projects = (db.prepare('select distinct project_id as p from traces').all() as { p: string }[]).map((r) => r.p)
-  const models = (db.prepare('select distinct model as m from traces where model is not null').all() as { m: string }[]).map(
-    (r) => r.m,
-  )
-  const latencies = (db.prepare('select latency from traces order by random() limit 50').all() as { latency: number }[]).map(
-    (r) => r.latency,
-  )
+  const models = (
+    db.prepare('select distinct model as m from traces where model is not null').all() as { m: string }[]
+  ).map((r) => r.m)
+  const latencies = (
+    db.prepare('select latency from traces order by random() limit 50').all() as { latency: number }[]
+  ).map((r) => r.latency)
   const filters: TraceFilter[] = [{}, { model: 'unknown' }, { min_latency: 5000 }, { max_tokens: 0 }]
   for (let i = 0; i < 150; i++) {
     const f: TraceFilter = {}
