@@ -78,13 +78,23 @@ interface LoadResult {
   p50: number
   p99: number
   errors: number
+  /** Server CPU time per request (µs), when the server's pid was given: robust where req/s is not (a shared box). */
+  cpuUs?: number
+}
+
+/** user + system CPU time of a process so far, in µs. */
+function cpuTimeUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  const ticks = Number(fields[11]) + Number(fields[12])
+  return (ticks * 1_000_000) / 100
 }
 
 /** One autocannon run, in a separate process so that the load generator does not share the server's core time. */
 function autocannon(
   url: string,
-  options: { method?: string; body?: string; headers?: string[]; connections?: number } = {},
+  options: { method?: string; body?: string; headers?: string[]; connections?: number; pid?: number } = {},
 ): LoadResult {
+  const cpuBefore = options.pid ? cpuTimeUs(options.pid) : 0
   const cli = join(root, 'node_modules', 'autocannon', 'autocannon.js')
   const argv = [cli, '-j', '-c', String(options.connections ?? CONNECTIONS), '-d', String(DURATION)]
   if (options.method) argv.push('-m', options.method)
@@ -102,6 +112,7 @@ function autocannon(
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: (r.errors ?? 0) + (r.non2xx ?? 0) + (r.timeouts ?? 0),
+    cpuUs: options.pid && r.requests.total > 0 ? (cpuTimeUs(options.pid) - cpuBefore) / r.requests.total : undefined,
   }
 }
 
@@ -318,7 +329,7 @@ async function main() {
     stdio: 'ignore',
   })
   await waitFor(`http://127.0.0.1:${floorPort}/floor`, floorServer)
-  const bare = autocannon(`http://127.0.0.1:${floorPort}/floor`)
+  const bare = autocannon(`http://127.0.0.1:${floorPort}/floor`, { pid: floorServer.pid })
   floorServer.kill()
   say(`floor: bare Fastify ${fmt(bare.rps)} req/s`)
 
@@ -364,19 +375,24 @@ async function main() {
 
   // Latency goals are read with one connection (a request's own time, no queueing behind others); throughput
   // with CONNECTIONS, as the bare-Fastify floor is.
+  const cpuRatio = (ours: LoadResult) =>
+    bare.cpuUs && ours.cpuUs ? ` (${fmt((100 * bare.cpuUs) / ours.cpuUs)}% by CPU per request)` : ''
   const read = (what: string, path: string, goal: string, floorMs?: number) => {
     const lat = autocannon(`${base}${path}`, { connections: 1 })
-    const thr = autocannon(`${base}${path}`)
+    const thr = autocannon(`${base}${path}`, { pid: server.pid })
     const errors = lat.errors + thr.errors
     say(`${what}: p50 ${lat.p50} ms p99 ${lat.p99} ms; ${fmt(thr.rps)} req/s${errors ? ` (${errors} errors)` : ''}`)
     rows.push({
       what,
-      result: `p50 ${lat.p50} ms · p99 ${lat.p99} ms · ${fmt(thr.rps)} req/s${errors ? ` · ${errors} errors` : ''}`,
-      floor: floorMs !== undefined ? `naive SQL ${fmt(floorMs, 1)} ms` : `bare Fastify ${fmt(bare.rps)} req/s`,
+      result: `p50 ${lat.p50} ms · p99 ${lat.p99} ms · ${fmt(thr.rps)} req/s · ${fmt(thr.cpuUs ?? 0)} µs CPU/req${errors ? ` · ${errors} errors` : ''}`,
+      floor:
+        floorMs !== undefined
+          ? `naive SQL ${fmt(floorMs, 1)} ms`
+          : `bare Fastify ${fmt(bare.rps)} req/s · ${fmt(bare.cpuUs ?? 0)} µs CPU/req`,
       ratio:
         floorMs !== undefined
           ? `${fmt(floorMs / Math.max(lat.p50, 0.01), 1)}× faster`
-          : `${fmt((100 * thr.rps) / bare.rps)}% of floor`,
+          : `${fmt((100 * thr.rps) / bare.rps)}% of floor${cpuRatio(thr)}`,
       goal,
     })
   }
@@ -407,21 +423,29 @@ async function main() {
   const listeners = Array.from({ length: 10 }, () => new WebSocket(`${base.replace('http', 'ws')}/ws`))
   await Promise.all(listeners.map((s) => new Promise((r) => s.once('open', r))))
   const headers = ['content-type=application/json', `authorization=Bearer ${key}`]
-  const one = autocannon(`${base}/traces`, { method: 'POST', headers, body: JSON.stringify(syntheticInput(1)) })
+  // The raw floor runs on one core at 100%: its CPU per row is 1e6 / rows per second.
+  const insertCpuRatio = (cpuPerTrace?: number) =>
+    cpuPerTrace ? ` (${fmt((100 * (1e6 / rawInsert)) / cpuPerTrace)}% by CPU per trace)` : ''
+  const one = autocannon(`${base}/traces`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(syntheticInput(1)),
+    pid: server.pid,
+  })
   rows.push({
     what: 'POST /traces (10 /ws clients)',
     result: `${fmt(one.rps)} traces/s · p50 ${one.p50} ms · p99 ${one.p99} ms${one.errors ? ` · ${one.errors} errors` : ''}`,
     floor: `raw inserts ${fmt(rawInsert)} rows/s`,
-    ratio: `${fmt((100 * one.rps) / rawInsert)}% of floor`,
+    ratio: `${fmt((100 * one.rps) / rawInsert)}% of floor${insertCpuRatio(one.cpuUs)}`,
     goal: '—',
   })
   const batchBody = JSON.stringify({ traces: Array.from({ length: 100 }, (_, i) => syntheticInput(i)) })
-  const batch = autocannon(`${base}/traces/batch`, { method: 'POST', headers, body: batchBody })
+  const batch = autocannon(`${base}/traces/batch`, { method: 'POST', headers, body: batchBody, pid: server.pid })
   rows.push({
     what: 'POST /traces/batch ×100 (10 /ws clients)',
     result: `${fmt(batch.rps * 100)} traces/s · p50 ${batch.p50} ms · p99 ${batch.p99} ms${batch.errors ? ` · ${batch.errors} errors` : ''}`,
     floor: `raw inserts ${fmt(rawInsert)} rows/s`,
-    ratio: `${fmt((100 * batch.rps * 100) / rawInsert)}% of floor`,
+    ratio: `${fmt((100 * batch.rps * 100) / rawInsert)}% of floor${insertCpuRatio(batch.cpuUs === undefined ? undefined : batch.cpuUs / 100)}`,
     goal: '≥ 60% of floor',
   })
   say(`ingest: ${fmt(one.rps)} traces/s single, ${fmt(batch.rps * 100)} traces/s batched`)

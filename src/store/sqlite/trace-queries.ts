@@ -15,6 +15,7 @@ import {
 } from '../../analytics/math.js'
 import { toUtcIso } from '../../lib/time.js'
 import { bucketBounds, countInRange, type HistogramRow, locateRank, rollupDeltas, UNKNOWN_MODEL } from '../rollups.js'
+import { storedTrace } from '../stored-trace.js'
 import type { AnalyticsParams, FailuresParams, InsertOutcome, Page, TraceFilter } from '../types.js'
 import type { TraceRow } from './tables.js'
 
@@ -44,13 +45,7 @@ const COLUMNS = [
   'steps',
 ] as const satisfies readonly (keyof TraceRow)[]
 
-const fromRow = (row: RawTraceRow): Trace => ({
-  ...row,
-  tags: JSON.parse(row.tags),
-  metadata: JSON.parse(row.metadata),
-  steps: JSON.parse(row.steps),
-  created_at: toUtcIso(row.created_at),
-})
+const fromRow = (row: RawTraceRow): Trace => storedTrace({ ...row, created_at: toUtcIso(row.created_at) })
 
 const toRow = (t: Trace) => ({
   ...t,
