@@ -54,14 +54,17 @@ const serializers = {
   }),
 }
 
+/** The logger Loupe runs with: pino at the configured level, credentials redacted from every line. */
+export const loggerOptions = (config: Config) => ({
+  level: config.logLevel,
+  redact: { paths: REDACT, censor: '[redacted]' },
+  serializers,
+})
+
 export async function buildApp(config: Config, options: BuildOptions = {}) {
   const validators = createValidators()
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: { paths: REDACT, censor: '[redacted]' },
-      serializers,
-    },
+    logger: options.logger ?? loggerOptions(config),
     bodyLimit: config.bodyLimit,
     forceCloseConnections: 'idle',
     trustProxy: config.trustProxy,

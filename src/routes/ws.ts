@@ -48,7 +48,8 @@ function parseClientMessage(raw: string): ClientMessage | string {
   if (checkClientMessage.Check(value)) return value
   const type = (value as { type?: unknown } | null)?.type
   if (type === 'subscribe') return 'subscribe needs project_id: a non-empty string, or null for every project'
-  return `unknown message type ${JSON.stringify(type ?? null)}: expected "ping" or "subscribe"`
+  // The client's value is not echoed: a frame may carry anything, a credential included.
+  return 'unknown message type: expected {"type":"ping"} or {"type":"subscribe","project_id":…}'
 }
 
 const ws: FastifyPluginAsync = async (app) => {
