@@ -41,29 +41,15 @@ async function setup(t: Test) {
   )
   const a = alpha.api_key.key
   const b = beta.api_key.key
-  for (let i = 0; i < 3; i++) {
-    t.equal(
-      (
-        await postTrace(app, a, {
-          trace_id: `a-${i}`,
-          prompt: 'a',
-          model: 'ma',
-          failure_reason: i === 0 ? 'x' : undefined,
-        })
-      ).statusCode,
-      201,
-    )
-    t.equal(
-      (
-        await postTrace(app, b, {
-          trace_id: `b-${i}`,
-          prompt: 'b',
-          model: 'mb',
-          failure_reason: i === 0 ? 'y' : undefined,
-        })
-      ).statusCode,
-      201,
-    )
+  // Three traces each (the first failed), so that every read has something to show and to confine.
+  for (const [secret, prefix, model] of [
+    [a, 'a', 'ma'],
+    [b, 'b', 'mb'],
+  ] as const) {
+    for (let i = 0; i < 3; i++) {
+      const trace = { trace_id: `${prefix}-${i}`, prompt: prefix, model, failure_reason: i === 0 ? 'x' : undefined }
+      t.equal((await postTrace(app, secret, trace)).statusCode, 201)
+    }
   }
   return { app, a, b, revoked, alphaKeyId: alpha.api_key.key_id, betaKeyId: beta.api_key.key_id }
 }
@@ -184,38 +170,23 @@ t.test('protected mode: a project key manages keys only of its own project and e
   const project = await app.inject({ method: 'POST', url: '/projects?name=Gamma&environment=production', headers })
   t.equal(project.statusCode, 403, 'it may not create projects')
 
-  const own = await app.inject({
-    method: 'POST',
-    url: '/api-keys',
-    payload: { project_id: 'alpha', environment: 'production' },
-    headers,
-  })
+  const issue = (project_id: string, environment: string, as = headers) =>
+    app.inject({ method: 'POST', url: '/api-keys', payload: { project_id, environment }, headers: as })
+  const own = await issue('alpha', 'production')
   t.equal(own.statusCode, 201, 'a key for its own project and environment')
   const otherEnv = await app.inject({
     method: 'POST',
     url: '/api-keys?project_id=alpha&environment=development',
     headers,
   })
-  t.equal(otherEnv.statusCode, 403, 'not for another environment')
-  const otherProject = await app.inject({
-    method: 'POST',
-    url: '/api-keys',
-    payload: { project_id: 'beta', environment: 'staging' },
-    headers,
-  })
-  t.equal(otherProject.statusCode, 403, 'not for another project')
+  t.equal(otherEnv.statusCode, 403, 'not for another environment (fields from the query string)')
+  t.equal((await issue('beta', 'staging')).statusCode, 403, 'not for another project')
 
   const foreign = await app.inject({ method: 'DELETE', url: `/api-keys/${betaKeyId}`, headers })
   t.equal(foreign.statusCode, 404, "another project's key is answered as unknown")
   t.equal((await app.inject({ url: '/traces', headers: bearer(b) })).statusCode, 200, 'and stays live')
 
-  const admin = await app.inject({
-    method: 'POST',
-    url: '/api-keys',
-    payload: { project_id: 'alpha', environment: 'staging' },
-    headers: bearer(ADMIN),
-  })
-  const stagingKey = admin.json().key_id as string
+  const stagingKey = (await issue('alpha', 'staging', bearer(ADMIN))).json().key_id as string
   t.equal(
     (await app.inject({ method: 'DELETE', url: `/api-keys/${stagingKey}`, headers })).statusCode,
     403,

@@ -25,7 +25,14 @@ async function setup(t: Test) {
   const key = created.json().api_key.key as string
   for (let i = 0; i < 5; i++)
     t.equal((await postTrace(app, key, { trace_id: `before-${i}`, prompt: 'p' })).statusCode, 201)
-  return { app, store, key, admin }
+  // A key never used yet: reading with it must not fail on writing its last_used_at.
+  const issued = await app.inject({
+    method: 'POST',
+    url: '/api-keys',
+    payload: { project_id: 'acme', environment: 'production' },
+    headers: admin,
+  })
+  return { app, store, key, fresh: issued.json().key as string, admin }
 }
 
 /** Every read a dashboard makes, with the admin token and with a project key. */
@@ -47,16 +54,7 @@ function consistent(t: Test, store: ReturnType<typeof createSqliteStore>, expect
 }
 
 t.test('database full: 503 saying so, reads keep working, recovery by itself', async (t) => {
-  const { app, store, key, admin } = await setup(t)
-  // A fresh key, never used: reading with it must not fail on writing its last_used_at.
-  const fresh = (
-    await app.inject({
-      method: 'POST',
-      url: '/api-keys',
-      payload: { project_id: 'acme', environment: 'production' },
-      headers: admin,
-    })
-  ).json().key as string
+  const { app, store, key, fresh, admin } = await setup(t)
   const pages = (store.raw.pragma('page_count', { simple: true }) as number) + 0
   store.raw.pragma(`max_page_count = ${pages}`)
 
@@ -83,15 +81,7 @@ t.test('database full: 503 saying so, reads keep working, recovery by itself', a
 })
 
 t.test('database read-only: 503 saying so for every write, reads keep working, recovery by itself', async (t) => {
-  const { app, store, key, admin } = await setup(t)
-  const fresh = (
-    await app.inject({
-      method: 'POST',
-      url: '/api-keys',
-      payload: { project_id: 'acme', environment: 'production' },
-      headers: admin,
-    })
-  ).json().key as string
+  const { app, store, key, fresh, admin } = await setup(t)
   store.raw.pragma('query_only = ON')
 
   const res = await postTrace(app, key, { prompt: 'p' })
