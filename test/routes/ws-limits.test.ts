@@ -194,7 +194,7 @@ t.test(
     for (const [i, p] of fast.entries()) {
       t.equal(p.messages.filter((m) => m.type === 'trace.created').length, sent, `fast client ${i} received all`)
     }
-    t.ok(slowestRoundMs < 2000, `the slowest round (ingest + 40 clients reading it) took ${slowestRoundMs} ms`)
+    t.ok(slowestRoundMs < 3000, `the slowest round (ingest + 40 clients reading it) took ${slowestRoundMs} ms`)
     await waitUntil('the server to forget the paused reader', () => app.websocketServer.clients.size === 40)
     t.strictSame(
       fast.flatMap((p) => p.problems),
