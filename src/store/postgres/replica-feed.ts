@@ -23,6 +23,8 @@ export interface ReplicaFeedOptions {
   maxSeq(): Promise<number>
   deliver(traces: readonly Trace[]): void
   log: FeedLog
+  /** First reconnect delay; it doubles up to 5 s (default 250 ms). */
+  reconnectMs?: number
 }
 
 /**
@@ -33,7 +35,7 @@ const LATE_COMMIT_MS = 30_000
 /** How long seen seqs (and the checkpoints that bound them) are kept. */
 const MEMORY_MS = 2 * LATE_COMMIT_MS
 const CATCH_UP_PAGE = 1000
-const BACKOFF_FIRST_MS = 100
+const BACKOFF_FIRST_MS = 250
 const BACKOFF_MAX_MS = 5000
 
 export interface ReplicaFeed {
@@ -50,7 +52,8 @@ export function createReplicaFeed(opts: ReplicaFeedOptions): ReplicaFeed {
   let pid: number | null = null
   let closed = false
   let reconnectTimer: NodeJS.Timeout | null = null
-  let backoff = BACKOFF_FIRST_MS
+  const firstBackoff = opts.reconnectMs ?? BACKOFF_FIRST_MS
+  let backoff = firstBackoff
   let lostAt: number | null = null
   /** Every seq delivered here or stored here, while it may still come back in a catch-up. */
   const seen = new Set<number>()
@@ -139,14 +142,14 @@ export function createReplicaFeed(opts: ReplicaFeedOptions): ReplicaFeed {
     client = null
     pid = null
     const delay = backoff
-    backoff = Math.min(BACKOFF_MAX_MS, backoff * 2)
+    backoff = Math.max(delay, Math.min(BACKOFF_MAX_MS, backoff * 2))
     reconnectTimer = setTimeout(() => {
       reconnectTimer = null
       listen().then(
         () => {
           const from = floorBefore(lostAt ?? Date.now())
           lostAt = null
-          backoff = BACKOFF_FIRST_MS
+          backoff = firstBackoff
           catchUp(from)
         },
         (err: unknown) => {

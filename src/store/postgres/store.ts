@@ -32,6 +32,8 @@ export interface PostgresStoreOptions {
   /** Run the committed migrations at open (default true). */
   migrate?: boolean
   log?: FeedLog
+  /** First reconnect delay of the replica feed after its listening connection drops (default 250 ms). */
+  feedReconnectMs?: number
 }
 
 /** A schema name Loupe accepts in `?schema=`: a plain lower-case identifier, so it needs no quoting anywhere. */
@@ -297,6 +299,7 @@ export async function createPostgresStore(
         maxSeq: () => maxSeq(pool),
         deliver: listener,
         log,
+        reconnectMs: options.feedReconnectMs,
       })
       await started.start()
       feed = started
