@@ -13,22 +13,13 @@ import {
   RECENT_FAILURES,
   sortBreakdown,
 } from '../analytics/math.js'
-import { bucketBounds, type HistogramRow, locateRank, planRange, UNKNOWN_MODEL } from './rollups.js'
+import { bucketBounds, type HistogramRow, locateRank, planRange, type TotalsDelta, UNKNOWN_MODEL } from './rollups.js'
 import type { AnalyticsParams, FailuresParams, Page, TraceFilter } from './types.js'
 
 export type HistogramKind = 'latency' | 'tokens'
 
-/** A rollup_totals row. */
-export interface TotalsRow {
-  project_id: string
-  environment: string
-  model: string
-  status: string
-  traces: number
-  retries: number
-  latency_sum: number
-  tokens: number
-}
+/** A rollup_totals row: the totals of one (project, environment, model, status). */
+export type TotalsRow = TotalsDelta
 
 export interface HourRow {
   hour: number

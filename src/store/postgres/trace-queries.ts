@@ -5,6 +5,7 @@ import type { QueryResultRow } from 'pg'
 import { StepSchema, type Trace } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
 import { type HistogramRow, rollupDeltas } from '../rollups.js'
+import { TRACE_KEYS } from '../stored-trace.js'
 import { createTraceReads, type ExtraConditions, type HourRow, type TotalsRow, traceWhere } from '../trace-reads.js'
 import type { InsertOutcome, TraceFilter } from '../types.js'
 import { encodeJson, encodeText } from './nul.js'
@@ -16,28 +17,7 @@ export interface Queryable {
 }
 
 /** The columns of a trace in the contract's order, so that a trace read back serializes as SQLite's does. */
-const COLUMNS = [
-  'trace_id',
-  'project_id',
-  'environment',
-  'name',
-  'model',
-  'prompt',
-  'response',
-  'latency',
-  'token_count',
-  'prompt_tokens',
-  'completion_tokens',
-  'status',
-  'failure_reason',
-  'retry_count',
-  'session_id',
-  'user_id',
-  'tags',
-  'metadata',
-  'created_at',
-  'steps',
-] as const satisfies readonly (keyof TraceRow)[]
+const COLUMNS = TRACE_KEYS
 const SELECT_TRACE = `select ${COLUMNS.join(', ')} from traces`
 
 const STEP_KEYS = Object.keys(StepSchema.properties) as (keyof Trace['steps'][number])[]
@@ -53,7 +33,7 @@ export const fromRow = (row: TraceRow): Trace => ({
 })
 
 /** Column arrays for `insert … select * from unnest(…)`, with the SQL type of each. */
-const INSERT_TYPES: Record<(typeof COLUMNS)[number], string> = {
+const INSERT_TYPES: Record<keyof Trace, string> = {
   trace_id: 'text',
   project_id: 'text',
   environment: 'text',
@@ -76,7 +56,7 @@ const INSERT_TYPES: Record<(typeof COLUMNS)[number], string> = {
   steps: 'jsonb',
 }
 
-const toColumnValue = (t: Trace, column: (typeof COLUMNS)[number]): unknown => {
+const toColumnValue = (t: Trace, column: keyof Trace): unknown => {
   const value = t[column]
   if (column === 'created_at') return Date.parse(t.created_at)
   if (column === 'tags' || column === 'metadata' || column === 'steps') return encodeJson(value)

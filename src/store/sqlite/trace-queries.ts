@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3'
 import type { Trace } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
 import { type HistogramRow, rollupDeltas } from '../rollups.js'
-import { storedTrace } from '../stored-trace.js'
+import { storedTrace, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
   type ExtraConditions,
@@ -19,28 +19,7 @@ import type { TraceRow } from './tables.js'
 /** A traces row as better-sqlite3 returns it: JSON columns still text. */
 type RawTraceRow = Omit<TraceRow, 'tags' | 'metadata' | 'steps'> & { tags: string; metadata: string; steps: string }
 
-const COLUMNS = [
-  'trace_id',
-  'project_id',
-  'environment',
-  'name',
-  'model',
-  'prompt',
-  'response',
-  'latency',
-  'token_count',
-  'prompt_tokens',
-  'completion_tokens',
-  'status',
-  'failure_reason',
-  'retry_count',
-  'session_id',
-  'user_id',
-  'tags',
-  'metadata',
-  'created_at',
-  'steps',
-] as const satisfies readonly (keyof TraceRow)[]
+const COLUMNS = TRACE_KEYS
 
 const fromRow = (row: RawTraceRow): Trace => storedTrace({ ...row, created_at: toUtcIso(row.created_at) })
 
