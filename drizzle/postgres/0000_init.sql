@@ -85,8 +85,8 @@ ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_project_id_projects_project_id_f
 CREATE UNIQUE INDEX "api_keys_hash" ON "api_keys" USING btree ("key_hash");--> statement-breakpoint
 CREATE INDEX "api_keys_project" ON "api_keys" USING btree ("project_id","created_at");--> statement-breakpoint
 CREATE INDEX "rollup_hourly_hour" ON "rollup_hourly" USING btree ("hour");--> statement-breakpoint
-CREATE INDEX "traces_created" ON "traces" USING btree ("created_at","trace_id");--> statement-breakpoint
-CREATE INDEX "traces_project_created" ON "traces" USING btree ("project_id","created_at","trace_id");--> statement-breakpoint
+CREATE INDEX "traces_created" ON "traces" USING btree ("created_at","trace_id","latency","token_count");--> statement-breakpoint
+CREATE INDEX "traces_project_created" ON "traces" USING btree ("project_id","created_at","trace_id","latency","token_count");--> statement-breakpoint
 CREATE INDEX "traces_status_created" ON "traces" USING btree ("status","created_at","trace_id");--> statement-breakpoint
 CREATE INDEX "traces_project_status_created" ON "traces" USING btree ("project_id","status","created_at","trace_id");--> statement-breakpoint
 CREATE INDEX "traces_model_created" ON "traces" USING btree ("model","created_at","trace_id");--> statement-breakpoint
