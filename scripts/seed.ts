@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util'
 import cliProgress from 'cli-progress'
 import { mulberry32, seed } from '../src/seed/seed.js'
-import { createSqliteStore } from '../src/store/sqlite/store.js'
+import { createStore, isPostgresUrl } from '../src/store/index.js'
 
 const USAGE = `Usage: npm run seed -- [options]
 
@@ -12,7 +12,7 @@ Options:
   --traces N        number of traces to generate (default 10000)
   --days D          spread them over the last D days (default 7)
   --projects P      number of projects (default 5)
-  --database URL    SQLite path or file: URL (default: $DATABASE_URL, else ./data/loupe.db)
+  --database URL    SQLite path or file: URL, or postgres:// URL (default: $DATABASE_URL, else ./data/loupe.db)
   --seed S          integer seed: same seed, same data set relative to now (keys stay random)
   --force           add traces even when the database already holds some
   -h, --help        show this help`
@@ -70,23 +70,24 @@ async function main(): Promise<void> {
     random = mulberry32(s)
   }
   const database = values.database ?? (process.env.DATABASE_URL || './data/loupe.db')
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(database) && !database.startsWith('file://')) {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(database) && !database.startsWith('file://') && !isPostgresUrl(database)) {
     fail(
-      `only SQLite databases can be seeded (a path or a file: URL), got '${database.replace(/\/\/[^@/]*@/, '//***@')}'`,
+      `only SQLite (a path or a file: URL) and PostgreSQL (postgres://) databases can be seeded, got '${database.replace(/\/\/[^@/]*@/, '//***@')}'`,
     )
   }
+  const shown = database.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
 
-  const store = createSqliteStore(database)
+  const store = await createStore(database)
   try {
     const existing = (await store.listTraces({}, { limit: 1, offset: 0 })).total
     if (existing > 0 && !values.force) {
       fail(
-        `${database} already holds ${fmt(existing)} traces; refusing to add synthetic data to it.\n` +
+        `${shown} already holds ${fmt(existing)} traces; refusing to add synthetic data to it.\n` +
           'Pass --force to seed it anyway, or point --database at another file.',
       )
     }
 
-    process.stdout.write(`Seeding ${fmt(traces)} traces over ${days} day(s) into ${database}\n`)
+    process.stdout.write(`Seeding ${fmt(traces)} traces over ${days} day(s) into ${shown}\n`)
     const started = performance.now()
     const rate = (done: number) => Math.round(done / Math.max(0.001, (performance.now() - started) / 1000))
 

@@ -6,14 +6,13 @@ import type { InjectOptions } from 'fastify'
 import t, { type Test } from 'tap'
 import WebSocket from 'ws'
 import type { LoupeApp } from '../src/app.js'
-import type { createSqliteStore } from '../src/store/sqlite/store.js'
-import { buildTestApp, createProject } from './helper.js'
+import type { Store as LoupeStore } from '../src/store/types.js'
+import { buildTestApp, countRows, createProject } from './helper.js'
 import { startServer, within } from './ws-peer.js'
 
 /** A fixed seed keeps a failure reproducible; FUZZ_SEED=… explores further. */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121)
 const HANG_MS = 5000
-type Store = ReturnType<typeof createSqliteStore>
 type Reply = Awaited<ReturnType<LoupeApp['inject']>>
 
 // ------------------------------------------------------------------------------------------------------------
@@ -181,8 +180,7 @@ const pathSegment = fc.oneof(
 // ------------------------------------------------------------------------------------------------------------
 // Properties
 
-const count = (store: Store, table: string) =>
-  (store.raw.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n
+const count = (store: LoupeStore, table: string) => countRows(store, table)
 
 /** The response is not a 5xx, and a 4xx is a JSON error that says what is wrong. */
 function wellFormed(res: Reply): string | null {
@@ -209,7 +207,7 @@ async function send(app: LoupeApp, options: InjectOptions): Promise<Reply> {
 async function fuzzApp(t: Test) {
   const app = await buildTestApp(t, { config: { rateLimit: 0, ingestRateLimit: 0, bodyLimit: 64 * 1024 } })
   const { key } = await createProject(app, 'Fuzz')
-  return { app, key, store: app.store as Store }
+  return { app, key, store: app.store }
 }
 
 t.test('ingest: POST /traces with generated and mutated bodies', { timeout: 120_000 }, async (t) => {
@@ -220,13 +218,13 @@ t.test('ingest: POST /traces with generated and mutated bodies', { timeout: 120_
     fc.asyncProperty(
       trace.chain((body) => fc.tuple(mutatedText(JSON.stringify(body)), contentType)),
       async ([payload, type]) => {
-        const before = count(store, 'traces')
+        const before = await count(store, 'traces')
         const headers: Record<string, string> = { authorization: `Bearer ${key}` }
         if (type) headers['content-type'] = type
         const res = await send(app, { method: 'POST', url: '/traces', headers, payload })
         const problem = wellFormed(res)
         if (problem) throw new Error(problem)
-        const after = count(store, 'traces')
+        const after = await count(store, 'traces')
         if (res.statusCode >= 400) {
           rejected++
           if (after !== before) throw new Error(`a ${res.statusCode} stored ${after - before} trace(s)`)
@@ -241,8 +239,8 @@ t.test('ingest: POST /traces with generated and mutated bodies', { timeout: 120_
   )
   t.ok(stored > 50 && rejected > 50, `both roads taken: ${stored} stored, ${rejected} rejected`)
   t.equal(
-    (store.raw.prepare('select coalesce(sum(traces), 0) as n from rollup_totals').get() as { n: number }).n,
-    count(store, 'traces'),
+    (await store.analytics({ now: Date.now(), slowThresholdMs: 5000 })).summary.total_traces,
+    await count(store, 'traces'),
     'rollups count exactly the stored traces',
   )
 })
@@ -256,7 +254,7 @@ t.test('ingest: POST /traces/batch with generated envelopes', { timeout: 120_000
         { weight: 1, arbitrary: weird },
       ),
       async (body) => {
-        const before = count(store, 'traces')
+        const before = await count(store, 'traces')
         const res = await send(app, {
           method: 'POST',
           url: '/traces/batch',
@@ -265,7 +263,7 @@ t.test('ingest: POST /traces/batch with generated envelopes', { timeout: 120_000
         })
         const problem = wellFormed(res)
         if (problem) throw new Error(problem)
-        const after = count(store, 'traces')
+        const after = await count(store, 'traces')
         if (res.statusCode >= 400 && after !== before) throw new Error(`a ${res.statusCode} stored ${after - before}`)
         if (res.statusCode === 200) {
           const { accepted, rejected, items } = res.json()
@@ -330,7 +328,7 @@ t.test(
         input.chain((i) => mutatedText(JSON.stringify(i)).map((text) => [i, text] as const)),
         contentType,
         async (path, viaQuery, [fields, text], type) => {
-          const before = count(store, 'projects') + count(store, 'api_keys')
+          const before = (await count(store, 'projects')) + (await count(store, 'api_keys'))
           const options = viaQuery
             ? {
                 method: 'POST' as const,
@@ -341,7 +339,7 @@ t.test(
           const res = await send(app, options)
           const problem = wellFormed(res)
           if (problem) throw new Error(`POST ${path} → ${problem}`)
-          const after = count(store, 'projects') + count(store, 'api_keys')
+          const after = (await count(store, 'projects')) + (await count(store, 'api_keys'))
           if (res.statusCode >= 400 && after !== before) throw new Error(`a ${res.statusCode} created something`)
         },
       ),

@@ -1,27 +1,105 @@
-// Builds Loupe on an in-memory store for tests, plus the few steps most tests share.
+// Builds Loupe for tests on the store under test, plus the few steps most tests share. The whole suite runs twice
+// (scripts/test.ts): on in-memory SQLite, and with LOUPE_TEST_DATABASE=postgres://… on PostgreSQL, where every app
+// gets a schema of its own, dropped when its test ends.
+import { randomBytes } from 'node:crypto'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import pg from 'pg'
 import type { Test } from 'tap'
 import { componentSchemas } from '../schemas/index.js'
 import { type BuildOptions, buildApp, type LoupeApp } from '../src/app.js'
 import { type Config, defaultConfig } from '../src/config.js'
+import { createPostgresStore } from '../src/store/postgres/store.js'
 import { createSqliteStore } from '../src/store/sqlite/store.js'
+import type { Store } from '../src/store/types.js'
+
+/** The PostgreSQL database this run tests against (a postgres:// URL), or undefined for SQLite. */
+export const TEST_DATABASE = process.env.LOUPE_TEST_DATABASE || undefined
+export const storeUnderTest = TEST_DATABASE ? 'postgresql' : 'sqlite'
+
+/** `url` with Loupe's `schema` parameter set. */
+export function withSchema(url: string, schema: string): string {
+  const u = new URL(url)
+  u.searchParams.set('schema', schema)
+  return u.toString()
+}
+
+/** A fresh, unused schema name. */
+export const testSchemaName = () => `loupe_test_${randomBytes(6).toString('hex')}`
+
+/** Drops a test schema and everything in it. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`)
+  } finally {
+    await client.end()
+  }
+}
+
+/** A new, empty store of the kind under test, and what disposes of its database once the store is closed. */
+async function openTestStore(): Promise<{ store: Store; dispose: () => Promise<void> }> {
+  if (!TEST_DATABASE) return { store: createSqliteStore(':memory:'), dispose: async () => {} }
+  const schema = testSchemaName()
+  const store = await createPostgresStore(withSchema(TEST_DATABASE, schema), { poolSize: 4 })
+  return { store, dispose: () => dropSchema(TEST_DATABASE, schema) }
+}
+
+/** A fresh store of the kind under test (outside an app), closed and dropped when the test ends. */
+export async function createTestStore(t: Test): Promise<Store> {
+  const { store, dispose } = await openTestStore()
+  t.teardown(async () => {
+    await store.close()
+    await dispose()
+  })
+  return store
+}
 
 export interface TestAppOptions extends BuildOptions {
   config?: Partial<Config>
 }
 
-/** A fresh app on its own in-memory database, closed when the test ends. */
+/** A fresh app on its own new database, closed (and the database dropped) when the test ends. */
 export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promise<LoupeApp> {
   const config: Config = { ...defaultConfig(), databaseUrl: ':memory:', logLevel: 'silent', ...options.config }
-  const app = await buildApp(config, {
-    logger: false,
-    store: options.store ?? createSqliteStore(':memory:'),
-    ...options,
+  const { store, dispose } = options.store ? { store: options.store, dispose: async () => {} } : await openTestStore()
+  const app = await buildApp(config, { logger: false, ...options, store })
+  t.teardown(async () => {
+    await app.close()
+    await dispose()
   })
-  t.teardown(() => app.close())
   await app.ready()
   return app
+}
+
+/** Every row of every table of a store, by table name (to look for what must never be stored). */
+/** How many rows a table holds, on either store. */
+export async function countRows(store: Store, table: string): Promise<number> {
+  if ('raw' in store) {
+    const raw = (store as ReturnType<typeof createSqliteStore>).raw
+    return (raw.prepare(`select count(*) as n from "${table}"`).get() as { n: number }).n
+  }
+  const { pool, schema } = store as Awaited<ReturnType<typeof createPostgresStore>>
+  const result = await pool.query<{ n: number }>(`select count(*)::int as n from "${schema}"."${table}"`)
+  return result.rows[0]?.n ?? 0
+}
+
+export async function allRows(store: Store): Promise<Record<string, Record<string, unknown>[]>> {
+  const out: Record<string, Record<string, unknown>[]> = {}
+  if ('raw' in store) {
+    const raw = (store as ReturnType<typeof createSqliteStore>).raw
+    const tables = raw.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]
+    for (const { name } of tables) out[name] = raw.prepare(`select * from "${name}"`).all() as Record<string, unknown>[]
+    return out
+  }
+  const { pool, schema } = store as Awaited<ReturnType<typeof createPostgresStore>>
+  const tables = await pool.query<{ name: string }>(
+    'select table_name as name from information_schema.tables where table_schema = $1',
+    [schema],
+  )
+  for (const { name } of tables.rows) out[name] = (await pool.query(`select * from "${name}"`)).rows
+  return out
 }
 
 /** Creates a project through the API and returns its id and secret key. */

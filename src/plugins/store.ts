@@ -11,7 +11,8 @@ declare module 'fastify' {
 
 export default fp<{ store?: Store }>(
   async (app, opts) => {
-    const store = opts.store ?? (await createStore(app.config.databaseUrl))
+    const log = app.log.child({ component: 'store' })
+    const store = opts.store ?? (await createStore(app.config.databaseUrl, { log }))
     app.decorate('store', store)
     app.addHook('onClose', async () => {
       await store.close()

@@ -164,6 +164,29 @@ export function locateRank(rows: readonly HistogramRow[], rank: number): { bucke
   return null
 }
 
+/** A value range of a histogram: the traces of whole buckets, and the boundary buckets left to count exactly. */
+export interface RangePlan {
+  whole: number
+  /** Each is counted as from ≤ v < below and v ≤ max (one index range); at most two. */
+  boundaries: { from: number; below: number; max: number }[]
+}
+
+/** How to count the values v with min ≤ v ≤ max (either bound may be absent) from a histogram. */
+export function planRange(rows: readonly HistogramRow[], range: { min?: number; max?: number }): RangePlan {
+  const min = range.min ?? 0
+  const max = range.max ?? Number.POSITIVE_INFINITY
+  const plan: RangePlan = { whole: 0, boundaries: [] }
+  if (max < min) return plan
+  for (const row of rows) {
+    const { lo, hi } = bucketBounds(row.bucket)
+    if (hi <= min || lo > max) continue
+    // Every value of the bucket lies in [lo, hi): the whole bucket counts when [lo, hi) sits inside [min, max].
+    if (lo >= min && hi <= max) plan.whole += row.traces
+    else plan.boundaries.push({ from: Math.max(lo, min), below: hi, max })
+  }
+  return plan
+}
+
 /**
  * How many values v have min ≤ v ≤ max (either bound may be absent), from the histogram plus an exact count of the
  * values of a boundary bucket: `countBoundary(from, below, max)` counts from ≤ v < below and v ≤ max (an index
@@ -174,16 +197,6 @@ export function countInRange(
   range: { min?: number; max?: number },
   countBoundary: (from: number, below: number, max: number) => number,
 ): number {
-  const min = range.min ?? 0
-  const max = range.max ?? Number.POSITIVE_INFINITY
-  if (max < min) return 0
-  let total = 0
-  for (const row of rows) {
-    const { lo, hi } = bucketBounds(row.bucket)
-    if (hi <= min || lo > max) continue
-    // Every value of the bucket lies in [lo, hi): the whole bucket counts when [lo, hi) sits inside [min, max].
-    if (lo >= min && hi <= max) total += row.traces
-    else total += countBoundary(Math.max(lo, min), hi, max)
-  }
-  return total
+  const plan = planRange(rows, range)
+  return plan.boundaries.reduce((n, b) => n + countBoundary(b.from, b.below, b.max), plan.whole)
 }

@@ -16,7 +16,8 @@ interface State {
   values: Partial<Record<JsonColumn, unknown>>
 }
 
-const TRACE_KEYS = Object.keys(TraceSchema.properties) as (keyof Trace)[]
+/** A trace's fields in TraceSchema's order: the column order of every store, and of every serialized trace. */
+export const TRACE_KEYS = Object.keys(TraceSchema.properties) as (keyof Trace)[]
 const isJsonColumn = (key: string): key is JsonColumn => (JSON_COLUMNS as readonly string[]).includes(key)
 
 export function storedTrace(columns: StoredColumns): Trace {

@@ -93,6 +93,14 @@ export interface Store {
   listTraces(filter: TraceFilter, page: Page): Promise<{ total: number; items: Trace[] }>
   analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
   failures(params: FailuresParams): Promise<FailuresResponse>
+
+  /**
+   * Follows the traces that other processes on the same database (other replicas) store, so that they are announced
+   * here too: `listener` gets each of them once, in the order its replica stored them, and after a lost connection
+   * the ones committed meanwhile. A store private to one process (SQLite) has nothing to follow and never calls it.
+   * Resolves, once following, to the function that stops.
+   */
+  followReplicas(listener: (traces: readonly Trace[]) => void): Promise<() => Promise<void>>
 }
 
 export type { ApiKeyCreated }

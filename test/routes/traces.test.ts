@@ -822,3 +822,41 @@ t.test('POST /traces/batch rejects a trace_id held by another project and stores
   t.equal((await app.inject('/traces/taken')).json().project_id, 'acme')
   t.same(await ids(t, app, { project_id: 'globex' }), ['g-ok'])
 })
+
+t.test('any string round-trips unchanged, U+0000 included, and filters match it exactly', async (t) => {
+  const app = await buildTestApp(t)
+  const { key } = await createProject(app, 'Odd \u0000 characters \uFDD0')
+  const odd = 'a\u0000b \uFDD0 \uFDD00 \\u0000 é 😀'
+  const sent = {
+    trace_id: 'odd-1',
+    prompt: odd,
+    response: odd,
+    model: odd,
+    session_id: odd,
+    tags: [odd],
+    metadata: { [odd]: odd, nested: [odd, { k: odd }] },
+    steps: [{ name: odd, tool: odd, input: { q: odd }, output: odd, error: odd, metadata: { m: odd } }],
+  }
+  const res = await postTrace(app, key, sent)
+  t.equal(res.statusCode, 201)
+  const stored = res.json()
+  t.strictSame(schemaErrors(TraceSchema, stored), [])
+  t.strictSame((await app.inject('/traces/odd-1')).json(), stored, 'read back as stored')
+  for (const field of ['prompt', 'response', 'model', 'session_id'] as const) t.equal(stored[field], odd, field)
+  t.strictSame(stored.tags, [odd])
+  t.strictSame(stored.metadata, sent.metadata)
+  t.strictSame(stored.steps[0].input, { q: odd })
+  t.equal(stored.steps[0].failure_reason ?? stored.failure_reason, odd, 'the failing step error is the reason')
+  const byModel = (await app.inject({ url: '/traces', query: { model: odd } })).json()
+  t.strictSame(
+    byModel.items.map((x: { trace_id: string }) => x.trace_id),
+    ['odd-1'],
+    'a filter on the odd value matches',
+  )
+  t.equal(byModel.total, 1)
+  t.equal((await app.inject({ url: '/traces', query: { model: 'a' } })).json().total, 0)
+  const analytics = (await app.inject('/analytics')).json()
+  t.strictSame(analytics.model_breakdown, [{ key: odd, count: 1 }], 'the model key in breakdowns')
+  const projects = (await app.inject('/projects')).json()
+  t.equal(projects.items[0].name, 'Odd \u0000 characters \uFDD0', 'project names too')
+})

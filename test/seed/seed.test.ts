@@ -5,8 +5,8 @@ import t from 'tap'
 import { componentSchemas, type Trace, TraceSchema } from '../../schemas/index.js'
 import { generateApiKey, hashApiKey, previewApiKey } from '../../src/lib/api-keys.js'
 import { mulberry32, SEED_PROJECT_IDS, seed } from '../../src/seed/seed.js'
-import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { Store } from '../../src/store/types.js'
+import { createTestStore } from '../helper.js'
 
 // 2026-11-21T13:45:00.000Z
 const NOW = 1_795_268_700_000
@@ -43,8 +43,7 @@ t.test('API key helpers', async (t) => {
 })
 
 t.test('seeds projects, keys and the requested number of traces', async (t) => {
-  const store = createSqliteStore(':memory:')
-  t.teardown(() => store.close())
+  const store = await createTestStore(t)
   const progress: number[] = []
   const result = await seed({
     store,
@@ -180,8 +179,7 @@ t.test('seeds projects, keys and the requested number of traces', async (t) => {
 })
 
 t.test('honours days and projects', async (t) => {
-  const store = createSqliteStore(':memory:')
-  t.teardown(() => store.close())
+  const store = await createTestStore(t)
   const result = await seed({ store, traces: 500, days: 1, projects: 7, now: NOW, random: mulberry32(3) })
   t.equal(result.projects.length, 7)
   t.equal(new Set(result.projects.map((p) => p.project_id)).size, 7, 'project ids are distinct')
@@ -192,8 +190,7 @@ t.test('honours days and projects', async (t) => {
 
 t.test('deterministic with the same seed, different with another', async (t) => {
   const run = async (seedValue: number) => {
-    const store = createSqliteStore(':memory:')
-    t.teardown(() => store.close())
+    const store = await createTestStore(t)
     await seed({ store, traces: 1500, now: NOW, random: mulberry32(seedValue) })
     return allTraces(store)
   }
@@ -206,8 +203,7 @@ t.test('deterministic with the same seed, different with another', async (t) => 
 })
 
 t.test('reuses existing projects and never stores a trace twice', async (t) => {
-  const store = createSqliteStore(':memory:')
-  t.teardown(() => store.close())
+  const store = await createTestStore(t)
   const first = await seed({ store, traces: 300, now: NOW, random: mulberry32(9) })
   const again = await seed({ store, traces: 300, now: NOW, random: mulberry32(9) })
   t.equal(first.traces, 300)
@@ -227,8 +223,7 @@ t.test('reuses existing projects and never stores a trace twice', async (t) => {
 })
 
 t.test('zero traces still creates the projects', async (t) => {
-  const store = createSqliteStore(':memory:')
-  t.teardown(() => store.close())
+  const store = await createTestStore(t)
   const result = await seed({ store, traces: 0, now: NOW })
   t.equal(result.traces, 0)
   t.equal((await store.listProjects()).length, SEED_PROJECT_IDS.length)

@@ -179,5 +179,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     async failures(params) {
       return traces.failures(params)
     },
+
+    // One process owns the file: every trace it stores is announced by its own ingest.
+    async followReplicas() {
+      return async () => {}
+    },
   }
 }

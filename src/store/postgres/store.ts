@@ -1,0 +1,335 @@
+// The PostgreSQL store, for several Loupe replicas on one database: a modest pool, migrations applied at start under
+// an advisory lock (replicas starting together do not race), projects and keys through Drizzle, traces through
+// trace-queries.ts, and the replica feed (LISTEN/NOTIFY) that brings traces stored by other replicas to this one.
+import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
+import { and, asc, eq, isNull } from 'drizzle-orm'
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
+import { migrate } from 'drizzle-orm/node-postgres/migrator'
+import pg from 'pg'
+import type { ApiKey, Project, Trace } from '../../../schemas/index.js'
+import { packageRoot } from '../../lib/paths.js'
+import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
+import type { KeyContext, Store } from '../types.js'
+import { decodeText, encodeText, parseEncodedJson } from './nul.js'
+import { createReplicaFeed, type FeedLog, type ReplicaFeed } from './replica-feed.js'
+import { type ApiKeyRow, apiKeys, projects } from './tables.js'
+import {
+  getTrace,
+  insertTraces,
+  maxSeq,
+  type Queryable,
+  traceReads,
+  tracesAfter,
+  tracesBySeq,
+} from './trace-queries.js'
+
+type Db = NodePgDatabase<{ projects: typeof projects; apiKeys: typeof apiKeys }>
+
+export interface PostgresStoreOptions {
+  /** Most connections the pool opens (default 10); the replica feed holds one more. */
+  poolSize?: number
+  /** Run the committed migrations at open (default true). */
+  migrate?: boolean
+  log?: FeedLog
+  /** First reconnect delay of the replica feed after its listening connection drops (default 250 ms). */
+  feedReconnectMs?: number
+}
+
+/** A schema name Loupe accepts in `?schema=`: a plain lower-case identifier, so it needs no quoting anywhere. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
+
+/** `postgres://…[?schema=name]` → the driver's connection string and the schema Loupe's tables live in. */
+export function postgresTarget(url: string): { connectionString: string; schema: string } {
+  const parsed = new URL(url)
+  const schema = parsed.searchParams.get('schema') ?? 'public'
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new Error(`DATABASE_URL: schema must be a lower-case identifier ([a-z_][a-z0-9_]*), got '${schema}'`)
+  }
+  parsed.searchParams.delete('schema')
+  return { connectionString: parsed.toString(), schema }
+}
+
+/** The NOTIFY channel of one schema: replicas of another Loupe on the same database never hear this one. */
+export const channelOf = (schema: string) => (schema === 'public' ? 'loupe_traces' : `loupe_traces_${schema}`)
+
+const { builtins } = pg.types
+/**
+ * Parsers for this store's connections only (not the whole process): counts, sums and epoch ms come back as numbers
+ * (all far below 2^53), and text/jsonb are read back through the U+0000 escape (nul.ts).
+ */
+const TYPES = {
+  getTypeParser(oid: number, format?: string) {
+    if (format === 'binary') return pg.types.getTypeParser(oid, 'binary')
+    switch (oid) {
+      case builtins.INT8:
+      case builtins.NUMERIC:
+        return (value: string) => Number(value)
+      case builtins.TEXT:
+        return decodeText
+      case builtins.JSONB:
+      case builtins.JSON:
+        return parseEncodedJson
+      default:
+        return pg.types.getTypeParser(oid, 'text')
+    }
+  },
+} as pg.CustomTypesConfig
+
+const rowToProject = (row: typeof projects.$inferSelect): Project => ({
+  project_id: row.project_id,
+  name: decodeText(row.name),
+  description: decodeText(row.description),
+  created_at: toZonelessIso(row.created_at),
+})
+
+const optionalTime = (ms: number | null) => (ms === null ? null : toZonelessIso(ms))
+
+const keyRowToApiKey = (row: ApiKeyRow & { project_name: string }): ApiKey => ({
+  key_id: row.key_id,
+  key_preview: row.key_preview,
+  project_id: row.project_id,
+  project_name: decodeText(row.project_name),
+  environment: row.environment,
+  created_at: toZonelessIso(row.created_at),
+  last_used_at: optionalTime(row.last_used_at),
+  revoked_at: optionalTime(row.revoked_at),
+})
+
+/** Errors after which the same transaction, tried again, may well succeed. */
+const RETRYABLE = new Set(['40001', '40P01']) // serialization failure, deadlock detected
+const TRANSACTION_ATTEMPTS = 5
+
+const SILENT: FeedLog = { info() {}, warn() {} }
+
+export async function createPostgresStore(
+  url: string,
+  options: PostgresStoreOptions = {},
+): Promise<Store & { pool: pg.Pool; schema: string; feed(): ReplicaFeed | null }> {
+  const { connectionString, schema } = postgresTarget(url)
+  const log = options.log ?? SILENT
+  const clientConfig: pg.ClientConfig = {
+    connectionString,
+    types: TYPES,
+    application_name: 'loupe',
+    // Unqualified table names (Drizzle's, the migrations') resolve in Loupe's schema.
+    options: schema === 'public' ? undefined : `-c search_path=${schema}`,
+    connectionTimeoutMillis: 5000,
+  }
+  const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 })
+  // An idle connection that the server drops (restart, failover) must not bring the process down.
+  pool.on('error', (err) => log.warn({ err }, 'postgres: idle connection lost'))
+  const db: Db = drizzle(pool, { schema: { projects, apiKeys } })
+
+  if (options.migrate !== false) {
+    try {
+      await migrateLocked(pool, schema)
+    } catch (err) {
+      await pool.end().catch(() => {})
+      throw err
+    }
+  }
+
+  const origin = randomUUID()
+  const channel = channelOf(schema)
+  let feed: ReplicaFeed | null = null
+
+  /** Runs `fn` in a transaction, again on a deadlock or serialization failure. */
+  async function transaction<T>(fn: (client: Queryable) => Promise<T>, begin = 'begin'): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await pool.connect()
+      let broken: Error | undefined
+      try {
+        await client.query(begin)
+        const result = await fn(client)
+        await client.query('commit')
+        return result
+      } catch (err) {
+        await client.query('rollback').catch((e: Error) => {
+          broken = e
+        })
+        const code = (err as { code?: string }).code
+        if (attempt < TRANSACTION_ATTEMPTS && code !== undefined && RETRYABLE.has(code)) continue
+        throw err
+      } finally {
+        client.release(broken)
+      }
+    }
+  }
+
+  /** Reads of several statements see one snapshot (totals, histograms and pages agree with each other). */
+  const snapshot = <T>(fn: (client: Queryable) => Promise<T>) =>
+    transaction(fn, 'begin isolation level repeatable read read only')
+
+  const keysWithProject = () =>
+    db
+      .select({
+        key_id: apiKeys.key_id,
+        project_id: apiKeys.project_id,
+        key_hash: apiKeys.key_hash,
+        key_preview: apiKeys.key_preview,
+        environment: apiKeys.environment,
+        created_at: apiKeys.created_at,
+        last_used_at: apiKeys.last_used_at,
+        revoked_at: apiKeys.revoked_at,
+        project_name: projects.name,
+      })
+      .from(apiKeys)
+      .innerJoin(projects, eq(projects.project_id, apiKeys.project_id))
+
+  return {
+    dialect: 'postgresql',
+    pool,
+    schema,
+    feed: () => feed,
+
+    async ping() {
+      await pool.query('select 1')
+    },
+
+    async close() {
+      await feed?.close()
+      feed = null
+      if (!pool.ended) await pool.end()
+    },
+
+    async createProject(project, key) {
+      return db.transaction(async (tx) => {
+        const inserted = await tx
+          .insert(projects)
+          .values({
+            ...project,
+            name: encodeText(project.name),
+            description: encodeText(project.description),
+            created_at: fromZonelessIso(project.created_at),
+          })
+          .onConflictDoNothing()
+          .returning({ id: projects.project_id })
+        if (inserted.length === 0) return false
+        await tx.insert(apiKeys).values(key)
+        return true
+      })
+    },
+
+    async listProjects() {
+      const rows = await db.select().from(projects).orderBy(asc(projects.created_at), asc(projects.project_id))
+      return rows.map(rowToProject)
+    },
+
+    async getProject(projectId) {
+      const [row] = await db
+        .select()
+        .from(projects)
+        .where(eq(projects.project_id, encodeText(projectId)))
+      return row ? rowToProject(row) : null
+    },
+
+    async createApiKey(key) {
+      await db.insert(apiKeys).values(key)
+    },
+
+    async listApiKeys(projectId) {
+      const rows = await keysWithProject()
+        .where(projectId !== undefined ? eq(apiKeys.project_id, encodeText(projectId)) : undefined)
+        .orderBy(asc(apiKeys.created_at), asc(apiKeys.key_id))
+      return rows.map(keyRowToApiKey)
+    },
+
+    async findApiKey(keyHash): Promise<KeyContext | null> {
+      const [row] = await keysWithProject().where(and(eq(apiKeys.key_hash, keyHash), isNull(apiKeys.revoked_at)))
+      return row
+        ? {
+            key_id: row.key_id,
+            project_id: row.project_id,
+            project_name: decodeText(row.project_name),
+            environment: row.environment,
+            last_used_at: row.last_used_at,
+          }
+        : null
+    },
+
+    async touchApiKey(keyId, at) {
+      await db.update(apiKeys).set({ last_used_at: at }).where(eq(apiKeys.key_id, keyId))
+    },
+
+    async revokeApiKey(rawKeyId, at) {
+      const keyId = encodeText(rawKeyId)
+      await db
+        .update(apiKeys)
+        .set({ revoked_at: at })
+        .where(and(eq(apiKeys.key_id, keyId), isNull(apiKeys.revoked_at)))
+      const [row] = await keysWithProject().where(eq(apiKeys.key_id, keyId))
+      return row ? keyRowToApiKey(row) : null
+    },
+
+    async insertTraces(batch) {
+      if (batch.length === 0) return []
+      return transaction(async (client) => {
+        const { outcomes, seqs } = await insertTraces(client, batch, { channel, origin })
+        // Before the commit: a catch-up running meanwhile must already know these are ours.
+        feed?.own(seqs)
+        return outcomes
+      })
+    },
+
+    async getTrace(traceId) {
+      return getTrace(pool, encodeText(traceId))
+    },
+
+    async listTraces(filter, page) {
+      return snapshot((client) => traceReads(client).listTraces(filter, page))
+    },
+
+    async analytics(params) {
+      return snapshot((client) => traceReads(client).analytics(params))
+    },
+
+    async failures(params) {
+      return snapshot((client) => traceReads(client).failures(params))
+    },
+
+    async followReplicas(listener: (traces: readonly Trace[]) => void) {
+      if (feed) throw new Error('this store already follows its replicas')
+      const started = createReplicaFeed({
+        connect: async () => {
+          const client = new pg.Client({ ...clientConfig, application_name: `loupe-feed ${schema}`.slice(0, 63) })
+          await client.connect()
+          return client
+        },
+        channel,
+        origin,
+        bySeq: (seqs) => tracesBySeq(pool, seqs),
+        after: (seq, limit) => tracesAfter(pool, seq, limit),
+        maxSeq: () => maxSeq(pool),
+        deliver: listener,
+        log,
+        reconnectMs: options.feedReconnectMs,
+      })
+      await started.start()
+      feed = started
+      return async () => {
+        if (feed === started) feed = null
+        await started.close()
+      }
+    },
+  }
+}
+
+/** Applies the committed migrations, one replica at a time: the others wait on the lock, then find nothing to do. */
+async function migrateLocked(pool: pg.Pool, schema: string): Promise<void> {
+  const client = await pool.connect()
+  try {
+    await client.query('select pg_advisory_lock(hashtext($1))', [`loupe:migrate:${schema}`])
+    try {
+      await client.query(`create schema if not exists ${schema}`)
+      await migrate(drizzle(client), {
+        migrationsFolder: join(packageRoot(), 'drizzle', 'postgres'),
+        migrationsSchema: schema,
+      })
+    } finally {
+      await client.query('select pg_advisory_unlock(hashtext($1))', [`loupe:migrate:${schema}`])
+    }
+  } finally {
+    client.release()
+  }
+}

@@ -1,0 +1,160 @@
+// The PostgreSQL tables. Same columns as SQLite's (src/store/sqlite/tables.ts), with PostgreSQL's types: epoch ms as
+// bigint, latency as double precision, JSON as jsonb. Every table that grows with traffic has project_id first in its
+// primary key, so it can later be distributed by project (Citus: `create_distributed_table(…, 'project_id')`);
+// projects and api_keys are small and would be reference tables.
+import { sql } from 'drizzle-orm'
+import {
+  bigint,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core'
+import type { Environment, Step, Trace, TraceStatus } from '../../../schemas/index.js'
+
+/**
+ * Identifiers compare and sort byte by byte, as SQLite compares text, whatever the database's collation: list orders
+ * and their tie-breaks (trace_id desc, project_id asc) come out identical on both stores, and the indexes serve them.
+ */
+const id = customType<{ data: string }>({ dataType: () => 'text collate "C"' })
+
+/** Epoch milliseconds: fits a double exactly, so it is read back as a number. */
+const epochMs = (name: string) => bigint(name, { mode: 'number' })
+
+export const projects = pgTable('projects', {
+  project_id: id('project_id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull(),
+  created_at: epochMs('created_at').notNull(),
+})
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    key_id: id('key_id').primaryKey(),
+    project_id: id('project_id')
+      .notNull()
+      .references(() => projects.project_id),
+    key_hash: text('key_hash').notNull(),
+    key_preview: text('key_preview').notNull(),
+    environment: text('environment').$type<Environment>().notNull(),
+    created_at: epochMs('created_at').notNull(),
+    last_used_at: epochMs('last_used_at'),
+    revoked_at: epochMs('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_hash').on(t.key_hash), index('api_keys_project').on(t.project_id, t.created_at)],
+)
+
+export const traces = pgTable(
+  'traces',
+  {
+    project_id: id('project_id').notNull(),
+    trace_id: id('trace_id').notNull(),
+    environment: text('environment').$type<Environment>().notNull(),
+    name: text('name'),
+    model: text('model'),
+    prompt: text('prompt').notNull(),
+    response: text('response'),
+    latency: doublePrecision('latency').notNull(),
+    token_count: integer('token_count').notNull(),
+    prompt_tokens: integer('prompt_tokens'),
+    completion_tokens: integer('completion_tokens'),
+    status: text('status').$type<TraceStatus>().notNull(),
+    failure_reason: text('failure_reason'),
+    retry_count: integer('retry_count').notNull(),
+    session_id: text('session_id'),
+    user_id: text('user_id'),
+    tags: jsonb('tags').$type<string[]>().notNull(),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull(),
+    created_at: epochMs('created_at').notNull(),
+    steps: jsonb('steps').$type<Step[]>().notNull(),
+    /** Order of storing (not part of the contract): what a replica catches up by after missing notifications. */
+    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
+  },
+  // One index per filter and sort of GET /traces, /failures and /analytics, each ending in the list order. The two
+  // newest-first walks also carry latency and token_count (as on SQLite), so a range filter is checked in the index.
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.trace_id] }),
+    index('traces_created').on(t.created_at, t.trace_id, t.latency, t.token_count),
+    index('traces_project_created').on(t.project_id, t.created_at, t.trace_id, t.latency, t.token_count),
+    index('traces_status_created').on(t.status, t.created_at, t.trace_id),
+    index('traces_project_status_created').on(t.project_id, t.status, t.created_at, t.trace_id),
+    index('traces_model_created').on(t.model, t.created_at, t.trace_id),
+    index('traces_environment_created').on(t.environment, t.created_at, t.trace_id),
+    index('traces_session_created').on(t.session_id, t.created_at, t.trace_id),
+    index('traces_user_created').on(t.user_id, t.created_at, t.trace_id),
+    index('traces_latency').on(t.latency),
+    index('traces_project_latency').on(t.project_id, t.latency),
+    index('traces_tokens').on(t.token_count),
+    index('traces_project_tokens').on(t.project_id, t.token_count),
+    index('traces_retried_created').on(t.created_at, t.trace_id).where(sql`retry_count > 0`),
+    index('traces_project_retried_created').on(t.project_id, t.created_at, t.trace_id).where(sql`retry_count > 0`),
+    index('traces_seq').on(t.seq),
+  ],
+)
+
+/**
+ * Which project holds a trace_id. trace_id is unique across projects (the 409 rule, GET /traces/{id}), but a unique
+ * index on traces must include the distribution column once traces are distributed by project; this small table,
+ * written in the same transaction, carries the rule instead (distributed by trace_id, or kept as is).
+ */
+export const traceIds = pgTable('trace_ids', {
+  trace_id: id('trace_id').primaryKey(),
+  project_id: id('project_id').notNull(),
+})
+
+// Rollups (see src/store/rollups.ts), written in the same transaction as the traces they count.
+
+export const rollupTotals = pgTable(
+  'rollup_totals',
+  {
+    project_id: id('project_id').notNull(),
+    environment: text('environment').notNull(),
+    model: text('model').notNull(),
+    status: text('status').notNull(),
+    traces: bigint('traces', { mode: 'number' }).notNull(),
+    retries: bigint('retries', { mode: 'number' }).notNull(),
+    latency_sum: doublePrecision('latency_sum').notNull(),
+    tokens: bigint('tokens', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.project_id, t.environment, t.model, t.status] })],
+)
+
+export const rollupHourly = pgTable(
+  'rollup_hourly',
+  {
+    project_id: id('project_id').notNull(),
+    hour: epochMs('hour').notNull(),
+    traces: bigint('traces', { mode: 'number' }).notNull(),
+    latency_sum: doublePrecision('latency_sum').notNull(),
+    tokens: bigint('tokens', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.project_id, t.hour] }), index('rollup_hourly_hour').on(t.hour)],
+)
+
+const histogram = (name: string) =>
+  pgTable(
+    name,
+    {
+      project_id: id('project_id').notNull(),
+      bucket: integer('bucket').notNull(),
+      traces: bigint('traces', { mode: 'number' }).notNull(),
+    },
+    (t) => [primaryKey({ columns: [t.project_id, t.bucket] })],
+  )
+export const latencyHistogram = histogram('latency_histogram')
+export const tokenHistogram = histogram('token_histogram')
+
+export type TraceRow = Omit<typeof traces.$inferSelect, 'seq'>
+export type ProjectRow = typeof projects.$inferSelect
+export type ApiKeyRow = typeof apiKeys.$inferSelect
+
+// Never write a shape twice: the row must be exactly the Trace with created_at as a number.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const rowMatchesTrace: Same<TraceRow, Omit<Trace, 'created_at'> & { created_at: number }> = true
+void rowMatchesTrace

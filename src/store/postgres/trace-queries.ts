@@ -1,0 +1,388 @@
+// Traces on PostgreSQL: the ingest transaction (the trace_id directory, trace rows, their rollups and the
+// notification to other replicas, together) and the primitive reads the shared plan (src/store/trace-reads.ts) is
+// answered with. Every value is bound as a parameter; arrays go through unnest, one statement per table per batch.
+import type { QueryResultRow } from 'pg'
+import { StepSchema, type Trace } from '../../../schemas/index.js'
+import { toUtcIso } from '../../lib/time.js'
+import { type HistogramRow, rollupDeltas } from '../rollups.js'
+import { TRACE_KEYS } from '../stored-trace.js'
+import { createTraceReads, type ExtraConditions, type HourRow, type TotalsRow, traceWhere } from '../trace-reads.js'
+import type { InsertOutcome, TraceFilter } from '../types.js'
+import { encodeJson, encodeText } from './nul.js'
+import type { TraceRow } from './tables.js'
+
+/** What runs a statement: the pool, or one client inside a transaction. */
+export interface Queryable {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[] }>
+}
+
+/** The columns of a trace in the contract's order, so that a trace read back serializes as SQLite's does. */
+const COLUMNS = TRACE_KEYS
+const SELECT_TRACE = `select ${COLUMNS.join(', ')} from traces`
+
+const STEP_KEYS = Object.keys(StepSchema.properties) as (keyof Trace['steps'][number])[]
+
+/** jsonb keeps object keys in its own order: a step is rebuilt in StepSchema's (and normalization's) order. */
+const orderStep = (step: Trace['steps'][number]) =>
+  Object.fromEntries(STEP_KEYS.map((k) => [k, step[k]])) as Trace['steps'][number]
+
+export const fromRow = (row: TraceRow): Trace => ({
+  ...row,
+  created_at: toUtcIso(row.created_at),
+  steps: row.steps.map(orderStep),
+})
+
+/** Column arrays for `insert … select * from unnest(…)`, with the SQL type of each. */
+const INSERT_TYPES: Record<keyof Trace, string> = {
+  trace_id: 'text',
+  project_id: 'text',
+  environment: 'text',
+  name: 'text',
+  model: 'text',
+  prompt: 'text',
+  response: 'text',
+  latency: 'float8',
+  token_count: 'int4',
+  prompt_tokens: 'int4',
+  completion_tokens: 'int4',
+  status: 'text',
+  failure_reason: 'text',
+  retry_count: 'int4',
+  session_id: 'text',
+  user_id: 'text',
+  tags: 'jsonb',
+  metadata: 'jsonb',
+  created_at: 'int8',
+  steps: 'jsonb',
+}
+
+const toColumnValue = (t: Trace, column: keyof Trace): unknown => {
+  const value = t[column]
+  if (column === 'created_at') return Date.parse(t.created_at)
+  if (column === 'tags' || column === 'metadata' || column === 'steps') return encodeJson(value)
+  return typeof value === 'string' ? encodeText(value) : value
+}
+
+const INSERT_TRACES = `insert into traces (${COLUMNS.join(', ')})
+  select ${COLUMNS.map((c) => (INSERT_TYPES[c] === 'jsonb' ? `${c}::jsonb` : c)).join(', ')}
+  from unnest(${COLUMNS.map((c, i) => `$${i + 1}::${INSERT_TYPES[c] === 'jsonb' ? 'text' : INSERT_TYPES[c]}[]`).join(', ')})
+    with ordinality as t(${COLUMNS.join(', ')}, ord)
+  order by ord
+  returning trace_id, seq`
+
+/** NOTIFY payloads must stay under 8000 bytes: room for the origin and the separators. */
+const NOTIFY_BUDGET = 7000
+
+/**
+ * The payload(s) announcing stored traces: `origin` then runs of seq numbers (`12-40,45`), split to fit NOTIFY.
+ * Compact and constant-size for a batch, whatever the length of the trace ids.
+ */
+export function notifyPayloads(origin: string, seqs: readonly number[]): string[] {
+  const runs: string[] = []
+  let start = seqs[0]
+  let prev = start
+  const flush = () => {
+    if (start !== undefined && prev !== undefined) runs.push(start === prev ? `${start}` : `${start}-${prev}`)
+  }
+  for (const seq of seqs.slice(1)) {
+    if (prev !== undefined && seq === prev + 1) {
+      prev = seq
+      continue
+    }
+    flush()
+    start = seq
+    prev = seq
+  }
+  flush()
+  const payloads: string[] = []
+  let current: string[] = []
+  let size = 0
+  for (const run of runs) {
+    if (size + run.length + 1 > NOTIFY_BUDGET && current.length > 0) {
+      payloads.push(`${origin}:${current.join(',')}`)
+      current = []
+      size = 0
+    }
+    current.push(run)
+    size += run.length + 1
+  }
+  if (current.length > 0) payloads.push(`${origin}:${current.join(',')}`)
+  return payloads
+}
+
+/** Reads a payload of `notifyPayloads`; null when it is not one. */
+export function parseNotifyPayload(payload: string): { origin: string; seqs: number[] } | null {
+  const colon = payload.lastIndexOf(':')
+  if (colon <= 0) return null
+  const seqs: number[] = []
+  for (const run of payload.slice(colon + 1).split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(run)
+    if (!m) return null
+    const from = Number(m[1])
+    const to = m[2] === undefined ? from : Number(m[2])
+    for (let s = from; s <= to; s++) seqs.push(s)
+  }
+  return { origin: payload.slice(0, colon), seqs }
+}
+
+/** Rows sorted by a key, so that concurrent transactions lock rollup rows in the same order (no deadlock). */
+const sortedBy = <T>(rows: T[], key: (r: T) => string) =>
+  rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+
+/**
+ * Stores a batch inside an open transaction on `db`: idempotent on trace_id (the trace_ids directory decides, so a
+ * trace_id is unique across projects), rollups for the newly stored traces, and one notification per ~1000 traces on
+ * `channel` (sent by PostgreSQL at commit, so exactly once and only for what was committed).
+ */
+export async function insertTraces(
+  db: Queryable,
+  batch: readonly Trace[],
+  notify: { channel: string; origin: string } | null,
+): Promise<{ outcomes: InsertOutcome[]; seqs: number[] }> {
+  // The first occurrence of an id in the batch is the one that may be stored; later ones answer like a re-send.
+  const first = new Map<string, Trace>()
+  const firstIndex = new Map<string, number>()
+  batch.forEach((t, i) => {
+    if (first.has(t.trace_id)) return
+    first.set(t.trace_id, t)
+    firstIndex.set(t.trace_id, i)
+  })
+  const candidates = [...first.values()]
+  const claimed = await db.query<{ trace_id: string }>(
+    `insert into trace_ids (trace_id, project_id)
+     select * from unnest($1::text[], $2::text[]) as t(trace_id, project_id) order by trace_id
+     on conflict (trace_id) do nothing returning trace_id`,
+    [candidates.map((t) => t.trace_id), candidates.map((t) => t.project_id)],
+  )
+  const createdIds = new Set(claimed.rows.map((r) => r.trace_id))
+  const created = candidates.filter((t) => createdIds.has(t.trace_id))
+
+  // Ids stored before: by the same project → the stored trace; by another → a conflict.
+  const stored = new Map<string, Trace>()
+  const owner = new Map<string, string>()
+  const taken = candidates.filter((t) => !createdIds.has(t.trace_id)).map((t) => t.trace_id)
+  if (taken.length > 0) {
+    const owners = await db.query<{ trace_id: string; project_id: string }>(
+      'select trace_id, project_id from trace_ids where trace_id = any($1::text[])',
+      [taken],
+    )
+    for (const r of owners.rows) owner.set(r.trace_id, r.project_id)
+    const mine = taken.filter((id) => owner.get(id) === first.get(id)?.project_id)
+    const projectIds = mine.map((id) => owner.get(id)!)
+    if (mine.length > 0) {
+      const rows = await db.query<TraceRow>(
+        `${SELECT_TRACE} where (project_id, trace_id) in (select * from unnest($1::text[], $2::text[]))`,
+        [projectIds, mine],
+      )
+      for (const row of rows.rows) stored.set(row.trace_id, fromRow(row))
+    }
+  }
+
+  const outcomes = batch.map((trace, i): InsertOutcome => {
+    if (firstIndex.get(trace.trace_id) === i && createdIds.has(trace.trace_id)) return { kind: 'created', trace }
+    const holder = createdIds.has(trace.trace_id) ? first.get(trace.trace_id)!.project_id : owner.get(trace.trace_id)
+    if (holder !== trace.project_id) return { kind: 'conflict', trace_id: trace.trace_id }
+    // Stored just now by an earlier entry of this batch, or before.
+    const existing = createdIds.has(trace.trace_id) ? first.get(trace.trace_id)! : stored.get(trace.trace_id)
+    return existing ? { kind: 'exists', trace: existing } : { kind: 'conflict', trace_id: trace.trace_id }
+  })
+  if (created.length === 0) return { outcomes, seqs: [] }
+
+  const inserted = await db.query<{ trace_id: string; seq: number }>(
+    INSERT_TRACES,
+    COLUMNS.map((c) => created.map((t) => toColumnValue(t, c))),
+  )
+
+  const deltas = rollupDeltas(created)
+  const totals = sortedBy(deltas.totals, (r) => JSON.stringify([r.project_id, r.environment, r.model, r.status]))
+  await db.query(
+    `insert into rollup_totals (project_id, environment, model, status, traces, retries, latency_sum, tokens)
+     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::float8[], $8::int8[])
+     on conflict (project_id, environment, model, status) do update set
+       traces = rollup_totals.traces + excluded.traces, retries = rollup_totals.retries + excluded.retries,
+       latency_sum = rollup_totals.latency_sum + excluded.latency_sum, tokens = rollup_totals.tokens + excluded.tokens`,
+    [
+      totals.map((r) => r.project_id),
+      totals.map((r) => r.environment),
+      totals.map((r) => encodeText(r.model)),
+      totals.map((r) => r.status),
+      totals.map((r) => r.traces),
+      totals.map((r) => r.retries),
+      totals.map((r) => r.latency_sum),
+      totals.map((r) => r.tokens),
+    ],
+  )
+  const hourly = sortedBy(deltas.hourly, (r) => `${r.project_id}\u0000${String(r.hour).padStart(16, '0')}`)
+  await db.query(
+    `insert into rollup_hourly (project_id, hour, traces, latency_sum, tokens)
+     select * from unnest($1::text[], $2::int8[], $3::int8[], $4::float8[], $5::int8[])
+     on conflict (project_id, hour) do update set
+       traces = rollup_hourly.traces + excluded.traces, latency_sum = rollup_hourly.latency_sum + excluded.latency_sum,
+       tokens = rollup_hourly.tokens + excluded.tokens`,
+    [
+      hourly.map((r) => r.project_id),
+      hourly.map((r) => r.hour),
+      hourly.map((r) => r.traces),
+      hourly.map((r) => r.latency_sum),
+      hourly.map((r) => r.tokens),
+    ],
+  )
+  for (const [table, rows] of [
+    ['latency_histogram', deltas.latency],
+    ['token_histogram', deltas.tokens],
+  ] as const) {
+    const sorted = sortedBy(rows, (r) => `${r.project_id}\u0000${String(r.bucket).padStart(8, '0')}`)
+    await db.query(
+      `insert into ${table} (project_id, bucket, traces)
+       select * from unnest($1::text[], $2::int4[], $3::int8[])
+       on conflict (project_id, bucket) do update set traces = ${table}.traces + excluded.traces`,
+      [sorted.map((r) => r.project_id), sorted.map((r) => r.bucket), sorted.map((r) => r.traces)],
+    )
+  }
+
+  const seqs = inserted.rows.map((r) => r.seq)
+  if (notify) {
+    for (const payload of notifyPayloads(notify.origin, seqs)) {
+      await db.query('select pg_notify($1, $2)', [notify.channel, payload])
+    }
+  }
+  return { outcomes, seqs }
+}
+
+/** Traces by their seq numbers, in seq order. */
+export async function tracesBySeq(db: Queryable, seqs: readonly number[]): Promise<(Trace & { seq: number })[]> {
+  const rows = await db.query<TraceRow & { seq: number }>(
+    `${SELECT_TRACE.replace(' from', ', seq from')} where seq = any($1::int8[]) order by seq`,
+    [seqs],
+  )
+  return rows.rows.map((row) => {
+    const { seq, ...trace } = row
+    return { ...fromRow(trace), seq }
+  })
+}
+
+/** Traces stored after seq `after`, oldest first, at most `limit`. */
+export async function tracesAfter(db: Queryable, after: number, limit: number): Promise<(Trace & { seq: number })[]> {
+  const rows = await db.query<{ seq: number }>('select seq from traces where seq > $1 order by seq limit $2', [
+    after,
+    limit,
+  ])
+  return rows.rows.length === 0
+    ? []
+    : tracesBySeq(
+        db,
+        rows.rows.map((r) => r.seq),
+      )
+}
+
+export async function maxSeq(db: Queryable): Promise<number> {
+  const rows = await db.query<{ seq: number | null }>('select max(seq) as seq from traces')
+  return rows.rows[0]?.seq ?? 0
+}
+
+export async function getTrace(db: Queryable, traceId: string): Promise<Trace | null> {
+  // The directory names the project, so the read is a primary-key lookup (one shard once distributed).
+  const rows = await db.query<TraceRow>(
+    `${SELECT_TRACE} where (project_id, trace_id) = (select project_id, trace_id from trace_ids where trace_id = $1)`,
+    [traceId],
+  )
+  const row = rows.rows[0]
+  return row ? fromRow(row) : null
+}
+
+const HISTOGRAMS = { latency: 'latency_histogram', tokens: 'token_histogram' } as const
+const COLUMN = { latency: 'latency', tokens: 'token_count' } as const
+
+/** The shared read plan over one connection (inside a read-only snapshot, see store.ts). */
+export function traceReads(db: Queryable) {
+  /** A statement with the project condition (and its parameter) only when a project is given. */
+  const scoped = (projectId: string | undefined, params: unknown[] = []) =>
+    projectId === undefined
+      ? { cond: 'true', params }
+      : { cond: `project_id = $${params.length + 1}`, params: [...params, projectId] }
+
+  const where = (f: TraceFilter, extra: ExtraConditions = {}) => {
+    const params: unknown[] = []
+    const text = traceWhere(f, extra, (value) => {
+      params.push(typeof value === 'string' ? encodeText(value) : value)
+      return `$${params.length}`
+    })
+    return { sql: text, params }
+  }
+
+  return createTraceReads({
+    async totals(projectId) {
+      const s = scoped(projectId)
+      const rows = await db.query<TotalsRow>(
+        `select project_id, environment, model, status, traces, retries, latency_sum, tokens from rollup_totals
+         where ${s.cond}`,
+        s.params,
+      )
+      return rows.rows
+    },
+
+    async histogram(kind, projectId) {
+      const s = scoped(projectId)
+      const rows = await db.query<HistogramRow>(
+        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind]} where ${s.cond} group by bucket order by bucket`,
+        s.params,
+      )
+      return rows.rows
+    },
+
+    async countBoundary(kind, projectId, from, below, max) {
+      const c = COLUMN[kind]
+      const s = scoped(projectId, [from, below, max])
+      const rows = await db.query<{ n: number }>(
+        `select count(*) as n from traces where ${s.cond} and ${c} >= $1 and ${c} < $2 and ${c} <= $3`,
+        s.params,
+      )
+      return rows.rows[0]?.n ?? 0
+    },
+
+    async hours(projectId) {
+      const s = scoped(projectId)
+      const rows = await db.query<{ hour: number; traces: number }>(
+        `select hour, sum(traces) as traces from rollup_hourly where ${s.cond} group by hour order by hour desc`,
+        s.params,
+      )
+      return rows.rows
+    },
+
+    async hoursBetween(start, end, projectId) {
+      const s = scoped(projectId, [start, end])
+      const rows = await db.query<HourRow>(
+        `select hour, sum(traces) as traces, sum(tokens) as tokens, sum(latency_sum) as "latencySum"
+         from rollup_hourly where hour >= $1 and hour < $2 and ${s.cond} group by hour`,
+        s.params,
+      )
+      return rows.rows
+    },
+
+    async count(f) {
+      const w = where(f)
+      const rows = await db.query<{ n: number }>(`select count(*) as n from traces ${w.sql}`, w.params)
+      return rows.rows[0]?.n ?? 0
+    },
+
+    async select({ filter, extra, limit, offset }) {
+      const w = where(filter, extra)
+      const n = w.params.length
+      const rows = await db.query<TraceRow>(
+        `${SELECT_TRACE} ${w.sql} order by created_at desc, trace_id desc limit $${n + 1} offset $${n + 2}`,
+        [...w.params, limit, offset],
+      )
+      return rows.rows.map(fromRow)
+    },
+
+    async latencyAt(projectId, lo, hi, offset) {
+      const s = scoped(projectId, [lo, hi, offset])
+      const rows = await db.query<{ latency: number }>(
+        `select latency from traces where ${s.cond} and latency >= $1 and latency < $2
+         order by latency limit 1 offset $3`,
+        s.params,
+      )
+      return rows.rows[0]?.latency
+    },
+  })
+}
