@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
-import { and, asc, count, desc, eq, gt, gte, isNull, lt, lte, type SQL, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, gte, inArray, isNull, lt, lte, ne, type SQL, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import type { ApiKey, Project, Trace } from '../../../schemas/index.js'
@@ -20,10 +20,19 @@ import {
 } from '../../analytics/math.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso, toUtcIso, toZonelessIso } from '../../lib/time.js'
-import type { ApiKeyRecord, InsertOutcome, KeyContext, Store, TraceFilter } from '../types.js'
-import { type ApiKeyRow, apiKeys, projects, type TraceRow, traces } from './tables.js'
+import type {
+  ApiKeyRecord,
+  InsertOutcome,
+  KeyContext,
+  PendingSpan,
+  PendingSpanOutcome,
+  PendingTrace,
+  Store,
+  TraceFilter,
+} from '../types.js'
+import { type ApiKeyRow, apiKeys, otlpPendingSpans, projects, type TraceRow, traces } from './tables.js'
 
-const tables = { projects, apiKeys, traces }
+const tables = { projects, apiKeys, traces, otlpPendingSpans }
 type Db = BetterSQLite3Database<typeof tables>
 
 /** `:memory:`, a bare path, or a `file:` URL → what better-sqlite3 opens. */
@@ -97,6 +106,34 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       }
       insertTrace(traceToRow(trace))
       return { kind: 'created', trace }
+    }),
+  )
+
+  const traceOwner = db
+    .select({ project_id: traces.project_id })
+    .from(traces)
+    .where(eq(traces.trace_id, sql.placeholder('id')))
+    .prepare()
+  const pendingOwner = db
+    .select({ project_id: otlpPendingSpans.project_id })
+    .from(otlpPendingSpans)
+    .where(
+      and(
+        eq(otlpPendingSpans.trace_id, sql.placeholder('id')),
+        ne(otlpPendingSpans.project_id, sql.placeholder('project')),
+      ),
+    )
+    .limit(1)
+    .prepare()
+
+  /** A span joins its trace's pending spans, unless that trace is already stored or belongs to another project. */
+  const keepPendingSpans = sqlite.transaction((spans: PendingSpan[]): PendingSpanOutcome[] =>
+    spans.map((span) => {
+      const stored = traceOwner.get({ id: span.trace_id })
+      if (stored) return stored.project_id === span.project_id ? 'stored' : 'conflict'
+      if (pendingOwner.get({ id: span.trace_id, project: span.project_id })) return 'conflict'
+      const { changes } = db.insert(otlpPendingSpans).values(span).onConflictDoNothing().run()
+      return changes > 0 ? 'added' : 'duplicate'
     }),
   )
 
@@ -317,6 +354,49 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
         retries: listNewest(and(scope, gt(traces.retry_count, 0)), limit),
         slow_requests: listNewest(and(scope, gte(traces.latency, slowThresholdMs)), limit),
         totals: { failed_traces: c.failed, retries: c.retries, slow_requests: c.slow },
+      }
+    },
+
+    async addPendingSpans(spans) {
+      return keepPendingSpans(spans)
+    },
+
+    async listPendingTraces(): Promise<PendingTrace[]> {
+      const p = otlpPendingSpans
+      return db
+        .select({
+          trace_id: p.trace_id,
+          project_id: sql<string>`max(${p.project_id})`,
+          environment: sql<PendingTrace['environment']>`max(${p.environment})`,
+          root_received_at: sql<number | null>`min(case when ${p.is_root} then ${p.received_at} end)`,
+          last_received_at: sql<number>`max(${p.received_at})`,
+          spans: count(),
+        })
+        .from(p)
+        .groupBy(p.trace_id)
+        .all()
+    },
+
+    async getPendingSpans(traceId) {
+      return (
+        db
+          .select()
+          .from(otlpPendingSpans)
+          .where(eq(otlpPendingSpans.trace_id, traceId))
+          // rowid grows with every insert (it is max + 1), so this is the order the spans arrived in.
+          .orderBy(sql`rowid`)
+          .all()
+      )
+    },
+
+    async deletePendingSpans(traceId, spanIds) {
+      // Chunked: SQLite bounds the number of bound parameters in one statement.
+      for (let i = 0; i < spanIds.length; i += 500) {
+        db.delete(otlpPendingSpans)
+          .where(
+            and(eq(otlpPendingSpans.trace_id, traceId), inArray(otlpPendingSpans.span_id, spanIds.slice(i, i + 500))),
+          )
+          .run()
       }
     },
   }
