@@ -15,11 +15,14 @@ import { firstError, type Validators } from '../lib/validation.js'
 import type { KeyContext, Store } from '../store/types.js'
 import { InvalidTimestampError, normalizeTrace } from './normalize.js'
 
+/** Whose a trace is: what normalization takes from the API key (the project and its environment). */
+export type TraceOwner = Pick<KeyContext, 'project_id' | 'environment'>
+
 export interface IngestService {
   /** One trace: `created` (201) or `exists` (200, the stored trace, no event). Throws 400 / 409. */
-  ingestOne(input: TraceInput, key: KeyContext): Promise<{ created: boolean; trace: Trace }>
+  ingestOne(input: TraceInput, owner: TraceOwner): Promise<{ created: boolean; trace: Trace }>
   /** Many traces: each validated on its own; the valid ones are stored even when others are rejected. */
-  ingestBatch(inputs: readonly unknown[], key: KeyContext): Promise<BatchTracesResponse>
+  ingestBatch(inputs: readonly unknown[], owner: TraceOwner): Promise<BatchTracesResponse>
 }
 
 export interface IngestDeps {
@@ -43,11 +46,11 @@ export function createIngestService({
   const checkTrace = validators.body.compile(TraceSchema)
 
   /** Steps 1–5 of normalization for one input; `prefix` is where the trace sits in the body (for messages). */
-  function prepare(input: unknown, key: KeyContext, prefix: string, alreadyChecked: boolean): Prepared {
+  function prepare(input: unknown, owner: TraceOwner, prefix: string, alreadyChecked: boolean): Prepared {
     if (!alreadyChecked && !checkInput(input)) return { ok: false, message: firstError(checkInput, prefix) ?? prefix }
     let trace: Trace
     try {
-      trace = normalizeTrace(input as TraceInput, key, { now: now(), newId })
+      trace = normalizeTrace(input as TraceInput, owner, { now: now(), newId })
     } catch (err) {
       if (err instanceof InvalidTimestampError) {
         return { ok: false, message: `${prefix}/${err.field} must be an ISO 8601 timestamp or an epoch number` }
@@ -62,8 +65,8 @@ export function createIngestService({
   }
 
   return {
-    async ingestOne(input, key) {
-      const prepared = prepare(input, key, 'body', true)
+    async ingestOne(input, owner) {
+      const prepared = prepare(input, owner, 'body', true)
       if (!prepared.ok) throw new InvalidInput(prepared.message)
       const [outcome] = await store.insertTraces([prepared.trace])
       if (!outcome || outcome.kind === 'conflict') throw new TraceIdTaken(prepared.trace.trace_id)
@@ -71,11 +74,11 @@ export function createIngestService({
       return { created: outcome.kind === 'created', trace: outcome.trace }
     },
 
-    async ingestBatch(inputs, key) {
+    async ingestBatch(inputs, owner) {
       const rejected: BatchTracesResponse['rejected'] = []
       const valid: { index: number; trace: Trace }[] = []
       inputs.forEach((input, index) => {
-        const prepared = prepare(input, key, `body/traces/${index}`, false)
+        const prepared = prepare(input, owner, `body/traces/${index}`, false)
         if (prepared.ok) valid.push({ index, trace: prepared.trace })
         else rejected.push({ index, message: prepared.message })
       })

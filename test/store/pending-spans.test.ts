@@ -6,6 +6,7 @@ import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
 import { OtlpSpanSchema } from '../../schemas/otlp.js'
 import type { Trace } from '../../schemas/trace.js'
+import { normalizeTrace } from '../../src/ingest/normalize.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { PendingSpan } from '../../src/store/types.js'
 import { span, spanId, TRACE_ID } from '../otlp/spans.js'
@@ -24,28 +25,13 @@ const pending = (id: string, fields: Partial<PendingSpan> & { parent?: string } 
   }
 }
 
-const storedTrace = (project_id: string): Trace => ({
-  trace_id: TRACE_ID,
-  project_id,
-  environment: 'production',
-  name: null,
-  model: null,
-  prompt: '',
-  response: null,
-  latency: 0,
-  token_count: 0,
-  prompt_tokens: null,
-  completion_tokens: null,
-  status: 'success',
-  failure_reason: null,
-  retry_count: 0,
-  session_id: null,
-  user_id: null,
-  tags: [],
-  metadata: {},
-  created_at: '2026-11-21T13:45:00.000Z',
-  steps: [],
-})
+/** The smallest trace normalization makes, stored under `project_id`. */
+const storedTrace = (project_id: string): Trace =>
+  normalizeTrace(
+    { trace_id: TRACE_ID, prompt: '' },
+    { project_id, environment: 'production' },
+    { now: 0, newId: () => '' },
+  )
 
 t.test('a span is added once; the same trace_id + span_id again is a duplicate, even within one call', async (t) => {
   const store = createSqliteStore(':memory:')
