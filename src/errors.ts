@@ -22,3 +22,13 @@ export const MissingApiKey = createError(
 )
 export const InvalidApiKey = createError('LOUPE_INVALID_API_KEY', 'the API key is unknown or revoked', 401)
 export const StoreUnavailable = createError<[string]>('LOUPE_STORE_UNAVAILABLE', 'the store is unavailable: %s', 503)
+export const BodyTooLarge = createError<[number]>(
+  'LOUPE_BODY_TOO_LARGE',
+  'the request body is larger than %d bytes once decompressed',
+  413,
+)
+export const UnsupportedContentEncoding = createError<[string]>(
+  'LOUPE_UNSUPPORTED_CONTENT_ENCODING',
+  "Content-Encoding '%s' is not supported: send gzip or no encoding",
+  415,
+)

@@ -15,17 +15,15 @@ import {
 } from '../../schemas/index.js'
 import { TraceNotFound } from '../errors.js'
 import { parseTimestamp } from '../lib/time.js'
+import { ingestRateLimit, keyAuth } from './ingest-options.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
 const BatchEnvelope = Type.Object({
   traces: Type.Array(Type.Unknown(), { minItems: 1, maxItems: LIMITS.batch }),
 })
 
-const keyAuth: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }]
-
 const traces: FastifyPluginAsyncTypebox = async (app) => {
-  const ingestRateLimit =
-    app.config.ingestRateLimit > 0 ? { rateLimit: { max: app.config.ingestRateLimit, timeWindow: 60_000 } } : {}
+  const rateLimit = ingestRateLimit(app.config)
 
   // GET /traces
   app.get(
@@ -73,7 +71,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/traces',
     {
-      config: ingestRateLimit,
+      config: rateLimit,
       preHandler: app.requireProjectKey,
       schema: {
         tags: ['traces'],
@@ -96,7 +94,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/traces/batch',
     {
-      config: ingestRateLimit,
+      config: rateLimit,
       preHandler: app.requireProjectKey,
       // The documented body lists full traces; only the envelope is checked here so that one bad trace
       // rejects itself, not the whole batch.
