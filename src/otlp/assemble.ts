@@ -22,6 +22,27 @@ export interface AssembledTrace {
   dropped: number
 }
 
+/** What a trace without its root span says for itself: nothing (its steps speak). */
+const NO_MEANING: SpanMeaning = {
+  type: 'other',
+  tool: null,
+  model: null,
+  prompt_tokens: null,
+  completion_tokens: null,
+  total_tokens: null,
+  prompt: null,
+  response: null,
+  input: null,
+  output: null,
+  session_id: null,
+  user_id: null,
+  tags: null,
+  failed: false,
+  error: null,
+  rest: {},
+  exception: null,
+}
+
 interface Node {
   span: OtlpSpan
   meaning: SpanMeaning
@@ -101,8 +122,8 @@ function treeOrder(spans: readonly OtlpSpan[]): Map<string, { depth: number; ran
 }
 
 /**
- * The span that stands for the trace: a span without a parent; else one whose parent is in another process (the
- * root of this service's part); else — the root never came — the earliest span whose parent is missing.
+ * The span at the top of the trace: a span without a parent; else one whose parent is in another process (the root
+ * of this service's part); else — the root never came — the earliest span whose parent is missing.
  */
 function pickRoot(nodes: readonly Node[]): Node {
   const earliest = (candidates: Node[]) =>
@@ -119,14 +140,14 @@ function pickRoot(nodes: readonly Node[]): Node {
 const byStart = (a: Node, b: Node) => a.span.start_ms - b.span.start_ms || a.rank - b.rank
 
 /**
- * Tokens of the whole trace: the root's own when it reports any; otherwise the sum over the top-most spans that
- * report tokens (a model call nested in another that already counts it — the Vercel AI SDK does this — is not
+ * Tokens of the whole trace: the root's own when it reports any; otherwise (or without a root) the sum over the
+ * top-most spans that report tokens (a model call nested in another that already counts it — the Vercel AI SDK does this — is not
  * counted twice).
  */
-function traceTokens(root: Node, steps: readonly Node[]) {
+function traceTokens(root: Node | null, steps: readonly Node[]) {
   const carries = (m: SpanMeaning) => m.total_tokens !== null
   let carriers: Node[]
-  if (carries(root.meaning)) carriers = [root]
+  if (root && carries(root.meaning)) carriers = [root]
   else {
     const byId = new Map(steps.map((n) => [n.span.span_id, n]))
     const hasCarrierAbove = (node: Node): boolean => {
@@ -197,28 +218,32 @@ function toStep(node: Node): StepInput {
 export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
   const tree = treeOrder(spans)
   const nodes: Node[] = spans.map((span) => ({ span, meaning: readSpanMeaning(span), ...tree.get(span.span_id)! }))
-  const root = pickRoot(nodes)
+  const top = pickRoot(nodes)
+  // When the root never came, no span speaks for the whole trace: the top-most one only names it, and every span
+  // that did come is a step (so a failed first attempt is a step that can be retried, not the trace's failure).
+  const rootMissing = top.span.parent_span_id !== null && !top.span.parent_is_remote
+  const root = rootMissing ? null : top
   const others = nodes.filter((n) => n !== root).sort(byStart)
   const steps = others.slice(0, LIMITS.steps)
   const dropped = others.length - steps.length
 
-  const r = root.meaning
+  const r = root?.meaning ?? NO_MEANING
   const firstLlm = steps.find((n) => n.meaning.type === 'llm')
   const lastLlm = steps.findLast((n) => n.meaning.type === 'llm')
   const firstWith = <T>(pick: (m: SpanMeaning) => T | null): T | null =>
     pick(r) ?? steps.map((n) => pick(n.meaning)).find((v) => v !== null) ?? null
 
   // Timing comes from the root; when the root never came, from the whole of what did.
-  const rootMissing = root.span.parent_span_id !== null && !root.span.parent_is_remote
   const starts = nodes.map((n) => n.span.start_ms).filter((ms) => ms > 0)
-  const start = rootMissing ? Math.min(...starts) : root.span.start_ms
-  const end = rootMissing ? Math.max(...nodes.map((n) => n.span.end_ms)) : root.span.end_ms
+  const start = root ? root.span.start_ms : Math.min(...starts)
+  const end = root ? root.span.end_ms : Math.max(...nodes.map((n) => n.span.end_ms))
   const created_at = isoOrNull(start)
 
-  const otel: Record<string, unknown> = { ...spanIdentity(root.span) }
-  if (rootMissing) otel.root_span_missing = true
+  const otel: Record<string, unknown> = root
+    ? spanIdentity(root.span)
+    : { root_span_missing: true, missing_parent_span_id: top.span.parent_span_id }
   if (dropped > 0) otel.dropped_spans = dropped
-  const service = root.span.resource['service.name']
+  const service = top.span.resource['service.name']
   if (typeof service === 'string') otel.service_name = service
   // OpenInference's `metadata` attribute is the user's own metadata (JSON text): its fields go to the top level.
   const { metadata: userMetadata, ...rootRest } = r.rest
@@ -229,7 +254,7 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
       : userMetadata === undefined
         ? {}
         : { metadata: userMetadata }
-  const resource = Object.fromEntries(Object.entries(root.span.resource).filter(([key]) => key !== 'service.name'))
+  const resource = Object.fromEntries(Object.entries(top.span.resource).filter(([key]) => key !== 'service.name'))
   const fixed: Record<string, unknown> = { otel }
   if (r.exception) fixed.exception = boundJson(r.exception, ATTRIBUTE_VALUE_CHARS)
   const metadata = boundedMetadata(
@@ -245,12 +270,12 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
   const model = r.model ?? firstLlm?.meaning.model ?? firstWith((m) => m.model)
   const session = firstWith((m) => m.session_id)
   const user = firstWith((m) => m.user_id)
-  const name = root.span.name.trim() !== '' ? root.span.name : null
+  const name = top.span.name.trim() !== '' ? top.span.name : null
 
   return {
     dropped,
     input: {
-      trace_id: root.span.trace_id,
+      trace_id: top.span.trace_id,
       name: cutOrNull(name, NAME_CHARS),
       model: cutOrNull(model, NAME_CHARS),
       prompt: cut(prompt, LIMITS.textBytes),

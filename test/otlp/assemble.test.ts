@@ -117,17 +117,23 @@ t.test('a root whose parent is in another process is the root', async (t) => {
   t.notMatch(input.metadata, { otel: { root_span_missing: true } })
 })
 
-t.test('when the root never came: the earliest top-most span stands for it, timing spans everything', async (t) => {
+t.test('when the root never came: every span is a step, the earliest top-most names the trace', async (t) => {
   const { input } = assembleTrace([
     span('b', { parent: 'gone', start: 50, duration: 100, name: 'late sibling' }),
-    span('a', { parent: 'gone', start: 20, duration: 10, name: 'early sibling' }),
+    span('a', { parent: 'gone', start: 20, duration: 10, name: 'early sibling', status_code: 2, status_message: 'x' }),
     span('a1', { parent: 'a', start: 25, duration: 1 }),
   ])
   t.equal(input.name, 'early sibling')
   t.equal(input.created_at, '2026-11-21T13:45:00.020Z')
   t.equal(input.latency, 130)
-  t.same(names(input), ['span a1', 'late sibling'])
-  t.match(input.metadata, { otel: { span_id: spanId('a'), parent_span_id: spanId('gone'), root_span_missing: true } })
+  t.same(names(input), ['early sibling', 'span a1', 'late sibling'])
+  t.same(
+    [input.status, input.failure_reason],
+    [null, null],
+    'a failed step is judged by normalization, not as the root',
+  )
+  t.match(input.metadata, { otel: { root_span_missing: true, missing_parent_span_id: spanId('gone') } })
+  t.notMatch(input.metadata, { otel: { span_id: String } })
 })
 
 t.test('spans beyond the step limit are counted, not kept; long texts and big metadata are cut', async (t) => {
@@ -161,5 +167,6 @@ t.test('spanIdsOf reads back every span a stored trace was built from', async (t
 
 t.test('a broken exporter sending a parent cycle still gives a trace with every span', async (t) => {
   const { input } = assembleTrace([span('x', { parent: 'y' }), span('y', { parent: 'x', start: 5 })])
-  t.equal((input.steps ?? []).length, 1)
+  t.equal(input.name, 'span x')
+  t.same(names(input), ['span x', 'span y'], 'no root: every span is a step')
 })

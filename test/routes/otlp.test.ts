@@ -225,9 +225,13 @@ t.test('a trace whose root never arrives is stored once its spans stop arriving 
   await postOtlp(app, key, exportOf(jsonSpan(CHILD2, { parent: ROOT, startMs: 30 })))
   t.equal(await getTrace(app, TRACE), undefined)
   const trace = await waitFor(() => getTrace(app, TRACE), 3000)
-  t.equal(trace.name, 'tool call', 'the earliest span whose parent is missing stands for the root')
-  t.match(trace.metadata, { otel: { root_span_missing: true, parent_span_id: ROOT } })
-  t.equal(trace.steps.length, 1)
+  t.equal(trace.name, 'tool call', 'the earliest span whose parent is missing names the trace')
+  t.match(trace.metadata, { otel: { root_span_missing: true, missing_parent_span_id: ROOT } })
+  t.same(
+    trace.steps.map((s) => s.name),
+    ['tool call', `span ${CHILD2}`],
+    'every span that came is a step',
+  )
   t.equal(announced.get(TRACE), 1)
 })
 
