@@ -8,7 +8,7 @@ import { LIMITS, type TraceInput } from '../../schemas/trace.js'
 import { toUtcIso } from '../lib/time.js'
 import { parseJsonText, readSpanMeaning, type SpanMeaning } from './conventions.js'
 
-/** Serialized size budgets: the trace's metadata must stay under the contract's 64 KiB, a step's is kept small. */
+/** Serialized size budgets in bytes: the trace's metadata must stay under the contract's 64 KiB, a step's small. */
 const TRACE_METADATA_BUDGET = 48 * 1024
 const STEP_METADATA_BUDGET = 8 * 1024
 /** The longest single attribute value kept in metadata, in characters. */
@@ -52,6 +52,15 @@ interface Node {
 
 const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
 const cutOrNull = (text: string | null, max: number) => (text === null ? null : cut(text, max))
+const utf8 = new TextEncoder()
+/** At most `max` bytes of UTF-8 (the contract's limit for prompt and response), cut on a character boundary. */
+function cutBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text
+  const ellipsis = '…'
+  const { read } = utf8.encodeInto(text, new Uint8Array(max - Buffer.byteLength(ellipsis)))
+  return `${text.slice(0, read)}${ellipsis}`
+}
+const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
 const round3 = (ms: number) => Math.round(ms * 1000) / 1000
 
 /** A JSON value whose text is too long becomes its cut text, so one huge input cannot make the trace unstorable. */
@@ -62,19 +71,19 @@ function boundJson(value: unknown, max: number): unknown {
   return text.length > max ? cut(text, max) : value
 }
 
-/** `fixed` first, then each extra entry while the serialized object stays under `budget`; the rest are counted. */
+/** `fixed` first, then each extra entry while the serialized object stays under `budget` bytes; the rest are counted. */
 function boundedMetadata(
   fixed: Record<string, unknown>,
   extra: Record<string, unknown>,
   budget: number,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { ...fixed }
-  let size = JSON.stringify(out).length
+  let size = bytesOf(out)
   let omitted = 0
   for (const [key, value] of Object.entries(extra)) {
     if (key in out) continue
     const bounded = boundJson(value, ATTRIBUTE_VALUE_CHARS)
-    const entry = JSON.stringify({ [key]: bounded }).length
+    const entry = bytesOf({ [key]: bounded })
     if (size + entry > budget) {
       omitted++
       continue
@@ -278,8 +287,8 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
       trace_id: top.span.trace_id,
       name: cutOrNull(name, NAME_CHARS),
       model: cutOrNull(model, NAME_CHARS),
-      prompt: cut(prompt, LIMITS.textBytes),
-      response: cutOrNull(response, LIMITS.textBytes),
+      prompt: cutBytes(prompt, LIMITS.textBytes),
+      response: response === null ? null : cutBytes(response, LIMITS.textBytes),
       latency: start > 0 && end > start ? round3(end - start) : 0,
       prompt_tokens: tokens.prompt_tokens,
       completion_tokens: tokens.completion_tokens,

@@ -148,12 +148,23 @@ t.test('spans beyond the step limit are counted, not kept; long texts and big me
   t.equal(dropped, 5)
   t.equal(input.steps?.length, LIMITS.steps)
   t.match(input.metadata, { otel: { dropped_spans: 5 } })
-  t.equal(input.prompt.length, LIMITS.textBytes)
+  t.equal(Buffer.byteLength(input.prompt), LIMITS.textBytes, 'cut to the limit, with an ellipsis')
   t.equal(input.name?.length, 256)
   t.equal(input.tags?.length, LIMITS.tags)
   t.ok(input.tags?.every((tag) => tag.length <= LIMITS.tagLength))
   t.ok(JSON.stringify(input.metadata).length < LIMITS.metadataBytes)
   t.ok((input.metadata?.['loupe.omitted_attributes'] as number) > 0, 'attributes that did not fit are counted')
+})
+
+t.test('prompt, response and metadata are bounded in UTF-8 bytes, as the contract counts them', async (t) => {
+  const wide = 'é'.repeat(LIMITS.textBytes) // 2 bytes each
+  const attributes: Record<string, unknown> = { 'input.value': wide, 'output.value': `${'€'.repeat(100_000)}` }
+  for (let i = 0; i < 40; i++) attributes[`app.attr${i}`] = '漢'.repeat(3000)
+  const { input } = assembleTrace([span('root', { attributes })])
+  t.ok(Buffer.byteLength(input.prompt) <= LIMITS.textBytes)
+  t.ok(input.prompt.endsWith('é…'), 'cut on a character boundary')
+  t.ok(Buffer.byteLength(input.response ?? '') <= LIMITS.textBytes)
+  t.ok(Buffer.byteLength(JSON.stringify(input.metadata)) < LIMITS.metadataBytes)
 })
 
 t.test('spanIdsOf reads back every span a stored trace was built from', async (t) => {
