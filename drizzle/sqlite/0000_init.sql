@@ -78,8 +78,8 @@ CREATE TABLE `traces` (
 	`steps` text NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `traces_created` ON `traces` (`created_at`,`trace_id`);--> statement-breakpoint
-CREATE INDEX `traces_project_created` ON `traces` (`project_id`,`created_at`,`trace_id`);--> statement-breakpoint
+CREATE INDEX `traces_created` ON `traces` (`created_at`,`trace_id`,`latency`,`token_count`);--> statement-breakpoint
+CREATE INDEX `traces_project_created` ON `traces` (`project_id`,`created_at`,`trace_id`,`latency`,`token_count`);--> statement-breakpoint
 CREATE INDEX `traces_status_created` ON `traces` (`status`,`created_at`,`trace_id`);--> statement-breakpoint
 CREATE INDEX `traces_project_status_created` ON `traces` (`project_id`,`status`,`created_at`,`trace_id`);--> statement-breakpoint
 CREATE INDEX `traces_model_created` ON `traces` (`model`,`created_at`,`trace_id`);--> statement-breakpoint

@@ -53,10 +53,12 @@ export const traces = sqliteTable(
     created_at: integer('created_at').notNull(),
     steps: text('steps', { mode: 'json' }).$type<Step[]>().notNull(),
   },
-  // One index per filter and sort of GET /traces, /failures and /analytics, each ending in the list order.
+  // One index per filter and sort of GET /traces, /failures and /analytics, each ending in the list order. The two
+  // newest-first walks also carry latency and token_count, so a range filter is checked in the index and only the
+  // rows of the page are read.
   (t) => [
-    index('traces_created').on(t.created_at, t.trace_id),
-    index('traces_project_created').on(t.project_id, t.created_at, t.trace_id),
+    index('traces_created').on(t.created_at, t.trace_id, t.latency, t.token_count),
+    index('traces_project_created').on(t.project_id, t.created_at, t.trace_id, t.latency, t.token_count),
     index('traces_status_created').on(t.status, t.created_at, t.trace_id),
     index('traces_project_status_created').on(t.project_id, t.status, t.created_at, t.trace_id),
     index('traces_model_created').on(t.model, t.created_at, t.trace_id),

@@ -55,8 +55,12 @@ const toRow = (t: Trace) => ({
   steps: JSON.stringify(t.steps),
 })
 
-/** A list page is served from an index walk when the histogram says the range holds at least this many traces. */
-const SCAN_WHEN_MATCHES_AT_LEAST = 5000
+/**
+ * Reading one row costs about this many index entries stepped over (rows are ~2 KB and scattered; index entries
+ * are small and adjacent). Measured on 1M traces: a 50-row page through 1,700 full rows took 11 ms, through the
+ * covering index 1 ms.
+ */
+const ROW_READ_COST_IN_INDEX_STEPS = 20
 /** Offsets this deep are first narrowed to an hour through the hourly rollup. */
 const DEEP_OFFSET = 5000
 
@@ -270,8 +274,9 @@ export function createTraceQueries(db: Database.Database) {
   /** A page, newest first. Deep offsets are narrowed to their hour first; selective ranges walk their own index. */
   function page(f: TraceFilter, limit: number, offset: number, total: number): Trace[] {
     const shape = shapeOf(f)
-    // A value range matching few traces is cheapest through its own index and a small sort; one matching many,
-    // through a walk of the newest traces that stops after `limit` matches. The histogram total tells which.
+    // A value range is served either by walking the newest traces (the index carries latency and token_count, so
+    // the walk steps over about (limit + offset) × scope / matches entries and reads only the page's rows), or
+    // through the range's own index, reading every match and sorting them. The rollups give both sizes.
     let indexHint = ''
     const range = shape.latency ? 'latency' : shape.tokens ? 'tokens' : null
     if (
@@ -282,8 +287,11 @@ export function createTraceQueries(db: Database.Database) {
       shape.dims.every((d) => d === 'project_id')
     ) {
       const scoped = f.project_id !== undefined
+      const scope = totalsRows(f.project_id).reduce((n, r) => n + r.traces, 0)
+      const walk = total === 0 ? Number.POSITIVE_INFINITY : ((limit + offset) * scope) / total
+      const readAll = total * ROW_READ_COST_IN_INDEX_STEPS
       indexHint =
-        total < SCAN_WHEN_MATCHES_AT_LEAST
+        readAll < walk
           ? `indexed by traces_${scoped ? 'project_' : ''}${range}`
           : `indexed by traces_${scoped ? 'project_' : ''}created`
     }
