@@ -8,7 +8,7 @@ import { errorResponses, OtlpExportRequest, OtlpExportResponse } from '../../sch
 import { BodyTooLarge, InvalidInput, UnsupportedContentEncoding } from '../errors.js'
 import { decodeExportRequest, encodeExportResponse, encodeRpcStatus, rpcCodeOf } from '../otlp/proto.js'
 import { errorReply } from '../plugins/errors.js'
-import { ingestRateLimit, keyAuth } from './ingest-options.js'
+import { ingestConfig, keyAuth } from './ingest-options.js'
 
 const PROTOBUF = 'application/x-protobuf'
 const PROTOBUF_TYPES = [PROTOBUF, 'application/protobuf']
@@ -76,9 +76,9 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/traces',
     {
-      // The key is checked before the body is read: an unauthenticated export costs no decoding.
-      onRequest: app.requireProjectKey,
-      config: ingestRateLimit(app.config),
+      // Like every ingest route, the key is checked before the body is read: an unauthenticated export costs no
+      // decoding (plugins/auth.ts).
+      config: ingestConfig(app),
       bodyLimit: limit,
       // The documented body is the OTLP request; spans are checked one by one by the OTLP service, so that a bad
       // span rejects itself (in partialSuccess), not the whole export. Here only "an object" is required.
