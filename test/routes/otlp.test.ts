@@ -394,3 +394,28 @@ t.test('an empty export is a success with nothing stored', async (t) => {
     t.same(res.json(), {})
   }
 })
+
+t.test(
+  'protected mode: a project key ingests into its project; the admin token is refused; nothing else passes',
+  async (t) => {
+    const ADMIN = 'otlp-admin-token-0123456789'
+    const app = await buildTestApp(t, { config: { adminToken: ADMIN, otlpRootGraceMs: 0 } })
+    const created = await app.inject({
+      method: 'POST',
+      url: '/projects',
+      query: { name: 'Secured', environment: 'production' },
+      headers: { authorization: `Bearer ${ADMIN}` },
+    })
+    const key = created.json().api_key.key as string
+    t.equal((await postOtlp(app, key, exportOf(jsonSpan(ROOT)))).statusCode, 200)
+    t.equal((await app.inject(`/traces/${TRACE}`)).statusCode, 401, 'reads need a credential too')
+    const read = await app.inject({ url: `/traces/${TRACE}`, headers: { authorization: `Bearer ${key}` } })
+    t.match(read.json(), { project_id: 'secured', environment: 'production' })
+
+    const admin = await postOtlp(app, ADMIN, protobufRequest([]))
+    t.equal(admin.statusCode, 403, 'a trace belongs to the project of its key')
+    t.equal(readProtobufReply(admin.rawPayload)[1], 7, 'google.rpc.Code PERMISSION_DENIED')
+    t.equal((await postOtlp(app, null, exportOf(jsonSpan(CHILD)))).statusCode, 401)
+    t.equal((await postOtlp(app, 'loupe_sk_unknown', exportOf(jsonSpan(CHILD)))).statusCode, 401)
+  },
+)
