@@ -19,6 +19,7 @@ import storePlugin from './plugins/store.js'
 import analytics from './routes/analytics.js'
 import apiKeys from './routes/api-keys.js'
 import health from './routes/health.js'
+import otlp from './routes/otlp.js'
 import projects from './routes/projects.js'
 import traces from './routes/traces.js'
 import ws from './routes/ws.js'
@@ -114,6 +115,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
 
   await app.register(health)
   await app.register(traces)
+  await app.register(otlp)
   await app.register(analytics)
   await app.register(projects)
   await app.register(apiKeys)

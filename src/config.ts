@@ -28,6 +28,22 @@ export const ConfigSchema = Type.Object({
     default: 6000,
     description: 'Ingest requests per minute per API key; 0 turns the limit off.',
   }),
+  OTLP_BODY_LIMIT: Type.Integer({
+    minimum: 1024,
+    default: 4_194_304,
+    description: 'Largest OTLP body on POST /v1/traces in bytes, as sent and after gzip decompression.',
+  }),
+  OTLP_ROOT_GRACE_MS: Type.Integer({
+    minimum: 0,
+    default: 1000,
+    description:
+      "How long after an OTLP trace's root span arrives Loupe waits for more of its spans before storing it.",
+  }),
+  OTLP_ROOTLESS_WAIT_MS: Type.Integer({
+    minimum: 0,
+    default: 30_000,
+    description: 'An OTLP trace whose root span never arrives is stored once none of its spans arrived for this long.',
+  }),
   WS_HEARTBEAT_MS: Type.Integer({ minimum: 100, default: 30_000, description: 'Ping interval of /ws.' }),
   WS_MAX_BUFFER_BYTES: Type.Integer({
     minimum: 1024,
@@ -88,6 +104,9 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number]
   bodyLimit: number
   ingestRateLimit: number
+  otlpBodyLimit: number
+  otlpRootGraceMs: number
+  otlpRootlessWaitMs: number
   wsHeartbeatMs: number
   wsMaxBufferBytes: number
   /** Protected mode when set (CONTRACT §5); null: open mode. */
@@ -123,6 +142,9 @@ const fromEnv = (env: Env): Config => ({
   logLevel: env.LOG_LEVEL,
   bodyLimit: env.BODY_LIMIT,
   ingestRateLimit: env.INGEST_RATE_LIMIT,
+  otlpBodyLimit: env.OTLP_BODY_LIMIT,
+  otlpRootGraceMs: env.OTLP_ROOT_GRACE_MS,
+  otlpRootlessWaitMs: env.OTLP_ROOTLESS_WAIT_MS,
   wsHeartbeatMs: env.WS_HEARTBEAT_MS,
   wsMaxBufferBytes: env.WS_MAX_BUFFER_BYTES,
   adminToken: env.LOUPE_ADMIN_TOKEN ?? null,

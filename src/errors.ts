@@ -40,3 +40,13 @@ export const Overloaded = createError(
   'the server is overloaded; retry after the delay in the Retry-After header',
   503,
 )
+export const BodyTooLarge = createError<[number]>(
+  'LOUPE_BODY_TOO_LARGE',
+  'the request body is larger than %d bytes once decompressed',
+  413,
+)
+export const UnsupportedContentEncoding = createError<[string]>(
+  'LOUPE_UNSUPPORTED_CONTENT_ENCODING',
+  "Content-Encoding '%s' is not supported: send gzip or no encoding",
+  415,
+)

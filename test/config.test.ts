@@ -12,6 +12,15 @@ t.test('defaults are the documented ones', async (t) => {
   t.equal(c.slowThresholdMs, 5000)
   t.equal(c.bodyLimit, 1_048_576)
   t.equal(c.logLevel, 'info')
+  t.equal(c.otlpBodyLimit, 4 * 1024 * 1024)
+  t.equal(c.otlpRootGraceMs, 1000)
+  t.equal(c.otlpRootlessWaitMs, 30_000)
+})
+
+t.test('the OTLP settings are read from the environment', async (t) => {
+  const c = loadConfig({ OTLP_BODY_LIMIT: '8388608', OTLP_ROOT_GRACE_MS: '0', OTLP_ROOTLESS_WAIT_MS: '120000' })
+  t.same([c.otlpBodyLimit, c.otlpRootGraceMs, c.otlpRootlessWaitMs], [8_388_608, 0, 120_000])
+  t.throws(() => loadConfig({ OTLP_ROOT_GRACE_MS: '-5' }), /OTLP_ROOT_GRACE_MS/)
 })
 
 t.test('environment values are read and converted', async (t) => {

@@ -16,11 +16,14 @@ import { describeErrors, firstError, type Validators } from '../lib/validation.j
 import type { KeyContext, Store } from '../store/types.js'
 import { InvalidTimestampError, normalizeTrace } from './normalize.js'
 
+/** Whose a trace is: what normalization takes from the API key (the project and its environment). */
+export type TraceOwner = Pick<KeyContext, 'project_id' | 'environment'>
+
 export interface IngestService {
   /** One trace: `created` (201) or `exists` (200, the stored trace, no event). Throws 400 / 409. */
-  ingestOne(input: unknown, key: KeyContext): Promise<{ created: boolean; trace: Trace }>
+  ingestOne(input: unknown, owner: TraceOwner): Promise<{ created: boolean; trace: Trace }>
   /** Many traces: each validated on its own; the valid ones are stored even when others are rejected. */
-  ingestBatch(inputs: readonly unknown[], key: KeyContext): Promise<BatchTracesResponse>
+  ingestBatch(inputs: readonly unknown[], owner: TraceOwner): Promise<BatchTracesResponse>
 }
 
 export interface IngestDeps {
@@ -65,11 +68,11 @@ export function createIngestService({
   const checkTrace = validators.body.compile(TraceSchema)
 
   /** Steps 1–5 of normalization for one input; `prefix` is where the trace sits in the body (for messages). */
-  function prepare(input: unknown, key: KeyContext, prefix: string): Prepared {
+  function prepare(input: unknown, owner: TraceOwner, prefix: string): Prepared {
     if (!checkInput(input)) return { ok: false, message: inputError(checkInput, prefix) }
     let trace: Trace
     try {
-      trace = normalizeTrace(input as TraceInput, key, { now: now(), newId })
+      trace = normalizeTrace(input as TraceInput, owner, { now: now(), newId })
     } catch (err) {
       if (err instanceof InvalidTimestampError) {
         return { ok: false, message: `${prefix}/${err.field} must be an ISO 8601 timestamp or an epoch number` }
@@ -91,8 +94,8 @@ export function createIngestService({
   }
 
   return {
-    async ingestOne(input, key) {
-      const prepared = prepare(input, key, 'body')
+    async ingestOne(input, owner) {
+      const prepared = prepare(input, owner, 'body')
       if (!prepared.ok) throw new InvalidInput(prepared.message)
       const [outcome] = await store.insertTraces([prepared.trace])
       if (!outcome || outcome.kind === 'conflict') throw new TraceIdTaken(prepared.trace.trace_id)
@@ -100,11 +103,11 @@ export function createIngestService({
       return { created: outcome.kind === 'created', trace: outcome.trace }
     },
 
-    async ingestBatch(inputs, key) {
+    async ingestBatch(inputs, owner) {
       const rejected: BatchTracesResponse['rejected'] = []
       const valid: { index: number; trace: Trace }[] = []
       inputs.forEach((input, index) => {
-        const prepared = prepare(input, key, `body/traces/${index}`)
+        const prepared = prepare(input, owner, `body/traces/${index}`)
         if (prepared.ok) valid.push({ index, trace: prepared.trace })
         else rejected.push({ index, message: prepared.message })
       })

@@ -2,33 +2,43 @@
 // wrong with the store; every 503 carries Retry-After; anything else is logged and answered with a bare 500, never a
 // stack trace. Unknown routes are a JSON 404, rate-limited per address like every other route.
 import { STATUS_CODES } from 'node:http'
-import type { FastifyError } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import type { ApiError } from '../../schemas/index.js'
 import { describeStoreUnavailable, isStoreUnavailableError } from '../store/index.js'
 
 /** Seconds a client is told to wait after a 503 that did not say otherwise. */
 const RETRY_AFTER_S = '5'
 
+/**
+ * The error body every route answers with, its status (and any Retry-After) set on the reply. Routes that must
+ * answer in another encoding (OTLP) encode this same body their own way.
+ */
+export function errorReply(err: FastifyError, request: FastifyRequest, reply: FastifyReply): ApiError {
+  let statusCode = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
+  let message = err.message
+  let code = err.code
+  if (statusCode >= 500 && isStoreUnavailableError(err)) {
+    statusCode = 503
+    message = describeStoreUnavailable(err)
+    code = 'LOUPE_STORE_UNAVAILABLE'
+  }
+  if (statusCode === 503) {
+    // Expected under load or while the store is down: one line, no stack, and a hint for the client.
+    request.log.warn({ code, cause: err.message }, 'service unavailable')
+    if (!reply.hasHeader('retry-after')) reply.header('retry-after', RETRY_AFTER_S)
+  } else if (statusCode >= 500) {
+    request.log.error({ err }, 'request failed')
+    message = 'Internal Server Error'
+  }
+  reply.code(statusCode)
+  return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, code }
+}
+
 export default fp(
   async (app) => {
     app.setErrorHandler((err: FastifyError, request, reply) => {
-      let statusCode = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
-      let message = err.message
-      let code = err.code
-      if (statusCode >= 500 && isStoreUnavailableError(err)) {
-        statusCode = 503
-        message = describeStoreUnavailable(err)
-        code = 'LOUPE_STORE_UNAVAILABLE'
-      }
-      if (statusCode === 503) {
-        // Expected under load or while the store is down: one line, no stack, and a hint for the client.
-        request.log.warn({ code, cause: err.message }, 'service unavailable')
-        if (!reply.hasHeader('retry-after')) reply.header('retry-after', RETRY_AFTER_S)
-      } else if (statusCode >= 500) {
-        request.log.error({ err }, 'request failed')
-        message = 'Internal Server Error'
-      }
-      reply.code(statusCode).send({ statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, code })
+      reply.send(errorReply(err, request, reply))
     })
     const limited = app.hasDecorator('rateLimit') && app.config.rateLimit > 0
     app.setNotFoundHandler(limited ? { preHandler: app.rateLimit() } : {}, (request, reply) => {

@@ -1,15 +1,18 @@
-// The services routes call: ingest (the one road of a trace) and projects/keys; and the event hub they share, fed by
-// this replica's ingest and by the store with what other replicas store.
+// The services routes call: ingest (the one road of a trace), OTLP (spans waiting for their trace, and the timer that
+// stores them) and projects/keys; and the event hub they share, fed by this replica's ingest and by the store with
+// what other replicas store.
 import fp from 'fastify-plugin'
 import { createEventHub, type EventHub } from '../events/hub.js'
 import { createIngestService, type IngestService } from '../ingest/service.js'
 import type { Validators } from '../lib/validation.js'
+import { createOtlpService, type OtlpService } from '../otlp/service.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     hub: EventHub
     ingest: IngestService
+    otlp: OtlpService
     projects: ProjectService
     validators: Validators
     now: () => number
@@ -20,7 +23,20 @@ export default fp(
   async (app) => {
     const hub = createEventHub((err) => app.log.error({ err }, 'event listener failed'))
     app.decorate('hub', hub)
-    app.decorate('ingest', createIngestService({ store: app.store, hub, validators: app.validators, now: app.now }))
+    const ingest = createIngestService({ store: app.store, hub, validators: app.validators, now: app.now })
+    app.decorate('ingest', ingest)
+    const otlp = createOtlpService({
+      store: app.store,
+      ingest,
+      log: app.log,
+      now: app.now,
+      rootGraceMs: app.config.otlpRootGraceMs,
+      rootlessWaitMs: app.config.otlpRootlessWaitMs,
+    })
+    app.decorate('otlp', otlp)
+    // Spans left pending by a previous run are stored once they are due; the timer stops before the store closes.
+    app.addHook('onReady', () => otlp.start())
+    app.addHook('onClose', () => otlp.stop())
     app.decorate('projects', createProjectService(app.store, app.now))
     // Replicas on one database: what another replica stores reaches this replica's /ws clients through the hub too.
     const stopFollowing = await app.store.followReplicas((traces) => hub.publish(traces))

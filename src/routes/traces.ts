@@ -16,6 +16,7 @@ import {
 import { TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
 import { parseTimestamp } from '../lib/time.js'
+import { ingestConfig, keyAuth } from './ingest-options.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
 const BatchEnvelope = Type.Object({
@@ -24,12 +25,10 @@ const BatchEnvelope = Type.Object({
 /** What POST /traces checks before the ingest service validates the trace (and names fields as a batch does). */
 const JsonObject = Type.Object({})
 
-const keyAuth: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }]
-
 const traces: FastifyPluginAsyncTypebox = async (app) => {
   // Traces are JSON only: without this, Fastify's built-in text/plain parser turns a 415 into a confusing 400.
   app.removeContentTypeParser('text/plain')
-  const ingest = { access: 'ingest', rateLimit: app.ingestRateLimit } as const
+  const ingest = ingestConfig(app)
 
   // GET /traces
   app.get(

@@ -5,6 +5,7 @@ import type {
   ApiKeyCreated,
   Environment,
   FailuresResponse,
+  OtlpSpan,
   Project,
   Trace,
   TraceStatus,
@@ -68,6 +69,33 @@ export interface FailuresParams {
   slowThresholdMs: number
 }
 
+/** An OTLP span kept until its trace is materialized; `is_root` when it has no parent, or a remote one. */
+export interface PendingSpan {
+  trace_id: string
+  span_id: string
+  project_id: string
+  environment: Environment
+  is_root: boolean
+  received_at: number
+  span: OtlpSpan
+}
+
+/**
+ * What keeping one span did: `added`; `duplicate` (that trace_id + span_id is already pending); `stored` (its trace is
+ * already stored for this project, so nothing was kept); `conflict` (the trace_id belongs to another project).
+ */
+export type PendingSpanOutcome = 'added' | 'duplicate' | 'stored' | 'conflict'
+
+/** One trace's pending spans, summed up: when its root arrived (null: not yet) and when its latest span did. */
+export interface PendingTrace {
+  trace_id: string
+  project_id: string
+  environment: Environment
+  root_received_at: number | null
+  last_received_at: number
+  spans: number
+}
+
 export interface Store {
   readonly dialect: string
   /** Throws when the database cannot answer. */
@@ -101,6 +129,15 @@ export interface Store {
    * Resolves, once following, to the function that stops.
    */
   followReplicas(listener: (traces: readonly Trace[]) => void): Promise<() => Promise<void>>
+  // OTLP spans waiting for their trace (src/otlp/service.ts).
+  /** Keeps spans in one transaction, each idempotent on (trace_id, span_id); outcomes in input order. */
+  addPendingSpans(spans: PendingSpan[]): Promise<PendingSpanOutcome[]>
+  /** Every trace that has pending spans. */
+  listPendingTraces(): Promise<PendingTrace[]>
+  /** The pending spans of one trace, in the order they arrived (exporters send spans in the order they ended). */
+  getPendingSpans(traceId: string): Promise<PendingSpan[]>
+  /** Forgets these pending spans of a trace (once it is materialized); spans that arrived since stay. */
+  deletePendingSpans(traceId: string, spanIds: readonly string[]): Promise<void>
 }
 
 export type { ApiKeyCreated }

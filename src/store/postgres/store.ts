@@ -12,6 +12,7 @@ import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
 import type { KeyContext, Store } from '../types.js'
 import { decodeText, encodeText, parseEncodedJson } from './nul.js'
+import { createPendingSpanQueries } from './pending-spans.js'
 import { createReplicaFeed, type FeedLog, type ReplicaFeed } from './replica-feed.js'
 import { type ApiKeyRow, apiKeys, projects } from './tables.js'
 import {
@@ -161,6 +162,8 @@ export async function createPostgresStore(
   const snapshot = <T>(fn: (client: Queryable) => Promise<T>) =>
     transaction(fn, 'begin isolation level repeatable read read only')
 
+  const pendingSpans = createPendingSpanQueries(pool, transaction)
+
   const keysWithProject = () =>
     db
       .select({
@@ -287,6 +290,8 @@ export async function createPostgresStore(
     async failures(params) {
       return snapshot((client) => traceReads(client).failures(params))
     },
+
+    ...pendingSpans,
 
     async followReplicas(listener: (traces: readonly Trace[]) => void) {
       if (feed) throw new Error('this store already follows its replicas')

@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm'
 import {
   bigint,
+  boolean,
   customType,
   doublePrecision,
   index,
@@ -15,7 +16,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
-import type { Environment, Step, Trace, TraceStatus } from '../../../schemas/index.js'
+import type { Environment, OtlpSpan, Step, Trace, TraceStatus } from '../../../schemas/index.js'
 
 /**
  * Identifiers compare and sort byte by byte, as SQLite compares text, whatever the database's collation: list orders
@@ -158,3 +159,25 @@ export type ApiKeyRow = typeof apiKeys.$inferSelect
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const rowMatchesTrace: Same<TraceRow, Omit<Trace, 'created_at'> & { created_at: number }> = true
 void rowMatchesTrace
+
+/**
+ * OTLP spans waiting for their trace (src/otlp/service.ts). `seq` keeps the order they arrived in; project_id leads
+ * the primary key like every table that grows with traffic.
+ */
+export const otlpPendingSpans = pgTable(
+  'otlp_pending_spans',
+  {
+    project_id: id('project_id').notNull(),
+    trace_id: id('trace_id').notNull(),
+    span_id: id('span_id').notNull(),
+    environment: text('environment').$type<Environment>().notNull(),
+    is_root: boolean('is_root').notNull(),
+    received_at: epochMs('received_at').notNull(),
+    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
+    span: jsonb('span').$type<OtlpSpan>().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.trace_id, t.span_id] }),
+    index('otlp_pending_spans_trace').on(t.trace_id, t.seq),
+  ],
+)

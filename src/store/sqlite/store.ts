@@ -1,5 +1,6 @@
 // The embedded SQLite store: opens (and migrates) the database, keeps projects and keys through Drizzle, and traces
-// with their rollups through prepared statements (trace-queries.ts), so no request scans the traces table.
+// with their rollups through prepared statements (trace-queries.ts), so no request scans the traces table; OTLP
+// spans waiting for their trace are in pending-spans.ts.
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -10,6 +11,7 @@ import type { ApiKey, Project } from '../../../schemas/index.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
 import type { KeyContext, Store } from '../types.js'
+import { createPendingSpanQueries } from './pending-spans.js'
 import { type ApiKeyRow, apiKeys, projects } from './tables.js'
 import { createTraceQueries } from './trace-queries.js'
 
@@ -61,6 +63,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   const db: Db = drizzle(sqlite, { schema: { projects, apiKeys } })
   if (options.migrate !== false) migrate(db, { migrationsFolder: join(packageRoot(), 'drizzle', 'sqlite') })
   const traces = createTraceQueries(sqlite)
+  const pendingSpans = createPendingSpanQueries(sqlite)
 
   const keysWithProject = () =>
     db
@@ -184,5 +187,6 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     async followReplicas() {
       return async () => {}
     },
+    ...pendingSpans,
   }
 }

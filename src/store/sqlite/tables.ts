@@ -2,7 +2,8 @@
 // created_at held as epoch milliseconds (a type-level check below fails the build if they drift).
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import type { Environment, Step, Trace, TraceStatus } from '../../../schemas/index.js'
+import type { Environment, OtlpSpan, Step, Trace, TraceStatus } from '../../../schemas/index.js'
+import type { PendingSpan } from '../types.js'
 
 export const projects = sqliteTable('projects', {
   project_id: text('project_id').primaryKey(),
@@ -123,3 +124,25 @@ export type ApiKeyRow = typeof apiKeys.$inferSelect
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const rowMatchesTrace: Same<TraceRow, Omit<Trace, 'created_at'> & { created_at: number }> = true
 void rowMatchesTrace
+
+/**
+ * OTLP spans waiting for their trace to be materialized (see src/otlp/service.ts): kept here, not in memory, so a
+ * restart loses none. One row per (trace_id, span_id): a re-sent span is the same row.
+ */
+export const otlpPendingSpans = sqliteTable(
+  'otlp_pending_spans',
+  {
+    trace_id: text('trace_id').notNull(),
+    span_id: text('span_id').notNull(),
+    project_id: text('project_id').notNull(),
+    environment: text('environment').$type<Environment>().notNull(),
+    is_root: integer('is_root', { mode: 'boolean' }).notNull(),
+    received_at: integer('received_at').notNull(),
+    span: text('span', { mode: 'json' }).$type<OtlpSpan>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.trace_id, t.span_id] })],
+)
+
+export type PendingSpanRow = typeof otlpPendingSpans.$inferSelect
+const rowMatchesPendingSpan: Same<PendingSpanRow, PendingSpan> = true
+void rowMatchesPendingSpan

@@ -1,0 +1,322 @@
+// The spans of one OTLP trace → one Loupe TraceInput (then normalized like any other trace). The root span gives the
+// trace; every other span becomes a step, in start order. Every field is bounded here, so that no span is lost to a
+// limit of the trace schema (long texts are cut, extra attributes are counted instead of kept).
+
+import type { OtlpSpan } from '../../schemas/otlp.js'
+import type { StepInput } from '../../schemas/step.js'
+import { LIMITS, type TraceInput } from '../../schemas/trace.js'
+import { toUtcIso } from '../lib/time.js'
+import { parseJsonText, readSpanMeaning, type SpanMeaning } from './conventions.js'
+
+/** Serialized size budgets in bytes: the trace's metadata must stay under the contract's 64 KiB, a step's small. */
+const TRACE_METADATA_BUDGET = 48 * 1024
+const STEP_METADATA_BUDGET = 8 * 1024
+/** The longest single attribute value kept in metadata, in characters. */
+const ATTRIBUTE_VALUE_CHARS = 4096
+const NAME_CHARS = 256
+const LATEST_MS = Date.UTC(9999, 11, 31)
+
+export interface AssembledTrace {
+  input: TraceInput
+  /** Spans that became neither the root nor a step (over the step limit); counted in the metadata. */
+  dropped: number
+}
+
+/** What a trace without its root span says for itself: nothing (its steps speak). */
+const NO_MEANING: SpanMeaning = {
+  type: 'other',
+  tool: null,
+  model: null,
+  prompt_tokens: null,
+  completion_tokens: null,
+  total_tokens: null,
+  prompt: null,
+  response: null,
+  input: null,
+  output: null,
+  session_id: null,
+  user_id: null,
+  tags: null,
+  failed: false,
+  error: null,
+  rest: {},
+  exception: null,
+}
+
+interface Node {
+  span: OtlpSpan
+  meaning: SpanMeaning
+  depth: number
+  rank: number
+}
+
+const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
+const cutOrNull = (text: string | null, max: number) => (text === null ? null : cut(text, max))
+const utf8 = new TextEncoder()
+/** At most `max` bytes of UTF-8 (the contract's limit for prompt and response), cut on a character boundary. */
+function cutBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text
+  const ellipsis = '…'
+  const { read } = utf8.encodeInto(text, new Uint8Array(max - Buffer.byteLength(ellipsis)))
+  return `${text.slice(0, read)}${ellipsis}`
+}
+const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
+const round3 = (ms: number) => Math.round(ms * 1000) / 1000
+
+/** A JSON value whose text is too long becomes its cut text, so one huge input cannot make the trace unstorable. */
+function boundJson(value: unknown, max: number): unknown {
+  if (typeof value === 'string') return cut(value, max)
+  if (value === null || value === undefined) return null
+  const text = JSON.stringify(value)
+  return text.length > max ? cut(text, max) : value
+}
+
+/** `fixed` first, then each extra entry while the serialized object stays under `budget` bytes; the rest are counted. */
+function boundedMetadata(
+  fixed: Record<string, unknown>,
+  extra: Record<string, unknown>,
+  budget: number,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...fixed }
+  let size = bytesOf(out)
+  let omitted = 0
+  for (const [key, value] of Object.entries(extra)) {
+    if (key in out) continue
+    const bounded = boundJson(value, ATTRIBUTE_VALUE_CHARS)
+    const entry = bytesOf({ [key]: bounded })
+    if (size + entry > budget) {
+      omitted++
+      continue
+    }
+    out[key] = bounded
+    size += entry
+  }
+  if (omitted > 0) out['loupe.omitted_attributes'] = omitted
+  return out
+}
+
+const isoOrNull = (ms: number) => (ms > 0 && ms <= LATEST_MS ? toUtcIso(Math.floor(ms)) : null)
+
+/**
+ * Each span's place in the tree of what arrived: its `depth` below the top (a parent that never came counts as the
+ * top) and its `rank` in a depth-first walk where siblings go by start time, then by arrival. Exporters send a span
+ * when it ends, so of two siblings that started in the same millisecond (the JS SDK's start times are whole
+ * milliseconds) the one that arrived first ran first. Spans come in arrival order.
+ */
+function treeOrder(spans: readonly OtlpSpan[]): Map<string, { depth: number; rank: number }> {
+  const arrival = new Map(spans.map((span, i) => [span.span_id, i]))
+  const children = new Map<string | null, OtlpSpan[]>()
+  for (const span of spans) {
+    const parent = span.parent_span_id !== null && arrival.has(span.parent_span_id) ? span.parent_span_id : null
+    children.set(parent, [...(children.get(parent) ?? []), span])
+  }
+  const inOrder = (list: readonly OtlpSpan[]) =>
+    [...list].sort((a, b) => a.start_ms - b.start_ms || arrival.get(a.span_id)! - arrival.get(b.span_id)!)
+  const out = new Map<string, { depth: number; rank: number }>()
+  // Iterative, so that a hostile chain of nested spans cannot exhaust the stack. A cycle (a broken exporter) is never
+  // reached from the top; its spans are walked afterwards as tops of their own.
+  const walk = (top: OtlpSpan) => {
+    const stack: { span: OtlpSpan; depth: number }[] = [{ span: top, depth: 0 }]
+    while (stack.length > 0) {
+      const { span, depth } = stack.pop()!
+      if (out.has(span.span_id)) continue
+      out.set(span.span_id, { depth, rank: out.size })
+      const next = inOrder(children.get(span.span_id) ?? []).reverse()
+      for (const child of next) stack.push({ span: child, depth: depth + 1 })
+    }
+  }
+  for (const top of inOrder(children.get(null) ?? [])) walk(top)
+  for (const span of inOrder(spans)) walk(span)
+  return out
+}
+
+/**
+ * The span at the top of the trace: a span without a parent; else one whose parent is in another process (the root
+ * of this service's part); else — the root never came — the earliest span whose parent is missing.
+ */
+function pickRoot(nodes: readonly Node[]): Node {
+  const earliest = (candidates: Node[]) =>
+    candidates.sort((a, b) => a.span.start_ms - b.span.start_ms || a.span.span_id.localeCompare(b.span.span_id))[0]
+  return (
+    earliest(nodes.filter((n) => n.span.parent_span_id === null)) ??
+    earliest(nodes.filter((n) => n.span.parent_is_remote)) ??
+    earliest(nodes.filter((n) => n.depth === 0)) ??
+    earliest([...nodes])!
+  )
+}
+
+/** Steps in the order things happened: start time, then the tree's order (parents first, siblings by arrival). */
+const byStart = (a: Node, b: Node) => a.span.start_ms - b.span.start_ms || a.rank - b.rank
+
+/**
+ * Tokens of the whole trace: the root's own when it reports any; otherwise (or without a root) the sum over the
+ * top-most spans that report tokens (a model call nested in another that already counts it — the Vercel AI SDK does this — is not
+ * counted twice).
+ */
+function traceTokens(root: Node | null, steps: readonly Node[]) {
+  const carries = (m: SpanMeaning) => m.total_tokens !== null
+  let carriers: Node[]
+  if (root && carries(root.meaning)) carriers = [root]
+  else {
+    const byId = new Map(steps.map((n) => [n.span.span_id, n]))
+    const hasCarrierAbove = (node: Node): boolean => {
+      const seen = new Set<string>()
+      let parentId = node.span.parent_span_id
+      while (parentId !== null && !seen.has(parentId)) {
+        seen.add(parentId)
+        const parent = byId.get(parentId)
+        if (!parent) return false
+        if (carries(parent.meaning)) return true
+        parentId = parent.span.parent_span_id
+      }
+      return false
+    }
+    carriers = steps.filter((n) => carries(n.meaning) && !hasCarrierAbove(n))
+  }
+  if (carriers.length === 0) return { prompt_tokens: null, completion_tokens: null, token_count: null }
+  const sum = (pick: (m: SpanMeaning) => number | null) => {
+    const values = carriers.map((n) => pick(n.meaning)).filter((v): v is number => v !== null)
+    return values.length > 0 ? values.reduce((s, v) => s + v, 0) : null
+  }
+  return {
+    prompt_tokens: sum((m) => m.prompt_tokens),
+    completion_tokens: sum((m) => m.completion_tokens),
+    token_count: sum((m) => m.total_tokens),
+  }
+}
+
+/** What identifies a span in Loupe's metadata (and lets a re-sent span be recognised after its trace is stored). */
+function spanIdentity(span: OtlpSpan): Record<string, unknown> {
+  return {
+    span_id: span.span_id,
+    parent_span_id: span.parent_span_id,
+    kind: span.kind,
+    ...(span.scope.name
+      ? { scope: span.scope.version ? `${span.scope.name}@${span.scope.version}` : span.scope.name }
+      : {}),
+  }
+}
+
+function toStep(node: Node): StepInput {
+  const { span, meaning: m } = node
+  const fixed: Record<string, unknown> = { otel: spanIdentity(span) }
+  if (m.model !== null) fixed.model = m.model
+  if (m.prompt_tokens !== null) fixed.prompt_tokens = m.prompt_tokens
+  if (m.completion_tokens !== null) fixed.completion_tokens = m.completion_tokens
+  if (m.exception) fixed.exception = boundJson(m.exception, ATTRIBUTE_VALUE_CHARS)
+  const name = span.name.trim() !== '' ? span.name : (m.tool ?? m.type)
+  return {
+    name: cut(name, NAME_CHARS),
+    type: m.type,
+    tool: cutOrNull(m.tool, NAME_CHARS),
+    status: m.failed ? 'failed' : 'success',
+    error: m.failed ? cutOrNull(m.error, LIMITS.textBytes) : null,
+    latency: span.start_ms > 0 ? round3(span.end_ms - span.start_ms) : null,
+    token_count: m.total_tokens,
+    input: boundJson(m.input, LIMITS.textBytes),
+    output: boundJson(m.output, LIMITS.textBytes),
+    started_at: isoOrNull(span.start_ms),
+    metadata: boundedMetadata(fixed, m.rest, STEP_METADATA_BUDGET),
+  }
+}
+
+/**
+ * One trace from all the spans that arrived for it (at least one, in arrival order). The trace id is the OTLP trace id; the caller
+ * normalizes and validates the result through the ingest service like any other trace.
+ */
+export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
+  const tree = treeOrder(spans)
+  const nodes: Node[] = spans.map((span) => ({ span, meaning: readSpanMeaning(span), ...tree.get(span.span_id)! }))
+  const top = pickRoot(nodes)
+  // When the root never came, no span speaks for the whole trace: the top-most one only names it, and every span
+  // that did come is a step (so a failed first attempt is a step that can be retried, not the trace's failure).
+  const rootMissing = top.span.parent_span_id !== null && !top.span.parent_is_remote
+  const root = rootMissing ? null : top
+  const others = nodes.filter((n) => n !== root).sort(byStart)
+  const steps = others.slice(0, LIMITS.steps)
+  const dropped = others.length - steps.length
+
+  const r = root?.meaning ?? NO_MEANING
+  const firstLlm = steps.find((n) => n.meaning.type === 'llm')
+  const lastLlm = steps.findLast((n) => n.meaning.type === 'llm')
+  const firstWith = <T>(pick: (m: SpanMeaning) => T | null): T | null =>
+    pick(r) ?? steps.map((n) => pick(n.meaning)).find((v) => v !== null) ?? null
+
+  // Timing comes from the root; when the root never came, from the whole of what did.
+  const starts = nodes.map((n) => n.span.start_ms).filter((ms) => ms > 0)
+  const start = root ? root.span.start_ms : Math.min(...starts)
+  const end = root ? root.span.end_ms : Math.max(...nodes.map((n) => n.span.end_ms))
+  const created_at = isoOrNull(start)
+
+  const otel: Record<string, unknown> = root
+    ? spanIdentity(root.span)
+    : { root_span_missing: true, missing_parent_span_id: top.span.parent_span_id }
+  if (dropped > 0) otel.dropped_spans = dropped
+  const service = top.span.resource['service.name']
+  if (typeof service === 'string') otel.service_name = service
+  // OpenInference's `metadata` attribute is the user's own metadata (JSON text): its fields go to the top level.
+  const { metadata: userMetadata, ...rootRest } = r.rest
+  const parsedUserMetadata = parseJsonText(userMetadata)
+  const userFields: Record<string, unknown> =
+    typeof parsedUserMetadata === 'object' && parsedUserMetadata !== null && !Array.isArray(parsedUserMetadata)
+      ? (parsedUserMetadata as Record<string, unknown>)
+      : userMetadata === undefined
+        ? {}
+        : { metadata: userMetadata }
+  const resource = Object.fromEntries(Object.entries(top.span.resource).filter(([key]) => key !== 'service.name'))
+  const fixed: Record<string, unknown> = { otel }
+  if (r.exception) fixed.exception = boundJson(r.exception, ATTRIBUTE_VALUE_CHARS)
+  const metadata = boundedMetadata(
+    fixed,
+    { ...userFields, ...rootRest, ...(Object.keys(resource).length > 0 ? { 'otel.resource': resource } : {}) },
+    TRACE_METADATA_BUDGET,
+  )
+
+  const tokens = traceTokens(root, steps)
+  const prompt = r.prompt ?? firstLlm?.meaning.prompt ?? ''
+  const response = r.response ?? lastLlm?.meaning.response ?? null
+  const tags = firstWith((m) => m.tags) ?? []
+  const model = r.model ?? firstLlm?.meaning.model ?? firstWith((m) => m.model)
+  const session = firstWith((m) => m.session_id)
+  const user = firstWith((m) => m.user_id)
+  const name = top.span.name.trim() !== '' ? top.span.name : null
+
+  return {
+    dropped,
+    input: {
+      trace_id: top.span.trace_id,
+      name: cutOrNull(name, NAME_CHARS),
+      model: cutOrNull(model, NAME_CHARS),
+      prompt: cutBytes(prompt, LIMITS.textBytes),
+      response: response === null ? null : cutBytes(response, LIMITS.textBytes),
+      latency: start > 0 && end > start ? round3(end - start) : 0,
+      prompt_tokens: tokens.prompt_tokens,
+      completion_tokens: tokens.completion_tokens,
+      token_count: tokens.token_count,
+      // The root's failure fails the trace; its message (if any) is the reason. Steps are judged by normalization.
+      status: r.failed ? 'failed' : null,
+      failure_reason: r.failed ? cutOrNull(r.error, 8192) : null,
+      session_id: cutOrNull(session, NAME_CHARS),
+      user_id: cutOrNull(user, NAME_CHARS),
+      tags: tags.slice(0, LIMITS.tags).map((tag) => cut(tag, LIMITS.tagLength)),
+      metadata,
+      created_at,
+      steps: steps.map(toStep),
+    },
+  }
+}
+
+/** Every span id a stored trace was built from (its root and its steps), read back from its metadata. */
+export function spanIdsOf(trace: {
+  metadata: Record<string, unknown>
+  steps: readonly { metadata: Record<string, unknown> }[]
+}): Set<string> {
+  const ids = new Set<string>()
+  const add = (metadata: Record<string, unknown>) => {
+    const otel = metadata.otel as { span_id?: unknown } | undefined
+    if (typeof otel?.span_id === 'string') ids.add(otel.span_id)
+  }
+  add(trace.metadata)
+  for (const step of trace.steps) add(step.metadata)
+  return ids
+}

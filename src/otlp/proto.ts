@@ -1,0 +1,211 @@
+// The OTLP trace messages Loupe reads and writes, as a protobufjs descriptor written from the OTLP specification
+// (opentelemetry-proto: common/v1, resource/v1, trace/v1, collector/trace/v1) plus google.rpc.Status for errors.
+// Only what the trace signal needs; fields a newer exporter adds are skipped by the decoder, as protobuf intends.
+import protobuf from 'protobufjs'
+
+const KeyValue = 'opentelemetry.proto.common.v1.KeyValue'
+const repeated = (type: string, id: number) => ({ rule: 'repeated', type, id })
+
+const descriptor = {
+  nested: {
+    opentelemetry: {
+      nested: {
+        proto: {
+          nested: {
+            common: {
+              nested: {
+                v1: {
+                  nested: {
+                    AnyValue: {
+                      oneofs: {
+                        value: {
+                          oneof: [
+                            'stringValue',
+                            'boolValue',
+                            'intValue',
+                            'doubleValue',
+                            'arrayValue',
+                            'kvlistValue',
+                            'bytesValue',
+                          ],
+                        },
+                      },
+                      fields: {
+                        stringValue: { type: 'string', id: 1 },
+                        boolValue: { type: 'bool', id: 2 },
+                        intValue: { type: 'int64', id: 3 },
+                        doubleValue: { type: 'double', id: 4 },
+                        arrayValue: { type: 'ArrayValue', id: 5 },
+                        kvlistValue: { type: 'KeyValueList', id: 6 },
+                        bytesValue: { type: 'bytes', id: 7 },
+                      },
+                    },
+                    ArrayValue: { fields: { values: repeated('AnyValue', 1) } },
+                    KeyValueList: { fields: { values: repeated('KeyValue', 1) } },
+                    KeyValue: { fields: { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } } },
+                    InstrumentationScope: {
+                      fields: {
+                        name: { type: 'string', id: 1 },
+                        version: { type: 'string', id: 2 },
+                        attributes: repeated('KeyValue', 3),
+                        droppedAttributesCount: { type: 'uint32', id: 4 },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            resource: {
+              nested: {
+                v1: {
+                  nested: {
+                    Resource: {
+                      fields: {
+                        attributes: repeated(KeyValue, 1),
+                        droppedAttributesCount: { type: 'uint32', id: 2 },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            trace: {
+              nested: {
+                v1: {
+                  nested: {
+                    ResourceSpans: {
+                      fields: {
+                        resource: { type: 'opentelemetry.proto.resource.v1.Resource', id: 1 },
+                        scopeSpans: repeated('ScopeSpans', 2),
+                        schemaUrl: { type: 'string', id: 3 },
+                      },
+                    },
+                    ScopeSpans: {
+                      fields: {
+                        scope: { type: 'opentelemetry.proto.common.v1.InstrumentationScope', id: 1 },
+                        spans: repeated('Span', 2),
+                        schemaUrl: { type: 'string', id: 3 },
+                      },
+                    },
+                    Span: {
+                      fields: {
+                        traceId: { type: 'bytes', id: 1 },
+                        spanId: { type: 'bytes', id: 2 },
+                        traceState: { type: 'string', id: 3 },
+                        parentSpanId: { type: 'bytes', id: 4 },
+                        flags: { type: 'fixed32', id: 16 },
+                        name: { type: 'string', id: 5 },
+                        kind: { type: 'SpanKind', id: 6 },
+                        startTimeUnixNano: { type: 'fixed64', id: 7 },
+                        endTimeUnixNano: { type: 'fixed64', id: 8 },
+                        attributes: repeated(KeyValue, 9),
+                        droppedAttributesCount: { type: 'uint32', id: 10 },
+                        events: repeated('Event', 11),
+                        droppedEventsCount: { type: 'uint32', id: 12 },
+                        links: repeated('Link', 13),
+                        droppedLinksCount: { type: 'uint32', id: 14 },
+                        status: { type: 'Status', id: 15 },
+                      },
+                      nested: {
+                        SpanKind: {
+                          values: {
+                            SPAN_KIND_UNSPECIFIED: 0,
+                            SPAN_KIND_INTERNAL: 1,
+                            SPAN_KIND_SERVER: 2,
+                            SPAN_KIND_CLIENT: 3,
+                            SPAN_KIND_PRODUCER: 4,
+                            SPAN_KIND_CONSUMER: 5,
+                          },
+                        },
+                        Event: {
+                          fields: {
+                            timeUnixNano: { type: 'fixed64', id: 1 },
+                            name: { type: 'string', id: 2 },
+                            attributes: repeated(KeyValue, 3),
+                            droppedAttributesCount: { type: 'uint32', id: 4 },
+                          },
+                        },
+                        Link: {
+                          fields: {
+                            traceId: { type: 'bytes', id: 1 },
+                            spanId: { type: 'bytes', id: 2 },
+                            traceState: { type: 'string', id: 3 },
+                            attributes: repeated(KeyValue, 4),
+                            droppedAttributesCount: { type: 'uint32', id: 5 },
+                            flags: { type: 'fixed32', id: 6 },
+                          },
+                        },
+                      },
+                    },
+                    Status: {
+                      fields: { message: { type: 'string', id: 2 }, code: { type: 'StatusCode', id: 3 } },
+                      nested: {
+                        StatusCode: { values: { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 } },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            collector: {
+              nested: {
+                trace: {
+                  nested: {
+                    v1: {
+                      nested: {
+                        ExportTraceServiceRequest: {
+                          fields: { resourceSpans: repeated('opentelemetry.proto.trace.v1.ResourceSpans', 1) },
+                        },
+                        ExportTraceServiceResponse: {
+                          fields: { partialSuccess: { type: 'ExportTracePartialSuccess', id: 1 } },
+                        },
+                        ExportTracePartialSuccess: {
+                          fields: { rejectedSpans: { type: 'int64', id: 1 }, errorMessage: { type: 'string', id: 2 } },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    // The error body OTLP/HTTP asks for; its `details` (repeated Any, field 3) are never sent, so not declared.
+    google: {
+      nested: {
+        rpc: { nested: { Status: { fields: { code: { type: 'int32', id: 1 }, message: { type: 'string', id: 2 } } } } },
+      },
+    },
+  },
+}
+
+const root = protobuf.Root.fromJSON(descriptor)
+const ExportRequest = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest')
+const ExportResponse = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse')
+const RpcStatus = root.lookupType('google.rpc.Status')
+
+/**
+ * An ExportTraceServiceRequest as a plain object with the JSON field names: ids stay bytes (Uint8Array), 64-bit
+ * integers become decimal strings, enums numbers. Throws when the bytes are not such a message.
+ */
+export function decodeExportRequest(bytes: Uint8Array): Record<string, unknown> {
+  return ExportRequest.toObject(ExportRequest.decode(bytes), { longs: String, enums: Number })
+}
+
+/** An ExportTraceServiceResponse; no partial success is an empty message (all spans accepted). */
+export function encodeExportResponse(partialSuccess?: { rejectedSpans: number; errorMessage: string }): Uint8Array {
+  return ExportResponse.encode(ExportResponse.fromObject(partialSuccess ? { partialSuccess } : {})).finish()
+}
+
+/** A google.rpc.Status, the body OTLP/HTTP clients read from a protobuf error response. */
+export function encodeRpcStatus(code: number, message: string): Uint8Array {
+  return RpcStatus.encode(RpcStatus.fromObject({ code, message })).finish()
+}
+
+/** google.rpc.Code for an HTTP error status (the mapping gRPC itself documents). */
+export function rpcCodeOf(httpStatus: number): number {
+  const codes: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 409: 6, 413: 8, 415: 3, 429: 8, 503: 14 }
+  return codes[httpStatus] ?? (httpStatus >= 500 ? 13 : 2)
+}

@@ -1,0 +1,235 @@
+// OTLP ingest: spans from every export are kept durably in the store, per trace, until the trace is due; then its
+// spans are assembled into one Loupe trace and sent down the single ingest road (normalize → store → announce once).
+//
+// When a trace is due (documented in the README, "Send traces with OpenTelemetry"):
+// - once its root span has arrived, OTLP_ROOT_GRACE_MS after that (children that arrive in the meantime join it);
+// - if its root never arrives, once none of its spans arrived for OTLP_ROOTLESS_WAIT_MS.
+// A stored trace never changes: a span of it sent again is accepted and ignored; a new span that comes after it was
+// stored is rejected in the export's partialSuccess and logged.
+import type { FastifyBaseLogger } from 'fastify'
+import type { OtlpSpan } from '../../schemas/otlp.js'
+import { InvalidInput, TraceIdTaken } from '../errors.js'
+import type { IngestService, TraceOwner } from '../ingest/service.js'
+import type { PendingTrace, Store } from '../store/types.js'
+import { assembleTrace, spanIdsOf } from './assemble.js'
+import { readExportRequest } from './decode.js'
+
+export interface OtlpExportResult {
+  /** Spans not kept. */
+  rejected: number
+  /** Why, when any were; empty otherwise. */
+  message: string
+}
+
+export interface OtlpService {
+  /** Keeps the spans of one decoded ExportTraceServiceRequest for their traces; answers what was rejected and why. */
+  receive(body: Record<string, unknown>, owner: TraceOwner): Promise<OtlpExportResult>
+  /** Stores every pending trace that is due; resolves with how many new traces were stored. */
+  materializeDue(): Promise<number>
+  /** Stores what became due while the service was down and arms the timer for the rest. */
+  start(): Promise<void>
+  /** Disarms the timer and waits for a materialization in progress (before the store closes). */
+  stop(): Promise<void>
+}
+
+export interface OtlpDeps {
+  store: Store
+  ingest: IngestService
+  log: Pick<FastifyBaseLogger, 'warn' | 'error'>
+  now: () => number
+  rootGraceMs: number
+  rootlessWaitMs: number
+}
+
+/** After a failed materialization (the store was down), try again this much later. */
+const RETRY_MS = 5000
+/** Trace ids quoted in a rejection message. */
+const QUOTED_TRACES = 3
+
+/** A span that opens its trace here: it has no parent, or its parent is in another process. */
+const isRoot = (span: OtlpSpan) => span.parent_span_id === null || span.parent_is_remote
+
+const count = (map: Map<string, number>, key: string, n = 1) => map.set(key, (map.get(key) ?? 0) + n)
+
+function quote(traceIds: ReadonlySet<string>): string {
+  const ids = [...traceIds]
+  const more = ids.length > QUOTED_TRACES ? ` and ${ids.length - QUOTED_TRACES} more` : ''
+  return `${ids.slice(0, QUOTED_TRACES).join(', ')}${more}`
+}
+
+export function createOtlpService({ store, ingest, log, now, rootGraceMs, rootlessWaitMs }: OtlpDeps): OtlpService {
+  let timer: NodeJS.Timeout | null = null
+  let timerAt = Number.POSITIVE_INFINITY
+  let sweeping: Promise<number> | null = null
+  let stopped = false
+
+  const dueAt = (trace: PendingTrace) =>
+    trace.root_received_at !== null ? trace.root_received_at + rootGraceMs : trace.last_received_at + rootlessWaitMs
+
+  /** Makes sure a sweep runs at `at` (or earlier). */
+  function arm(at: number) {
+    if (stopped || at >= timerAt) return
+    if (timer) clearTimeout(timer)
+    timerAt = at
+    timer = setTimeout(
+      () => {
+        timer = null
+        timerAt = Number.POSITIVE_INFINITY
+        void sweepSafely()
+      },
+      Math.max(0, at - now()),
+    )
+    timer.unref()
+  }
+
+  /** A sweep whose failure is logged and retried later: the spans stay pending in the store meanwhile. */
+  async function sweepSafely() {
+    try {
+      await service.materializeDue()
+    } catch (err) {
+      log.error({ err }, 'OTLP traces could not be materialized; will retry')
+      arm(now() + RETRY_MS)
+    }
+  }
+
+  /** One trace's pending spans → one stored trace (or none, said in the log); then the spans are forgotten. */
+  async function materialize(pending: PendingTrace): Promise<boolean> {
+    const rows = await store.getPendingSpans(pending.trace_id)
+    if (rows.length === 0) return false
+    const { input, dropped } = assembleTrace(rows.map((row) => row.span))
+    const context = { trace_id: pending.trace_id, project_id: pending.project_id }
+    let created = false
+    try {
+      const result = await ingest.ingestOne(input, { project_id: pending.project_id, environment: pending.environment })
+      created = result.created
+      if (!created) {
+        // Stored already: by a run that stopped before forgetting these spans (then they are all in it), or through
+        // another door with the same id.
+        const held = spanIdsOf(result.trace)
+        const late = rows.filter((row) => !held.has(row.span_id)).length
+        if (late > 0) log.warn({ ...context, spans: late }, 'OTLP spans came after their trace was stored; not added')
+      }
+      if (dropped > 0)
+        log.warn({ ...context, spans: dropped }, 'OTLP trace has more spans than steps allowed; extra spans not stored')
+    } catch (err) {
+      // Only what is permanent drops the spans; anything else (the store is down) leaves them pending for a retry.
+      if (err instanceof TraceIdTaken) {
+        log.warn({ ...context, spans: rows.length }, 'OTLP trace id is used by another project; spans not stored')
+      } else if (err instanceof InvalidInput) {
+        log.error({ ...context, err, spans: rows.length }, 'OTLP trace failed validation; spans not stored')
+      } else {
+        throw err
+      }
+    }
+    await store.deletePendingSpans(
+      pending.trace_id,
+      rows.map((row) => row.span_id),
+    )
+    return created
+  }
+
+  async function sweep(): Promise<number> {
+    const at = now()
+    let stored = 0
+    let next = Number.POSITIVE_INFINITY
+    for (const pending of await store.listPendingTraces()) {
+      const due = dueAt(pending)
+      if (due > at) next = Math.min(next, due)
+      else if (await materialize(pending)) stored++
+    }
+    if (next !== Number.POSITIVE_INFINITY) arm(next)
+    return stored
+  }
+
+  const service: OtlpService = {
+    async receive(body, owner) {
+      const { spans, rejected } = readExportRequest(body)
+      const received = spans.length + [...rejected.values()].reduce((sum, n) => sum + n, 0)
+      const at = now()
+      const outcomes = await store.addPendingSpans(
+        spans.map((span) => ({
+          trace_id: span.trace_id,
+          span_id: span.span_id,
+          project_id: owner.project_id,
+          environment: owner.environment,
+          is_root: isRoot(span),
+          received_at: at,
+          span,
+        })),
+      )
+
+      // A span whose trace is already stored: a re-send of one it holds is fine (exporters retry); any other is late.
+      const heldByStored = new Map<string, Set<string>>()
+      for (const [i, outcome] of outcomes.entries()) {
+        const traceId = spans[i]!.trace_id
+        if (outcome === 'stored' && !heldByStored.has(traceId)) {
+          const trace = await store.getTrace(traceId)
+          heldByStored.set(traceId, trace ? spanIdsOf(trace) : new Set())
+        }
+      }
+      const late = new Set<string>()
+      const foreign = new Set<string>()
+      let lateSpans = 0
+      let foreignSpans = 0
+      let due = Number.POSITIVE_INFINITY
+      outcomes.forEach((outcome, i) => {
+        const span = spans[i]!
+        if (outcome === 'stored' && !heldByStored.get(span.trace_id)?.has(span.span_id)) {
+          late.add(span.trace_id)
+          lateSpans++
+        } else if (outcome === 'conflict') {
+          foreign.add(span.trace_id)
+          foreignSpans++
+        } else if (outcome === 'added') {
+          due = Math.min(due, at + (isRoot(span) ? rootGraceMs : rootlessWaitMs))
+        }
+      })
+      if (lateSpans > 0) {
+        count(
+          rejected,
+          `arrived after their trace was stored (${quote(late)}): Loupe stores a trace ${rootGraceMs} ms after its ` +
+            'root span arrives (OTLP_ROOT_GRACE_MS) and never changes it afterwards',
+          lateSpans,
+        )
+        log.warn({ trace_ids: [...late], spans: lateSpans }, 'OTLP spans came after their trace was stored; rejected')
+      }
+      if (foreignSpans > 0)
+        count(rejected, `belong to a trace id used by another project (${quote(foreign)})`, foreignSpans)
+
+      if (due <= now()) await sweepSafely()
+      else if (due !== Number.POSITIVE_INFINITY) arm(due)
+
+      const total = [...rejected.values()].reduce((sum, n) => sum + n, 0)
+      const reasons = [...rejected.entries()].map(([reason, n]) => `${n} ${n === 1 ? 'span' : 'spans'}: ${reason}`)
+      return {
+        rejected: total,
+        message: total > 0 ? `${total} of ${received} spans rejected. ${reasons.join('; ')}` : '',
+      }
+    },
+
+    async materializeDue() {
+      // One sweep at a time; a call during a sweep waits for it, then sweeps again (more may be due by then).
+      while (sweeping) await sweeping.catch(() => 0)
+      sweeping = sweep()
+      try {
+        return await sweeping
+      } finally {
+        sweeping = null
+      }
+    },
+
+    async start() {
+      stopped = false
+      await sweepSafely()
+    },
+
+    async stop() {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      timer = null
+      timerAt = Number.POSITIVE_INFINITY
+      await sweeping?.catch(() => 0)
+    },
+  }
+  return service
+}

@@ -1,0 +1,240 @@
+// What a span means: step type, tool, model, tokens, prompt/response and failure, read by the GenAI, OpenInference,
+// OpenLLMetry and Vercel AI SDK conventions in that order of precedence; unknown attributes kept as they are.
+import t from 'tap'
+import type { StepType } from '../../schemas/step.js'
+import { parseJsonText, promptOf, readSpanMeaning } from '../../src/otlp/conventions.js'
+import { span } from './spans.js'
+
+const meaning = (attributes: Record<string, unknown>, fields: Parameters<typeof span>[1] = {}) =>
+  readSpanMeaning(span('s', { ...fields, attributes }))
+
+t.test('step type from the convention attributes, GenAI first', async (t) => {
+  const cases: [Record<string, unknown>, StepType][] = [
+    [{ 'gen_ai.operation.name': 'chat' }, 'llm'],
+    [{ 'gen_ai.operation.name': 'text_completion' }, 'llm'],
+    [{ 'gen_ai.operation.name': 'generate_content' }, 'llm'],
+    [{ 'gen_ai.operation.name': 'execute_tool' }, 'tool'],
+    [{ 'gen_ai.operation.name': 'embeddings' }, 'retrieval'],
+    [{ 'gen_ai.operation.name': 'invoke_agent' }, 'function'],
+    [{ 'gen_ai.operation.name': 'create_agent' }, 'function'],
+    [{ 'openinference.span.kind': 'LLM' }, 'llm'],
+    [{ 'openinference.span.kind': 'TOOL' }, 'tool'],
+    [{ 'openinference.span.kind': 'RETRIEVER' }, 'retrieval'],
+    [{ 'openinference.span.kind': 'EMBEDDING' }, 'retrieval'],
+    [{ 'openinference.span.kind': 'RERANKER' }, 'retrieval'],
+    [{ 'openinference.span.kind': 'CHAIN' }, 'function'],
+    [{ 'openinference.span.kind': 'AGENT' }, 'function'],
+    [{ 'openinference.span.kind': 'GUARDRAIL' }, 'other'],
+    [{ 'traceloop.span.kind': 'workflow' }, 'function'],
+    [{ 'traceloop.span.kind': 'task' }, 'function'],
+    [{ 'traceloop.span.kind': 'agent' }, 'function'],
+    [{ 'traceloop.span.kind': 'tool' }, 'tool'],
+    [{ 'llm.request.type': 'chat' }, 'llm'],
+    [{ 'llm.request.type': 'embedding' }, 'retrieval'],
+    [{ 'ai.operationId': 'ai.generateText.doGenerate' }, 'llm'],
+    [{ 'ai.operationId': 'ai.toolCall' }, 'tool'],
+    [{ 'ai.operationId': 'ai.generateText' }, 'function'],
+    // Precedence: GenAI over OpenInference over OpenLLMetry.
+    [{ 'gen_ai.operation.name': 'execute_tool', 'openinference.span.kind': 'LLM' }, 'tool'],
+    [{ 'openinference.span.kind': 'RETRIEVER', 'traceloop.span.kind': 'tool' }, 'retrieval'],
+    // An unknown value falls through to the next family, then to what the span names.
+    [{ 'gen_ai.operation.name': 'something_new', 'openinference.span.kind': 'TOOL' }, 'tool'],
+    [{ 'gen_ai.tool.name': 'search' }, 'tool'],
+    [{ 'gen_ai.request.model': 'gpt-4o' }, 'llm'],
+    [{ 'http.method': 'GET' }, 'other'],
+    [{}, 'other'],
+  ]
+  for (const [attributes, type] of cases) t.equal(meaning(attributes).type, type, JSON.stringify(attributes))
+})
+
+t.test('tool name from gen_ai.tool.name, tool.name, OpenLLMetry entity name, else the tool span name', async (t) => {
+  t.equal(meaning({ 'gen_ai.tool.name': 'a', 'tool.name': 'b' }).tool, 'a')
+  t.equal(meaning({ 'openinference.span.kind': 'TOOL', 'tool.name': 'b' }).tool, 'b')
+  t.equal(meaning({ 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'search' }).tool, 'search')
+  t.equal(
+    meaning({ 'gen_ai.operation.name': 'execute_tool' }, { name: 'execute_tool lookup' }).tool,
+    'execute_tool lookup',
+  )
+  t.equal(meaning({ 'gen_ai.operation.name': 'chat' }).tool, null, 'only tool steps fall back to the span name')
+})
+
+t.test('model: the requested model first, then the response model, OpenInference, Vercel', async (t) => {
+  t.equal(meaning({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.response.model': 'gpt-4o-2024-08-06' }).model, 'gpt-4o')
+  t.equal(meaning({ 'gen_ai.response.model': 'gpt-4o-2024-08-06' }).model, 'gpt-4o-2024-08-06')
+  t.equal(meaning({ 'llm.model_name': 'claude' }).model, 'claude')
+  t.equal(meaning({ 'ai.model.id': 'mistral' }).model, 'mistral')
+  t.same(meaning({ 'gen_ai.request.model': 'a', 'gen_ai.response.model': 'b' }).rest, { 'gen_ai.response.model': 'b' })
+})
+
+t.test('tokens: every convention name, integers or digit strings, total from the parts when not given', async (t) => {
+  const cases: [Record<string, unknown>, [number | null, number | null, number | null]][] = [
+    [{ 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 5 }, [10, 5, 15]],
+    [{ 'llm.token_count.prompt': 7, 'llm.token_count.completion': 3, 'llm.token_count.total': 11 }, [7, 3, 11]],
+    [{ 'gen_ai.usage.prompt_tokens': '4', 'gen_ai.usage.completion_tokens': '2' }, [4, 2, 6]],
+    [{ 'llm.usage.total_tokens': 30 }, [null, null, 30]],
+    [{ 'ai.usage.promptTokens': 1, 'ai.usage.completionTokens': 2 }, [1, 2, 3]],
+    [{ 'gen_ai.usage.input_tokens': 9, 'llm.token_count.prompt': 99 }, [9, null, 9]],
+    [{ 'gen_ai.usage.input_tokens': -1, 'gen_ai.usage.output_tokens': 1.5 }, [null, null, null]],
+    [{}, [null, null, null]],
+  ]
+  for (const [attributes, [prompt, completion, total]] of cases) {
+    const m = meaning(attributes)
+    t.same(
+      [m.prompt_tokens, m.completion_tokens, m.total_tokens],
+      [prompt, completion, total],
+      JSON.stringify(attributes),
+    )
+  }
+})
+
+t.test('prompt and response from GenAI messages (attributes or the older content events)', async (t) => {
+  const input = [
+    { role: 'system', parts: [{ type: 'text', content: 'Be brief.' }] },
+    { role: 'user', parts: [{ type: 'text', content: 'Hi?' }] },
+  ]
+  const output = [{ role: 'assistant', parts: [{ type: 'text', content: 'Hello.' }], finish_reason: 'stop' }]
+  const m = meaning({
+    'gen_ai.input.messages': JSON.stringify(input),
+    'gen_ai.output.messages': JSON.stringify(output),
+  })
+  t.equal(m.prompt, 'Hi?', 'the last user message')
+  t.equal(m.response, 'Hello.')
+  t.same(m.input, input, 'the step keeps the messages as sent')
+  t.same(m.output, output)
+
+  const fromEvents = readSpanMeaning(
+    span('s', {
+      events: [
+        {
+          name: 'gen_ai.content.prompt',
+          time_ms: 1,
+          attributes: { 'gen_ai.prompt': '[{"role":"user","content":"Q"}]' },
+        },
+        {
+          name: 'gen_ai.content.completion',
+          time_ms: 2,
+          attributes: { 'gen_ai.completion': '[{"role":"assistant","content":"A"}]' },
+        },
+      ],
+    }),
+  )
+  t.same([fromEvents.prompt, fromEvents.response], ['Q', 'A'])
+})
+
+t.test('prompt and response from OpenInference flattened messages, else input.value / output.value', async (t) => {
+  const m = meaning({
+    'llm.input_messages.0.message.role': 'system',
+    'llm.input_messages.0.message.content': 'Be brief.',
+    'llm.input_messages.1.message.role': 'user',
+    'llm.input_messages.1.message.contents.0.message_content.type': 'text',
+    'llm.input_messages.1.message.contents.0.message_content.text': 'Part one.',
+    'llm.input_messages.1.message.contents.1.message_content.text': 'Part two.',
+    'llm.output_messages.0.message.role': 'assistant',
+    'llm.output_messages.0.message.content': 'Done.',
+    'input.value': '{"ignored": true}',
+  })
+  t.equal(m.prompt, 'Part one.\nPart two.')
+  t.equal(m.response, 'Done.')
+  t.same(m.input, [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Part one.\nPart two.' },
+  ])
+  t.same(m.rest, {}, 'every message attribute and the raw input it stands beside are used')
+
+  const chain = meaning({
+    'input.value': 'What is 2+2?',
+    'output.value': '{"answer": 4}',
+    'output.mime_type': 'application/json',
+  })
+  t.equal(chain.prompt, 'What is 2+2?')
+  t.equal(chain.response, '{"answer":4}')
+  t.same(chain.output, { answer: 4 }, 'JSON text is parsed for the step')
+})
+
+t.test('prompt and response from OpenLLMetry indexed names and entity input/output', async (t) => {
+  const m = meaning({
+    'gen_ai.prompt.0.role': 'system',
+    'gen_ai.prompt.0.content': 'Be funny.',
+    'gen_ai.prompt.1.role': 'user',
+    'gen_ai.prompt.1.content': 'A joke?',
+    'gen_ai.completion.0.role': 'assistant',
+    'gen_ai.completion.0.content': 'Knock knock.',
+    'gen_ai.completion.0.finish_reason': 'stop',
+  })
+  t.same([m.prompt, m.response], ['A joke?', 'Knock knock.'])
+  const task = meaning({ 'traceloop.entity.input': '{"args":["x"]}', 'traceloop.entity.output': '"quoted result"' })
+  t.same(task.input, { args: ['x'] })
+  t.equal(task.response, 'quoted result', 'a JSON-encoded string is unwrapped')
+})
+
+t.test('GenAI tool arguments and results are the step input and output', async (t) => {
+  const m = meaning({
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': 'get_weather',
+    'gen_ai.tool.call.arguments': '{"city":"Paris"}',
+    'gen_ai.tool.call.result': 'sunny',
+  })
+  t.same([m.input, m.output], [{ city: 'Paris' }, 'sunny'])
+})
+
+t.test('failure: status ERROR, or an exception event unless the status is explicitly OK', async (t) => {
+  const exception = {
+    name: 'exception',
+    time_ms: 1,
+    attributes: { 'exception.type': 'TimeoutError', 'exception.message': 'took too long' },
+  }
+  const cases: [Parameters<typeof span>[1], boolean, string | null][] = [
+    [{ status_code: 2, status_message: 'upstream 503' }, true, 'upstream 503'],
+    [{ status_code: 2, events: [exception] }, true, 'took too long'],
+    [{ status_code: 0, events: [exception] }, true, 'took too long'],
+    [{ status_code: 1, events: [exception] }, false, null],
+    [{ status_code: 2 }, true, null],
+    [{ status_code: 2, attributes: { 'error.type': 'RateLimit' } }, true, 'RateLimit'],
+    [{ status_code: 1 }, false, null],
+    [{}, false, null],
+  ]
+  for (const [fields, failed, error] of cases) {
+    const m = readSpanMeaning(span('s', fields))
+    t.same([m.failed, m.error], [failed, error], JSON.stringify(fields))
+  }
+})
+
+t.test('session, user and tags; everything unread is kept in `rest`', async (t) => {
+  const m = meaning({
+    'gen_ai.conversation.id': 'c1',
+    'session.id': 'ignored',
+    'user.id': 'u1',
+    'tag.tags': ['a', 'b'],
+    'app.custom': 42,
+  })
+  t.same([m.session_id, m.user_id, m.tags], ['c1', 'u1', ['a', 'b']])
+  t.same(m.rest, { 'session.id': 'ignored', 'app.custom': 42 })
+  const ol = meaning({
+    'traceloop.association.properties.session_id': 's2',
+    'traceloop.association.properties.user_id': 'u2',
+    'tag.tags': '["x"]',
+  })
+  t.same([ol.session_id, ol.user_id, ol.tags], ['s2', 'u2', ['x']])
+})
+
+t.test('helpers: the prompt is the last user message; JSON text is parsed only when it is JSON', async (t) => {
+  t.equal(
+    promptOf([
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b' },
+      { role: 'user', content: 'c' },
+    ]),
+    'c',
+  )
+  t.equal(
+    promptOf([
+      { role: 'system', content: 'a' },
+      { role: 'tool', content: 'b' },
+    ]),
+    'a\nb',
+  )
+  t.equal(promptOf([]), null)
+  t.same(parseJsonText('[1]'), [1])
+  t.equal(parseJsonText('{not json'), '{not json')
+  t.equal(parseJsonText('plain'), 'plain')
+})
