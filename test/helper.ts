@@ -1,4 +1,5 @@
 // Builds Loupe on an in-memory store for tests, plus the few steps most tests share.
+import { type AddressInfo, createServer } from 'node:net'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { Test } from 'tap'
@@ -9,6 +10,8 @@ import { createSqliteStore } from '../src/store/sqlite/store.js'
 
 export interface TestAppOptions extends BuildOptions {
   config?: Partial<Config>
+  /** Runs before the app is ready: the place to add hooks that inject failures. */
+  setup?: (app: LoupeApp) => void
 }
 
 /** A fresh app on its own in-memory database, closed when the test ends. */
@@ -20,8 +23,18 @@ export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promi
     ...options,
   })
   t.teardown(() => app.close())
+  options.setup?.(app)
   await app.ready()
   return app
+}
+
+/** A fresh app listening on a free port of 127.0.0.1 (for the SDK and the CLI, which speak real HTTP). */
+export async function startTestServer(t: Test, options: TestAppOptions = {}): Promise<{ app: LoupeApp; url: string }> {
+  const app = await buildTestApp(t, options)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  if (address === null || typeof address === 'string') throw new Error('the test server has no TCP address')
+  return { app, url: `http://127.0.0.1:${address.port}` }
 }
 
 /** Creates a project through the API and returns its id and secret key. */
@@ -54,4 +67,24 @@ export function postBatch(app: LoupeApp, key: string, traces: unknown[]) {
 /** Errors of `value` against a contract schema (with the named components resolvable), [] when it conforms. */
 export function schemaErrors(schema: TSchema, value: unknown): string[] {
   return [...Value.Errors(schema, [...componentSchemas], value)].map((e) => `${e.path} ${e.message}`)
+}
+
+/** Polls `check` until it returns a truthy value (returned), failing after `timeoutMs`. */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** A TCP port that nothing listens on (it was free a moment ago). */
+export async function unusedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }
