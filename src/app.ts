@@ -10,6 +10,7 @@ import fp from 'fastify-plugin'
 import { componentSchemas } from '../schemas/index.js'
 import type { Config } from './config.js'
 import { hashApiKey } from './lib/api-keys.js'
+import { toJson } from './lib/json.js'
 import { createValidators, describeErrors, validatorCompiler } from './lib/validation.js'
 import auth, { presentedKey } from './plugins/auth.js'
 import docs from './plugins/docs.js'
@@ -59,6 +60,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
       },
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
+
+  // Responses are built from the contract's types and tested against its schemas; fast-json-stringify would check
+  // every nullable (anyOf) field of every trace with ajv at run time, which costs more than it saves. Stored traces
+  // are spliced in from their stored JSON text (src/lib/json.ts).
+  app.setSerializerCompiler(() => toJson)
 
   app.decorate('config', config)
   app.decorate('validators', validators)

@@ -5,10 +5,14 @@ export const HOUR_MS = 3_600_000
 export const CHART_BUCKETS = 24
 export const RECENT_FAILURES = 10
 
-/** Rounds to 2 decimals (half away from zero), as every rate and mean in analytics is reported. */
+/**
+ * Rounds to 2 decimals (half away from zero), as every rate and mean in analytics is reported. The scaled value is
+ * cut to 15 significant digits first, so a tie such as 189 / 40 = 4.725 (stored as 4.72499…) rounds up like the
+ * decimal it stands for; a fixed epsilon only does that for values below 2.
+ */
 export function round2(value: number): number {
   if (!Number.isFinite(value)) return 0
-  return (Math.sign(value) * Math.round((Math.abs(value) + Number.EPSILON) * 100)) / 100
+  return (Math.sign(value) * Math.round(Number((Math.abs(value) * 100).toPrecision(15)))) / 100
 }
 
 /** 0-based index of the nearest-rank 95th percentile among n ascending values: ceil(0.95·n) − 1. */

@@ -1,5 +1,6 @@
 // The single road every trace takes: check the input, normalize (CONTRACT §2), validate, store in one
 // transaction, then announce each newly stored trace exactly once.
+import type { ValidateFunction } from 'ajv'
 import { uuidv7 } from 'uuidv7'
 import {
   type BatchTracesResponse,
@@ -11,13 +12,13 @@ import {
 } from '../../schemas/index.js'
 import { InvalidInput, TraceIdTaken } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
-import { firstError, type Validators } from '../lib/validation.js'
+import { describeErrors, firstError, type Validators } from '../lib/validation.js'
 import type { KeyContext, Store } from '../store/types.js'
 import { InvalidTimestampError, normalizeTrace } from './normalize.js'
 
 export interface IngestService {
   /** One trace: `created` (201) or `exists` (200, the stored trace, no event). Throws 400 / 409. */
-  ingestOne(input: TraceInput, key: KeyContext): Promise<{ created: boolean; trace: Trace }>
+  ingestOne(input: unknown, key: KeyContext): Promise<{ created: boolean; trace: Trace }>
   /** Many traces: each validated on its own; the valid ones are stored even when others are rejected. */
   ingestBatch(inputs: readonly unknown[], key: KeyContext): Promise<BatchTracesResponse>
 }
@@ -32,6 +33,27 @@ export interface IngestDeps {
 
 type Prepared = { ok: true; trace: Trace } | { ok: false; message: string }
 
+/** Input aliases and the field each folds onto (CONTRACT §2 step 2), as paths inside one trace. */
+const ALIAS_PATHS: [RegExp, string][] = [
+  [/^(\/steps\/\d+)\/(?:duration|duration_ms|latency_ms)(?=\/|$)/, '$1/latency'],
+  [/^(\/steps\/\d+)\/(?:tokens|total_tokens)(?=\/|$)/, '$1/token_count'],
+  [/^(\/steps\/\d+)\/tool_name(?=\/|$)/, '$1/tool'],
+  [/^\/(?:latency_ms|duration_ms)(?=\/|$)/, '/latency'],
+  [/^\/total_tokens(?=\/|$)/, '/token_count'],
+]
+
+/**
+ * The input check's first error, naming the normalized field: validation is step 5, after aliases are folded,
+ * so a negative `duration_ms` is reported as `…/latency must be >= 0` (CONTRACT §2).
+ */
+function inputError(validate: ValidateFunction, prefix: string): string {
+  const errors = (validate.errors ?? []).map((error) => ({
+    ...error,
+    instancePath: ALIAS_PATHS.reduce((path, [alias, field]) => path.replace(alias, field), error.instancePath),
+  }))
+  return errors.length > 0 ? describeErrors(errors, prefix) : `${prefix} is invalid`
+}
+
 export function createIngestService({
   store,
   hub,
@@ -43,8 +65,8 @@ export function createIngestService({
   const checkTrace = validators.body.compile(TraceSchema)
 
   /** Steps 1–5 of normalization for one input; `prefix` is where the trace sits in the body (for messages). */
-  function prepare(input: unknown, key: KeyContext, prefix: string, alreadyChecked: boolean): Prepared {
-    if (!alreadyChecked && !checkInput(input)) return { ok: false, message: firstError(checkInput, prefix) ?? prefix }
+  function prepare(input: unknown, key: KeyContext, prefix: string): Prepared {
+    if (!checkInput(input)) return { ok: false, message: inputError(checkInput, prefix) }
     let trace: Trace
     try {
       trace = normalizeTrace(input as TraceInput, key, { now: now(), newId })
@@ -58,12 +80,19 @@ export function createIngestService({
     if (Buffer.byteLength(JSON.stringify(trace.metadata)) > LIMITS.metadataBytes) {
       return { ok: false, message: `${prefix}/metadata must be at most ${LIMITS.metadataBytes} bytes when serialized` }
     }
+    // The schema can only count characters; the contract's 256 KiB is bytes, and one character may take four.
+    for (const field of ['prompt', 'response'] as const) {
+      const text = trace[field]
+      if (text !== null && Buffer.byteLength(text) > LIMITS.textBytes) {
+        return { ok: false, message: `${prefix}/${field} must be at most ${LIMITS.textBytes} bytes in UTF-8` }
+      }
+    }
     return { ok: true, trace }
   }
 
   return {
     async ingestOne(input, key) {
-      const prepared = prepare(input, key, 'body', true)
+      const prepared = prepare(input, key, 'body')
       if (!prepared.ok) throw new InvalidInput(prepared.message)
       const [outcome] = await store.insertTraces([prepared.trace])
       if (!outcome || outcome.kind === 'conflict') throw new TraceIdTaken(prepared.trace.trace_id)
@@ -75,7 +104,7 @@ export function createIngestService({
       const rejected: BatchTracesResponse['rejected'] = []
       const valid: { index: number; trace: Trace }[] = []
       inputs.forEach((input, index) => {
-        const prepared = prepare(input, key, `body/traces/${index}`, false)
+        const prepared = prepare(input, key, `body/traces/${index}`)
         if (prepared.ok) valid.push({ index, trace: prepared.trace })
         else rejected.push({ index, message: prepared.message })
       })
@@ -85,7 +114,8 @@ export function createIngestService({
       outcomes.forEach((outcome, i) => {
         const index = valid[i]!.index
         if (outcome.kind === 'conflict') {
-          rejected.push({ index, message: new TraceIdTaken(outcome.trace_id).message })
+          // Named like every other rejection: where the trace sits in the body, then the field.
+          rejected.push({ index, message: `body/traces/${index}/${new TraceIdTaken(outcome.trace_id).message}` })
           return
         }
         if (outcome.kind === 'created') created.push(outcome.trace)

@@ -45,11 +45,15 @@ export function describeErrors(errors: readonly ErrorObject[], prefix: string): 
   const anyOf = errors.find((e) => e.keyword === 'anyOf')
   const first = errors[0]
   if (!first) return `${prefix} is invalid`
-  if (!anyOf) return `${prefix}${first.instancePath} ${first.message ?? 'is invalid'}`
+  if (!anyOf) return `${prefix}${first.instancePath} ${messageOf(first)}`
   const path = anyOf.instancePath
   const deeper = errors.find((e) => e.instancePath.length > path.length && e.instancePath.startsWith(path))
   if (deeper) return `${prefix}${deeper.instancePath} ${deeper.message ?? 'is invalid'}`
   const here = errors.filter((e) => e.instancePath === path && e.keyword !== 'anyOf')
+  // A branch of the right type failed a constraint (minimum, maxItems, format, …): that is what is wrong, not the
+  // other branches' types (a negative latency is not "must be null").
+  const constraint = here.find((e) => e.keyword !== 'type' && e.keyword !== 'const')
+  if (constraint) return `${prefix}${path} ${messageOf(constraint)}`
   const allowed = here.filter((e) => e.keyword === 'const').map((e) => JSON.stringify(e.params.allowedValue))
   const types = here.filter((e) => e.keyword === 'type').map((e) => String(e.params.type))
   const choices = [...allowed, ...types]
@@ -57,6 +61,14 @@ export function describeErrors(errors: readonly ErrorObject[], prefix: string): 
   return allowed.length > 0
     ? `${prefix}${path} must be one of: ${choices.join(', ')}`
     : `${prefix}${path} must be ${choices.join(' or ')}`
+}
+
+/** ajv's message, except for our timestamp format, whose internal name means nothing to a client. */
+function messageOf(error: ErrorObject): string {
+  if (error.keyword === 'format' && error.params.format === TIMESTAMP_FORMAT) {
+    return 'must be an ISO 8601 timestamp (no offset = UTC) or an epoch number (seconds or milliseconds)'
+  }
+  return error.message ?? 'is invalid'
 }
 
 export function firstError(validate: ValidateFunction, prefix: string): string | null {

@@ -11,9 +11,10 @@ import {
   ListApiKeysResponse,
   Ref,
 } from '../../schemas/index.js'
-import { mergeQueryIntoBody } from './merge-input.js'
+import { acceptJsonOrNothing, mergeQueryIntoBody } from './merge-input.js'
 
 const apiKeys: FastifyPluginAsyncTypebox = async (app) => {
+  acceptJsonOrNothing(app)
   // GET /api-keys
   app.get(
     '/api-keys',

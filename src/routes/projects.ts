@@ -2,9 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { CreateProjectInput, CreateProjectResponse, errorResponses, ListProjectsResponse } from '../../schemas/index.js'
-import { mergeQueryIntoBody } from './merge-input.js'
+import { acceptJsonOrNothing, mergeQueryIntoBody } from './merge-input.js'
 
 const projects: FastifyPluginAsyncTypebox = async (app) => {
+  acceptJsonOrNothing(app)
   // GET /projects
   app.get(
     '/projects',

@@ -20,10 +20,14 @@ import { parseTimestamp } from '../lib/time.js'
 const BatchEnvelope = Type.Object({
   traces: Type.Array(Type.Unknown(), { minItems: 1, maxItems: LIMITS.batch }),
 })
+/** What POST /traces checks before the ingest service validates the trace (and names fields as a batch does). */
+const JsonObject = Type.Object({})
 
 const keyAuth: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }]
 
 const traces: FastifyPluginAsyncTypebox = async (app) => {
+  // Traces are JSON only: without this, Fastify's built-in text/plain parser turns a 415 into a confusing 400.
+  app.removeContentTypeParser('text/plain')
   const ingestRateLimit =
     app.config.ingestRateLimit > 0 ? { rateLimit: { max: app.config.ingestRateLimit, timeWindow: 60_000 } } : {}
 
@@ -74,7 +78,10 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
     '/traces',
     {
       config: ingestRateLimit,
-      preHandler: app.requireProjectKey,
+      // Before validation, so that a caller without a key learns nothing about the body (401, not 400).
+      preValidation: app.requireProjectKey,
+      // The documented body is the trace; the ingest service validates it, naming an alias by its normalized field.
+      validatorCompiler: () => app.validators.body.compile(JsonObject),
       schema: {
         tags: ['traces'],
         summary: 'Record one trace (needs a project API key)',
@@ -97,7 +104,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
     '/traces/batch',
     {
       config: ingestRateLimit,
-      preHandler: app.requireProjectKey,
+      preValidation: app.requireProjectKey,
       // The documented body lists full traces; only the envelope is checked here so that one bad trace
       // rejects itself, not the whole batch.
       validatorCompiler: () => app.validators.body.compile(BatchEnvelope),

@@ -20,13 +20,18 @@ const TOUCH_INTERVAL_MS = 60_000
 
 /** project_id of a name: lower-case, accents folded, runs of other characters → `-`, trimmed, at most 64. */
 export function slugify(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .slice(0, SLUG_MAX)
-    .replace(/^-+|-+$/g, '')
+  return (
+    name
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      // Trimmed before the cut, so that leading punctuation does not eat into the 64 characters; and after it, in
+      // case the cut lands on a dash.
+      .replace(/^-+|-+$/g, '')
+      .slice(0, SLUG_MAX)
+      .replace(/-+$/, '')
+  )
 }
 
 export interface ProjectService {

@@ -1,30 +1,19 @@
-// The embedded SQLite store (better-sqlite3 through Drizzle): migrations at open, every query of the Store interface.
+// The embedded SQLite store: opens (and migrates) the database, keeps projects and keys through Drizzle, and traces
+// with their rollups through prepared statements (trace-queries.ts), so no request scans the traces table.
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
-import { and, asc, count, desc, eq, gt, gte, isNull, lt, lte, type SQL, sql } from 'drizzle-orm'
+import { and, asc, eq, isNull } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
-import type { ApiKey, Project, Trace } from '../../../schemas/index.js'
-import {
-  type BucketTotals,
-  CHART_BUCKETS,
-  chartPoints,
-  chartWindow,
-  HOUR_MS,
-  mean,
-  p95Index,
-  percentage,
-  RECENT_FAILURES,
-  sortBreakdown,
-} from '../../analytics/math.js'
+import type { ApiKey, Project } from '../../../schemas/index.js'
 import { packageRoot } from '../../lib/paths.js'
-import { fromZonelessIso, toUtcIso, toZonelessIso } from '../../lib/time.js'
-import type { ApiKeyRecord, InsertOutcome, KeyContext, Store, TraceFilter } from '../types.js'
-import { type ApiKeyRow, apiKeys, projects, type TraceRow, traces } from './tables.js'
+import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
+import type { KeyContext, Store } from '../types.js'
+import { type ApiKeyRow, apiKeys, projects } from './tables.js'
+import { createTraceQueries } from './trace-queries.js'
 
-const tables = { projects, apiKeys, traces }
-type Db = BetterSQLite3Database<typeof tables>
+type Db = BetterSQLite3Database<{ projects: typeof projects; apiKeys: typeof apiKeys }>
 
 /** `:memory:`, a bare path, or a `file:` URL → what better-sqlite3 opens. */
 export function sqlitePath(url: string): string {
@@ -34,9 +23,6 @@ export function sqlitePath(url: string): string {
   return url
 }
 
-const rowToTrace = (row: TraceRow): Trace => ({ ...row, created_at: toUtcIso(row.created_at) })
-const traceToRow = (trace: Trace): TraceRow => ({ ...trace, created_at: Date.parse(trace.created_at) })
-
 const rowToProject = (row: typeof projects.$inferSelect): Project => ({
   ...row,
   created_at: toZonelessIso(row.created_at),
@@ -44,25 +30,16 @@ const rowToProject = (row: typeof projects.$inferSelect): Project => ({
 
 const optionalTime = (ms: number | null) => (ms === null ? null : toZonelessIso(ms))
 
-function whereOf(filter: TraceFilter): SQL | undefined {
-  const f = filter
-  return and(
-    f.project_id !== undefined ? eq(traces.project_id, f.project_id) : undefined,
-    f.status !== undefined ? eq(traces.status, f.status) : undefined,
-    f.model !== undefined ? eq(traces.model, f.model) : undefined,
-    f.environment !== undefined ? eq(traces.environment, f.environment) : undefined,
-    f.session_id !== undefined ? eq(traces.session_id, f.session_id) : undefined,
-    f.user_id !== undefined ? eq(traces.user_id, f.user_id) : undefined,
-    f.min_latency !== undefined ? gte(traces.latency, f.min_latency) : undefined,
-    f.max_latency !== undefined ? lte(traces.latency, f.max_latency) : undefined,
-    f.min_tokens !== undefined ? gte(traces.token_count, f.min_tokens) : undefined,
-    f.max_tokens !== undefined ? lte(traces.token_count, f.max_tokens) : undefined,
-    f.since !== undefined ? gte(traces.created_at, f.since) : undefined,
-    f.until !== undefined ? lt(traces.created_at, f.until) : undefined,
-  )
-}
-
-const newestFirst = [desc(traces.created_at), desc(traces.trace_id)]
+const keyRowToApiKey = (row: ApiKeyRow & { project_name: string }): ApiKey => ({
+  key_id: row.key_id,
+  key_preview: row.key_preview,
+  project_id: row.project_id,
+  project_name: row.project_name,
+  environment: row.environment,
+  created_at: toZonelessIso(row.created_at),
+  last_used_at: optionalTime(row.last_used_at),
+  revoked_at: optionalTime(row.revoked_at),
+})
 
 export interface SqliteStoreOptions {
   /** Run the committed migrations at open (default true). */
@@ -73,43 +50,18 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   const path = sqlitePath(url)
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const sqlite = new Database(path)
+  // WAL: readers never wait for the writer; synchronous=NORMAL: a committed transaction survives a process crash
+  // (a power cut may lose the last ones). 64 MiB of page cache keeps the hot index pages in memory.
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const db: Db = drizzle(sqlite, { schema: tables })
+  sqlite.pragma('cache_size = -65536')
+  sqlite.pragma('temp_store = MEMORY')
+  const db: Db = drizzle(sqlite, { schema: { projects, apiKeys } })
   if (options.migrate !== false) migrate(db, { migrationsFolder: join(packageRoot(), 'drizzle', 'sqlite') })
+  const traces = createTraceQueries(sqlite)
 
-  const traceById = db
-    .select()
-    .from(traces)
-    .where(eq(traces.trace_id, sql.placeholder('id')))
-    .prepare()
-  const insertTrace = (row: TraceRow) => db.insert(traces).values(row).run()
-
-  const storeTraces = sqlite.transaction((batch: Trace[]): InsertOutcome[] =>
-    batch.map((trace) => {
-      const existing = traceById.get({ id: trace.trace_id })
-      if (existing) {
-        return existing.project_id === trace.project_id
-          ? { kind: 'exists', trace: rowToTrace(existing) }
-          : { kind: 'conflict', trace_id: trace.trace_id }
-      }
-      insertTrace(traceToRow(trace))
-      return { kind: 'created', trace }
-    }),
-  )
-
-  const keyRowToApiKey = (row: ApiKeyRow & { project_name: string }): ApiKey => ({
-    key_id: row.key_id,
-    key_preview: row.key_preview,
-    project_id: row.project_id,
-    project_name: row.project_name,
-    environment: row.environment,
-    created_at: toZonelessIso(row.created_at),
-    last_used_at: optionalTime(row.last_used_at),
-    revoked_at: optionalTime(row.revoked_at),
-  })
   const keysWithProject = () =>
     db
       .select({
@@ -125,44 +77,6 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       })
       .from(apiKeys)
       .innerJoin(projects, eq(projects.project_id, apiKeys.project_id))
-
-  const listNewest = (where: SQL | undefined, limit: number, offset = 0) =>
-    db
-      .select()
-      .from(traces)
-      .where(where)
-      .orderBy(...newestFirst)
-      .limit(limit)
-      .offset(offset)
-      .all()
-      .map(rowToTrace)
-
-  /** The counts that /analytics and /failures must agree on, from one query. */
-  const failureCounts = (where: SQL | undefined, slowThresholdMs: number) =>
-    db
-      .select({
-        total: count(),
-        success: sql<number>`coalesce(sum(${traces.status} = 'success'), 0)`,
-        failed: sql<number>`coalesce(sum(${traces.status} = 'failed'), 0)`,
-        warning: sql<number>`coalesce(sum(${traces.status} = 'warning'), 0)`,
-        retries: sql<number>`coalesce(sum(${traces.retry_count} > 0), 0)`,
-        slow: sql<number>`coalesce(sum(${traces.latency} >= ${slowThresholdMs}), 0)`,
-        latencySum: sql<number>`coalesce(sum(${traces.latency}), 0)`,
-        tokens: sql<number>`coalesce(sum(${traces.token_count}), 0)`,
-      })
-      .from(traces)
-      .where(where)
-      .get() ?? { total: 0, success: 0, failed: 0, warning: 0, retries: 0, slow: 0, latencySum: 0, tokens: 0 }
-
-  const breakdown = (column: SQL, where: SQL | undefined) =>
-    sortBreakdown(
-      db
-        .select({ key: sql<string>`${column}`, count: count() })
-        .from(traces)
-        .where(where)
-        .groupBy(column)
-        .all(),
-    )
 
   return {
     dialect: 'sqlite',
@@ -206,7 +120,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       return row ? rowToProject(row) : null
     },
 
-    async createApiKey(key: ApiKeyRecord) {
+    async createApiKey(key) {
       db.insert(apiKeys).values(key).run()
     },
 
@@ -247,77 +161,23 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async insertTraces(batch) {
-      return storeTraces(batch)
+      return traces.insertTraces(batch)
     },
 
     async getTrace(traceId) {
-      const row = traceById.get({ id: traceId })
-      return row ? rowToTrace(row) : null
+      return traces.getTrace(traceId)
     },
 
     async listTraces(filter, page) {
-      const where = whereOf(filter)
-      const total = db.select({ n: count() }).from(traces).where(where).get()?.n ?? 0
-      return { total, items: total > page.offset ? listNewest(where, page.limit, page.offset) : [] }
+      return traces.listTraces(filter, page)
     },
 
-    async analytics({ project_id, now, slowThresholdMs }) {
-      const scope = whereOf({ project_id })
-      const c = failureCounts(scope, slowThresholdMs)
-      const p95 =
-        c.total === 0
-          ? 0
-          : (db
-              .select({ latency: traces.latency })
-              .from(traces)
-              .where(scope)
-              .orderBy(asc(traces.latency))
-              .limit(1)
-              .offset(p95Index(c.total))
-              .get()?.latency ?? 0)
-      const { start, end } = chartWindow(now)
-      const bucket = sql<number>`(${traces.created_at} - ${start}) / ${HOUR_MS}`
-      const buckets: BucketTotals[] = db
-        .select({
-          bucket,
-          traces: count(),
-          tokens: sql<number>`coalesce(sum(${traces.token_count}), 0)`,
-          latencySum: sql<number>`coalesce(sum(${traces.latency}), 0)`,
-        })
-        .from(traces)
-        .where(and(scope, gte(traces.created_at, start), lt(traces.created_at, end)))
-        .groupBy(bucket)
-        .all()
-        .filter((b) => b.bucket >= 0 && b.bucket < CHART_BUCKETS)
-      return {
-        summary: {
-          total_traces: c.total,
-          success_rate: percentage(c.success, c.total),
-          average_latency: mean(c.latencySum, c.total),
-          p95_latency: p95,
-          total_token_usage: c.tokens,
-          failed_traces: c.failed,
-          warning_traces: c.warning,
-          retries: c.retries,
-          slow_requests: c.slow,
-        },
-        charts: chartPoints(start, buckets),
-        status_breakdown: breakdown(sql`${traces.status}`, scope),
-        model_breakdown: breakdown(sql`coalesce(${traces.model}, 'unknown')`, scope),
-        project_breakdown: breakdown(sql`${traces.project_id}`, scope),
-        recent_failures: listNewest(and(scope, eq(traces.status, 'failed')), RECENT_FAILURES),
-      }
+    async analytics(params) {
+      return traces.analytics(params)
     },
 
-    async failures({ project_id, limit, slowThresholdMs }) {
-      const scope = whereOf({ project_id })
-      const c = failureCounts(scope, slowThresholdMs)
-      return {
-        failed_traces: listNewest(and(scope, eq(traces.status, 'failed')), limit),
-        retries: listNewest(and(scope, gt(traces.retry_count, 0)), limit),
-        slow_requests: listNewest(and(scope, gte(traces.latency, slowThresholdMs)), limit),
-        totals: { failed_traces: c.failed, retries: c.retries, slow_requests: c.slow },
-      }
+    async failures(params) {
+      return traces.failures(params)
     },
   }
 }

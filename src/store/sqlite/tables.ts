@@ -1,6 +1,7 @@
 // The SQLite tables. Column types are tied to the TypeBox contract: a Trace row is a Trace with
 // created_at held as epoch milliseconds (a type-level check below fails the build if they drift).
-import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { sql } from 'drizzle-orm'
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import type { Environment, Step, Trace, TraceStatus } from '../../../schemas/index.js'
 
 export const projects = sqliteTable('projects', {
@@ -51,17 +52,68 @@ export const traces = sqliteTable(
     created_at: integer('created_at').notNull(),
     steps: text('steps', { mode: 'json' }).$type<Step[]>().notNull(),
   },
+  // One index per filter and sort of GET /traces, /failures and /analytics, each ending in the list order. The two
+  // newest-first walks also carry latency and token_count, so a range filter is checked in the index and only the
+  // rows of the page are read.
   (t) => [
-    index('traces_created').on(t.created_at, t.trace_id),
-    index('traces_project_created').on(t.project_id, t.created_at, t.trace_id),
+    index('traces_created').on(t.created_at, t.trace_id, t.latency, t.token_count),
+    index('traces_project_created').on(t.project_id, t.created_at, t.trace_id, t.latency, t.token_count),
     index('traces_status_created').on(t.status, t.created_at, t.trace_id),
+    index('traces_project_status_created').on(t.project_id, t.status, t.created_at, t.trace_id),
     index('traces_model_created').on(t.model, t.created_at, t.trace_id),
-    index('traces_session_created').on(t.session_id, t.created_at),
-    index('traces_user_created').on(t.user_id, t.created_at),
+    index('traces_environment_created').on(t.environment, t.created_at, t.trace_id),
+    index('traces_session_created').on(t.session_id, t.created_at, t.trace_id),
+    index('traces_user_created').on(t.user_id, t.created_at, t.trace_id),
     index('traces_latency').on(t.latency),
+    index('traces_project_latency').on(t.project_id, t.latency),
     index('traces_tokens').on(t.token_count),
+    index('traces_project_tokens').on(t.project_id, t.token_count),
+    index('traces_retried_created').on(t.created_at, t.trace_id).where(sql`retry_count > 0`),
+    index('traces_project_retried_created').on(t.project_id, t.created_at, t.trace_id).where(sql`retry_count > 0`),
   ],
 )
+
+// Rollups (see src/store/rollups.ts), written in the same transaction as the traces they count.
+
+export const rollupTotals = sqliteTable(
+  'rollup_totals',
+  {
+    project_id: text('project_id').notNull(),
+    environment: text('environment').notNull(),
+    model: text('model').notNull(),
+    status: text('status').notNull(),
+    traces: integer('traces').notNull(),
+    retries: integer('retries').notNull(),
+    latency_sum: real('latency_sum').notNull(),
+    tokens: integer('tokens').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.project_id, t.environment, t.model, t.status] })],
+)
+
+export const rollupHourly = sqliteTable(
+  'rollup_hourly',
+  {
+    project_id: text('project_id').notNull(),
+    hour: integer('hour').notNull(),
+    traces: integer('traces').notNull(),
+    latency_sum: real('latency_sum').notNull(),
+    tokens: integer('tokens').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.project_id, t.hour] }), index('rollup_hourly_hour').on(t.hour)],
+)
+
+const histogram = (name: string) =>
+  sqliteTable(
+    name,
+    {
+      project_id: text('project_id').notNull(),
+      bucket: integer('bucket').notNull(),
+      traces: integer('traces').notNull(),
+    },
+    (t) => [primaryKey({ columns: [t.project_id, t.bucket] })],
+  )
+export const latencyHistogram = histogram('latency_histogram')
+export const tokenHistogram = histogram('token_histogram')
 
 export type TraceRow = typeof traces.$inferSelect
 export type ProjectRow = typeof projects.$inferSelect

@@ -1,0 +1,494 @@
+// npm run bench: the project's one benchmark. Seeds (or re-uses) a database of N traces, starts the real server,
+// drives it with autocannon in a separate process, and prints every figure beside its floor measured in the same
+// run on the same machine: a bare Fastify route, raw better-sqlite3 batched inserts, and naive SQL analytics.
+//
+//   npm run bench                      1,000,000 traces, 10 s per load run
+//   npm run bench -- --traces 200000 --duration 5
+//   npm run bench -- --tiny            5,000 traces, 1 s per run (what CI runs, so the harness never rots)
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { parseArgs } from 'node:util'
+import Database from 'better-sqlite3'
+import cliProgress from 'cli-progress'
+import WebSocket from 'ws'
+import { p95Index } from '../src/analytics/math.js'
+import { normalizeTrace } from '../src/ingest/normalize.js'
+import { packageRoot } from '../src/lib/paths.js'
+import { mulberry32, seed } from '../src/seed/seed.js'
+import { createSqliteStore } from '../src/store/sqlite/store.js'
+
+const root = packageRoot()
+const { values: args } = parseArgs({
+  options: {
+    traces: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string' },
+    database: { type: 'string' },
+    out: { type: 'string' },
+    sockets: { type: 'string' },
+    tiny: { type: 'boolean', default: false },
+    'no-build': { type: 'boolean', default: false },
+  },
+})
+const tiny = args.tiny === true
+const TRACES = Number(args.traces ?? (tiny ? 5_000 : 1_000_000))
+const DURATION = Number(args.duration ?? (tiny ? 1 : 10))
+const CONNECTIONS = Number(args.connections ?? 10)
+const FANOUT_SOCKETS = Number(args.sockets ?? (tiny ? 50 : 1000))
+const FANOUT_EVENTS = tiny ? 10 : 100
+const FLOOR_INSERT_ROWS = tiny ? 2_000 : 50_000
+const seededPath = args.database ?? join(root, 'bench', 'data', `loupe-${TRACES}.db`)
+const workPath = join(dirname(seededPath), `work-${TRACES}.db`)
+const say = (line: string) => process.stdout.write(`${line}\n`)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Helpers: free ports, child processes, autocannon in its own process.
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+async function waitFor(url: string, child: ChildProcess, seconds = 120): Promise<void> {
+  const deadline = Date.now() + seconds * 1000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`)
+    try {
+      if ((await fetch(url)).ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  throw new Error(`${url} did not answer within ${seconds} s`)
+}
+
+interface LoadResult {
+  rps: number
+  p50: number
+  p99: number
+  errors: number
+  /** Server CPU time per request (µs), when the server's pid was given: robust where req/s is not (a shared box). */
+  cpuUs?: number
+}
+
+/** user + system CPU time of a process so far, in µs. */
+function cpuTimeUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  const ticks = Number(fields[11]) + Number(fields[12])
+  return (ticks * 1_000_000) / 100
+}
+
+/** One autocannon run, in a separate process so that the load generator does not share the server's core time. */
+function autocannon(
+  url: string,
+  options: { method?: string; body?: string; headers?: string[]; connections?: number; pid?: number } = {},
+): LoadResult {
+  const cpuBefore = options.pid ? cpuTimeUs(options.pid) : 0
+  const cli = join(root, 'node_modules', 'autocannon', 'autocannon.js')
+  const argv = [cli, '-j', '-c', String(options.connections ?? CONNECTIONS), '-d', String(DURATION)]
+  if (options.method) argv.push('-m', options.method)
+  for (const h of options.headers ?? []) argv.push('-H', h)
+  if (options.body) argv.push('-b', options.body)
+  argv.push(url)
+  const out = execFileSync(process.execPath, argv, {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
+  const r = JSON.parse(out)
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: (r.errors ?? 0) + (r.non2xx ?? 0) + (r.timeouts ?? 0),
+    cpuUs: options.pid && r.requests.total > 0 ? (cpuTimeUs(options.pid) - cpuBefore) / r.requests.total : undefined,
+  }
+}
+
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  return kb / 1024
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0
+}
+function timeMs(fn: () => unknown, runs = 3): number {
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now()
+    fn()
+    times.push(performance.now() - start)
+  }
+  return median(times)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Synthetic ingest payloads: what a client sends (no trace_id: the server assigns one, so every request stores).
+
+const random = mulberry32(42)
+const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4', 'llama-3.1-70b']
+function syntheticInput(i: number) {
+  const tools = random() < 0.3 ? ['search', 'search', 'answer'] : ['search', 'answer']
+  return {
+    name: 'bench_call',
+    model: MODELS[i % MODELS.length],
+    prompt: `Benchmark prompt ${i}: summarize the quarterly report for the finance team in three bullet points.`,
+    response: 'Revenue grew 12%, costs were flat, and the outlook is stable for the next quarter.',
+    prompt_tokens: 60 + (i % 40),
+    completion_tokens: 20 + (i % 30),
+    session_id: `bench-session-${i % 100}`,
+    user_id: `bench-user-${i % 20}`,
+    tags: ['bench'],
+    steps: tools.map((tool, k) => ({
+      type: tool === 'answer' ? 'llm' : 'tool',
+      tool: tool === 'answer' ? undefined : tool,
+      name: tool,
+      latency_ms: 50 + Math.round(random() * 400),
+      status: k === 0 && tools.length === 3 ? 'error' : 'ok',
+    })),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function ensureSeeded() {
+  if (existsSync(seededPath)) {
+    const db = new Database(seededPath, { readonly: true })
+    const n = (db.prepare('select count(*) as n from traces').get() as { n: number }).n
+    db.close()
+    if (n >= TRACES) {
+      say(`re-using ${seededPath} (${n.toLocaleString('en-US')} traces)`)
+      return
+    }
+    rmSync(seededPath, { force: true })
+  }
+  mkdirSync(dirname(seededPath), { recursive: true })
+  say(`seeding ${TRACES.toLocaleString('en-US')} traces into ${seededPath}`)
+  const store = createSqliteStore(seededPath)
+  const bar = new cliProgress.SingleBar(
+    { format: 'seeding [{bar}] {percentage}% {value}/{total} traces, eta {eta}s' },
+    cliProgress.Presets.shades_classic,
+  )
+  bar.start(TRACES, 0)
+  const start = performance.now()
+  await seed({ store, traces: TRACES, random: mulberry32(1), onProgress: (done) => bar.update(done) })
+  bar.stop()
+  say(`seeded in ${((performance.now() - start) / 1000).toFixed(1)} s`)
+  store.raw.pragma('wal_checkpoint(TRUNCATE)')
+  store.raw.exec('ANALYZE')
+  await store.close()
+}
+
+/** Raw better-sqlite3: the same normalized rows, one prepared INSERT, transactions of 100 — into the same table. */
+function floorInserts(): number {
+  const db = new Database(workPath)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  const columns = (db.prepare('pragma table_info(traces)').all() as { name: string }[]).map((c) => c.name)
+  const insert = db.prepare(
+    `insert into traces (${columns.join(',')}) values (${columns.map((c) => `@${c}`).join(',')})`,
+  )
+  const rows = Array.from({ length: FLOOR_INSERT_ROWS }, (_, i) => {
+    const trace = normalizeTrace(
+      syntheticInput(i) as never,
+      { project_id: 'bench-floor', environment: 'production' },
+      {
+        now: Date.now(),
+        newId: () => `floor-${i}`,
+      },
+    )
+    return {
+      ...trace,
+      created_at: Date.parse(trace.created_at),
+      tags: JSON.stringify(trace.tags),
+      metadata: JSON.stringify(trace.metadata),
+      steps: JSON.stringify(trace.steps),
+    }
+  })
+  const insertBatch = db.transaction((batch: typeof rows) => {
+    for (const row of batch) insert.run(row)
+  })
+  const start = performance.now()
+  for (let i = 0; i < rows.length; i += 100) insertBatch(rows.slice(i, i + 100))
+  const seconds = (performance.now() - start) / 1000
+  db.prepare(`delete from traces where project_id = 'bench-floor'`).run()
+  db.close()
+  return rows.length / seconds
+}
+
+/** What a first attempt would write: plain aggregates and ORDER BY … OFFSET over the traces table. */
+function floorNaiveSql(projectId: string, slowMs: number) {
+  const db = new Database(workPath, { readonly: true })
+  const analytics = (where: string, params: unknown[]) => () => {
+    db.prepare(
+      `select count(*), sum(status = 'success'), avg(latency), sum(token_count), sum(status = 'failed'),
+              sum(status = 'warning'), sum(retry_count > 0), sum(latency >= ?) from traces ${where}`,
+    ).get(slowMs, ...params)
+    for (const col of ['status', "coalesce(model, 'unknown')", 'project_id']) {
+      db.prepare(`select ${col}, count(*) from traces ${where} group by 1`).all(...params)
+    }
+    const hour = 3_600_000
+    const end = Math.floor(Date.now() / hour) * hour + hour
+    db.prepare(
+      `select (created_at - ?) / ${hour}, count(*), sum(token_count), avg(latency) from traces
+       ${where ? `${where} and` : 'where'} created_at >= ? and created_at < ? group by 1`,
+    ).all(end - 24 * hour, ...params, end - 24 * hour, end)
+  }
+  const p95 = (where: string, params: unknown[]) => () => {
+    const n = (db.prepare(`select count(*) as n from traces ${where}`).get(...params) as { n: number }).n
+    db.prepare(`select latency from traces ${where} order by latency limit 1 offset ?`).get(...params, p95Index(n))
+  }
+  const result = {
+    analyticsAll: timeMs(analytics('', [])),
+    analyticsProject: timeMs(analytics('where project_id = ?', [projectId])),
+    p95All: timeMs(p95('', [])),
+    p95Project: timeMs(p95('where project_id = ?', [projectId])),
+  }
+  db.close()
+  return result
+}
+
+async function fanout(
+  base: string,
+  key: string,
+): Promise<{ fromSend: number[]; fromAck: number[]; connected: number }> {
+  const wsUrl = `${base.replace('http', 'ws')}/ws`
+  const sockets: WebSocket[] = []
+  const sentAt = new Map<string, { send: number; ack: number }>()
+  const fromSend: number[] = []
+  const fromAck: number[] = []
+  const pending: { id: string; at: number }[] = []
+  for (let i = 0; i < FANOUT_SOCKETS; i++) {
+    const socket = new WebSocket(wsUrl)
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve())
+      socket.once('error', reject)
+    })
+    socket.on('message', (data) => {
+      const at = performance.now()
+      const text = data.toString()
+      if (!text.includes('"trace.created"')) return
+      const id = /"trace_id":"([^"]+)"/.exec(text)?.[1]
+      if (id) pending.push({ id, at })
+    })
+    sockets.push(socket)
+  }
+  for (let i = 0; i < FANOUT_EVENTS; i++) {
+    const send = performance.now()
+    const res = await fetch(`${base}/traces`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(syntheticInput(i)),
+    })
+    const ack = performance.now()
+    const { trace_id } = (await res.json()) as { trace_id: string }
+    sentAt.set(trace_id, { send, ack })
+    await new Promise((r) => setTimeout(r, 30))
+  }
+  await new Promise((r) => setTimeout(r, 500))
+  for (const { id, at } of pending) {
+    const t = sentAt.get(id)
+    if (!t) continue
+    fromSend.push(at - t.send)
+    fromAck.push(Math.max(0, at - t.ack))
+  }
+  for (const s of sockets) s.terminate()
+  return { fromSend, fromAck, connected: sockets.length }
+}
+
+async function main() {
+  await ensureSeeded()
+  copyFileSync(seededPath, workPath)
+  for (const suffix of ['-wal', '-shm']) rmSync(`${workPath}${suffix}`, { force: true })
+  if (args['no-build'] !== true) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' })
+
+  const slowMs = 5000
+  const rows: { what: string; result: string; floor: string; ratio: string; goal: string }[] = []
+  const fmt = (n: number, digits = 0) =>
+    n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+  // Floor 1: bare Fastify.
+  const floorPort = await freePort()
+  const floorServer = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'bench-floor-server.ts')], {
+    env: { ...process.env, PORT: String(floorPort) },
+    stdio: 'ignore',
+  })
+  await waitFor(`http://127.0.0.1:${floorPort}/floor`, floorServer)
+  const bare = autocannon(`http://127.0.0.1:${floorPort}/floor`, { pid: floorServer.pid })
+  floorServer.kill()
+  say(`floor: bare Fastify ${fmt(bare.rps)} req/s`)
+
+  // Floor 2: raw batched inserts; floor 3: naive SQL.
+  const rawInsert = floorInserts()
+  say(`floor: raw better-sqlite3 inserts ${fmt(rawInsert)} rows/s`)
+
+  // The real server.
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const server = spawn(process.execPath, [join(root, 'dist', 'src', 'server.js')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: workPath,
+      LOG_LEVEL: 'warn',
+      INGEST_RATE_LIMIT: '0',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  await waitFor(`${base}/`, server)
+  const created = (await (
+    await fetch(`${base}/projects?name=bench-${Date.now()}&environment=production`, { method: 'POST' })
+  ).json()) as {
+    project: { project_id: string }
+    api_key: { key: string }
+  }
+  const key = created.api_key.key
+  const analytics = (await (await fetch(`${base}/analytics`)).json()) as {
+    model_breakdown: { key: string }[]
+    project_breakdown: { key: string }[]
+  }
+  const topProject = analytics.project_breakdown[0]?.key ?? created.project.project_id
+  const topModel = analytics.model_breakdown[0]?.key ?? 'gpt-4o'
+  const sample = (
+    (await (await fetch(`${base}/traces?limit=1&project_id=${topProject}`)).json()) as {
+      items: { trace_id: string; session_id: string | null; user_id: string | null }[]
+    }
+  ).items[0]
+  const naive = floorNaiveSql(topProject, slowMs)
+  say(`floor: naive SQL analytics ${fmt(naive.analyticsAll, 1)} ms, p95 ${fmt(naive.p95All, 1)} ms`)
+
+  // Latency goals are read with one connection (a request's own time, no queueing behind others); throughput
+  // with CONNECTIONS, as the bare-Fastify floor is.
+  const cpuRatio = (ours: LoadResult) =>
+    bare.cpuUs && ours.cpuUs ? ` (${fmt((100 * bare.cpuUs) / ours.cpuUs)}% by CPU per request)` : ''
+  const read = (what: string, path: string, goal: string, floorMs?: number) => {
+    const lat = autocannon(`${base}${path}`, { connections: 1 })
+    const thr = autocannon(`${base}${path}`, { pid: server.pid })
+    const errors = lat.errors + thr.errors
+    say(`${what}: p50 ${lat.p50} ms p99 ${lat.p99} ms; ${fmt(thr.rps)} req/s${errors ? ` (${errors} errors)` : ''}`)
+    rows.push({
+      what,
+      result: `p50 ${lat.p50} ms · p99 ${lat.p99} ms · ${fmt(thr.rps)} req/s · ${fmt(thr.cpuUs ?? 0)} µs CPU/req${errors ? ` · ${errors} errors` : ''}`,
+      floor:
+        floorMs !== undefined
+          ? `naive SQL ${fmt(floorMs, 1)} ms`
+          : `bare Fastify ${fmt(bare.rps)} req/s · ${fmt(bare.cpuUs ?? 0)} µs CPU/req`,
+      ratio:
+        floorMs !== undefined
+          ? `${fmt(floorMs / Math.max(lat.p50, 0.01), 1)}× faster`
+          : `${fmt((100 * thr.rps) / bare.rps)}% of floor${cpuRatio(thr)}`,
+      goal,
+    })
+  }
+  const since = new Date(Date.now() - 3_600_000).toISOString()
+  read('GET /traces (no filter)', '/traces', 'p50 ≤ 5 ms')
+  read('GET /traces?status=failed', '/traces?status=failed', 'p50 ≤ 5 ms')
+  read(`GET /traces?model=${topModel}`, `/traces?model=${encodeURIComponent(topModel)}`, 'p50 ≤ 5 ms')
+  read('GET /traces?project_id=…', `/traces?project_id=${topProject}`, 'p50 ≤ 5 ms')
+  read('GET /traces?min_latency=5000', '/traces?min_latency=5000', 'p50 ≤ 5 ms')
+  read('GET /traces?max_tokens=200', '/traces?max_tokens=200', 'p50 ≤ 5 ms')
+  if (sample?.session_id)
+    read('GET /traces?session_id=…', `/traces?session_id=${encodeURIComponent(sample.session_id)}`, 'p50 ≤ 5 ms')
+  if (sample?.user_id)
+    read('GET /traces?user_id=…', `/traces?user_id=${encodeURIComponent(sample.user_id)}`, 'p50 ≤ 5 ms')
+  read('GET /traces?since=1h ago', `/traces?since=${since}`, 'p50 ≤ 5 ms')
+  read(`GET /traces?offset=${Math.floor(TRACES / 2)}`, `/traces?offset=${Math.floor(TRACES / 2)}`, '—')
+  if (sample) read('GET /traces/{id}', `/traces/${sample.trace_id}`, '≥ 60% of floor')
+  read('GET /analytics', '/analytics', 'p50 ≤ 20 ms', naive.analyticsAll + naive.p95All)
+  read(
+    'GET /analytics?project_id=…',
+    `/analytics?project_id=${topProject}`,
+    'p50 ≤ 20 ms',
+    naive.analyticsProject + naive.p95Project,
+  )
+  read('GET /failures', '/failures', '—')
+
+  // Ingest, with /ws clients connected and reading.
+  const listeners = Array.from({ length: 10 }, () => new WebSocket(`${base.replace('http', 'ws')}/ws`))
+  await Promise.all(listeners.map((s) => new Promise((r) => s.once('open', r))))
+  const headers = ['content-type=application/json', `authorization=Bearer ${key}`]
+  // The raw floor runs on one core at 100%: its CPU per row is 1e6 / rows per second.
+  const insertCpuRatio = (cpuPerTrace?: number) =>
+    cpuPerTrace ? ` (${fmt((100 * (1e6 / rawInsert)) / cpuPerTrace)}% by CPU per trace)` : ''
+  const one = autocannon(`${base}/traces`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(syntheticInput(1)),
+    pid: server.pid,
+  })
+  rows.push({
+    what: 'POST /traces (10 /ws clients)',
+    result: `${fmt(one.rps)} traces/s · p50 ${one.p50} ms · p99 ${one.p99} ms${one.errors ? ` · ${one.errors} errors` : ''}`,
+    floor: `raw inserts ${fmt(rawInsert)} rows/s`,
+    ratio: `${fmt((100 * one.rps) / rawInsert)}% of floor${insertCpuRatio(one.cpuUs)}`,
+    goal: '—',
+  })
+  const batchBody = JSON.stringify({ traces: Array.from({ length: 100 }, (_, i) => syntheticInput(i)) })
+  const batch = autocannon(`${base}/traces/batch`, { method: 'POST', headers, body: batchBody, pid: server.pid })
+  rows.push({
+    what: 'POST /traces/batch ×100 (10 /ws clients)',
+    result: `${fmt(batch.rps * 100)} traces/s · p50 ${batch.p50} ms · p99 ${batch.p99} ms${batch.errors ? ` · ${batch.errors} errors` : ''}`,
+    floor: `raw inserts ${fmt(rawInsert)} rows/s`,
+    ratio: `${fmt((100 * batch.rps * 100) / rawInsert)}% of floor${insertCpuRatio(batch.cpuUs === undefined ? undefined : batch.cpuUs / 100)}`,
+    goal: '≥ 60% of floor',
+  })
+  say(`ingest: ${fmt(one.rps)} traces/s single, ${fmt(batch.rps * 100)} traces/s batched`)
+  for (const s of listeners) s.terminate()
+
+  const fan = await fanout(base, key)
+  const expected = FANOUT_EVENTS * fan.connected
+  rows.push({
+    what: `trace.created → ${fan.connected} sockets`,
+    result: `from send p50 ${fmt(percentile(fan.fromSend, 50), 1)} ms · p99 ${fmt(percentile(fan.fromSend, 99), 1)} ms; after ack p99 ${fmt(percentile(fan.fromAck, 99), 1)} ms · ${fmt(fan.fromSend.length)}/${fmt(expected)} received`,
+    floor: '—',
+    ratio: '—',
+    goal: 'p99 ≤ 50 ms',
+  })
+  say(`fan-out: p99 ${fmt(percentile(fan.fromSend, 99), 1)} ms from send, ${fan.fromSend.length}/${expected} received`)
+
+  const rss = peakRssMb(server.pid!)
+  rows.push({ what: 'server peak RSS', result: `${fmt(rss)} MB`, floor: '—', ratio: '—', goal: '≤ 256 MB' })
+  server.kill('SIGTERM')
+  await new Promise((r) => server.once('exit', r))
+
+  const date = new Date().toISOString().slice(0, 10)
+  const header = [
+    `# Loupe benchmark, ${date}`,
+    '',
+    `${TRACES.toLocaleString('en-US')} traces stored; ${DURATION} s per load run (autocannon, separate process): p50/p99 with 1 connection, req/s with ${CONNECTIONS};`,
+    `Node ${process.version}, ${(await import('node:os')).cpus().length} cores. Ratios are to floors measured in this same run.`,
+    '',
+    '| measurement | result | floor (same run) | ratio | goal |',
+    '|---|---|---|---|---|',
+  ]
+  const table = [
+    ...header,
+    ...rows.map((r) => `| ${r.what} | ${r.result} | ${r.floor} | ${r.ratio} | ${r.goal} |`),
+  ].join('\n')
+  say(`\n${table}\n`)
+  const out =
+    args.out ?? (tiny ? join(tmpdir(), `loupe-bench-tiny-${date}.md`) : join(root, 'bench', 'results', `${date}.md`))
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(out, `${table}\n`)
+  say(`written to ${out}`)
+  rmSync(workPath, { force: true })
+  for (const suffix of ['-wal', '-shm']) rmSync(`${workPath}${suffix}`, { force: true })
+}
+
+await main()

@@ -1,0 +1,470 @@
+// WS /ws over a real socket: the envelope, one trace.created per stored trace, ping/pong, subscriptions, bad frames,
+// fan-out, and dropping peers that are gone, fail a send, miss heartbeats or fall too far behind.
+import { randomBytes } from 'node:crypto'
+import type { AddressInfo, Socket } from 'node:net'
+import t, { type Test } from 'tap'
+import WebSocket from 'ws'
+import {
+  ConnectionEstablishedMessage,
+  ErrorMessage,
+  PongMessage,
+  ServerMessageSchema,
+  SubscribedMessage,
+  type Trace,
+  TraceCreatedMessage,
+} from '../../schemas/index.js'
+import type { LoupeApp } from '../../src/app.js'
+import type { Config } from '../../src/config.js'
+import { buildTestApp, createProject, postBatch, postTrace, schemaErrors } from '../helper.js'
+
+const UTC_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+const WAIT_MS = 3000
+
+interface Message {
+  type: string
+  data: Record<string, unknown>
+  timestamp: string
+}
+
+/** Rejects after `ms` so a missing message fails the test instead of hanging it. */
+function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls until `done()`, failing after `ms`. */
+async function waitUntil(what: string, done: () => boolean, ms = WAIT_MS): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
+    await sleep(10)
+  }
+}
+
+/** A client: every message it received, in order, and a cursor for reading them as they come. */
+class Peer {
+  readonly messages: Message[] = []
+  /** Frames that were not JSON or not a ServerMessage. */
+  readonly problems: string[] = []
+  pings = 0
+  private cursor = 0
+  private wake: (() => void) | null = null
+  readonly closed: Promise<number>
+
+  constructor(readonly ws: WebSocket) {
+    ws.on('error', () => {})
+    ws.on('ping', () => {
+      this.pings++
+    })
+    ws.on('message', (raw, isBinary) => {
+      try {
+        const message = JSON.parse(raw.toString()) as Message
+        if (isBinary) this.problems.push('a binary frame')
+        const errors = schemaErrors(ServerMessageSchema, message)
+        if (errors.length > 0) this.problems.push(`${raw.toString().slice(0, 200)}: ${errors.join('; ')}`)
+        if (!UTC_ISO.test(message.timestamp)) this.problems.push(`timestamp ${message.timestamp}`)
+        this.messages.push(message)
+      } catch {
+        this.problems.push(`not JSON: ${raw.toString().slice(0, 200)}`)
+      }
+      this.wake?.()
+    })
+    this.closed = new Promise((resolve) => ws.on('close', (code) => resolve(code)))
+  }
+
+  send(value: unknown) {
+    this.ws.send(typeof value === 'string' || Buffer.isBuffer(value) ? value : JSON.stringify(value))
+  }
+
+  /** The first unread message that satisfies `accept`; every message before it is read too. */
+  next(what: string, accept: (m: Message) => boolean = () => true, ms = WAIT_MS): Promise<Message> {
+    const scan = (): Message | undefined => {
+      while (this.cursor < this.messages.length) {
+        const m = this.messages[this.cursor++]!
+        if (accept(m)) return m
+      }
+      return undefined
+    }
+    return within(
+      ms,
+      what,
+      new Promise<Message>((resolve) => {
+        const found = scan()
+        if (found) return resolve(found)
+        this.wake = () => {
+          const m = scan()
+          if (m) {
+            this.wake = null
+            resolve(m)
+          }
+        }
+      }),
+    )
+  }
+
+  /**
+   * Sends a ping and returns every message that arrived before its pong. The server answers frames in order and
+   * announces a stored trace before the ingest request is answered, so everything caused before this call is in it.
+   */
+  async sync(): Promise<Message[]> {
+    const from = this.cursor
+    this.send({ type: 'ping' })
+    await this.next('pong', (m) => m.type === 'pong')
+    return this.messages.slice(from, this.cursor - 1)
+  }
+
+  /** Events since the last read, after a sync. */
+  async events(): Promise<Record<string, unknown>[]> {
+    const before = await this.sync()
+    return before.filter((m) => m.type === 'trace.created').map((m) => m.data)
+  }
+
+  get socket(): Socket {
+    return (this.ws as unknown as { _socket: Socket })._socket
+  }
+}
+
+async function startServer(t: Test, config: Partial<Config> = {}): Promise<{ app: LoupeApp; port: number }> {
+  const app = await buildTestApp(t, { config })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return { app, port: (app.server.address() as AddressInfo).port }
+}
+
+async function connect(t: Test, port: number, options: WebSocket.ClientOptions = {}): Promise<Peer> {
+  const peer = new Peer(new WebSocket(`ws://127.0.0.1:${port}/ws`, options))
+  t.teardown(() => peer.ws.terminate())
+  const first = await peer.next('connection.established')
+  t.equal(first.type, 'connection.established', 'the first message is connection.established')
+  return peer
+}
+
+/** The server's end of a peer's connection (white-box: to break it in ways a real network does). */
+function serverSide(app: LoupeApp, peer: Peer): WebSocket {
+  for (const socket of app.websocketServer.clients) {
+    const raw = (socket as unknown as { _socket: Socket })._socket
+    if (raw.remotePort === peer.socket.localPort) return socket
+  }
+  throw new Error('no server socket for this peer')
+}
+
+/** Counts a server socket's send/terminate calls. */
+function spyOn(socket: WebSocket) {
+  const calls = { send: 0, terminate: 0 }
+  const send = socket.send.bind(socket)
+  const terminate = socket.terminate.bind(socket)
+  socket.send = ((...args: Parameters<WebSocket['send']>) => {
+    calls.send++
+    return send(...args)
+  }) as WebSocket['send']
+  socket.terminate = () => {
+    calls.terminate++
+    terminate()
+  }
+  return calls
+}
+
+let seq = 0
+const aTrace = (extra: Record<string, unknown> = {}) => ({ trace_id: `ws-${++seq}`, prompt: `p${seq}`, ...extra })
+
+async function getTrace(app: LoupeApp, id: string): Promise<Trace> {
+  return (await app.inject(`/traces/${id}`)).json()
+}
+
+t.test('on connect the server sends connection.established; every message is {type, data, timestamp}', async (t) => {
+  const { port } = await startServer(t)
+  const a = await connect(t, port)
+  const b = await connect(t, port)
+  const established = a.messages[0]!
+  t.strictSame(Object.keys(established).sort(), ['data', 'timestamp', 'type'])
+  t.strictSame(schemaErrors(ConnectionEstablishedMessage, established), [])
+  t.strictSame(Object.keys(established.data).sort(), ['connection_id', 'server_time'])
+  t.type(established.data.connection_id, 'string')
+  t.ok((established.data.connection_id as string).length > 0)
+  t.match(established.data.server_time, UTC_ISO)
+  t.match(established.timestamp, UTC_ISO)
+  t.not(b.messages[0]!.data.connection_id, established.data.connection_id, 'each connection has its own id')
+  t.strictSame([...a.problems, ...b.problems], [])
+})
+
+t.test('ping → pong', async (t) => {
+  const { port } = await startServer(t)
+  const peer = await connect(t, port)
+  for (let i = 0; i < 3; i++) {
+    peer.send({ type: 'ping' })
+    const pong = await peer.next('pong')
+    t.equal(pong.type, 'pong')
+    t.strictSame(pong.data, {})
+    t.strictSame(schemaErrors(PongMessage, pong), [])
+  }
+  t.strictSame(peer.problems, [])
+})
+
+t.test('one trace.created with the full trace per stored trace, none for re-sends or rejects', async (t) => {
+  const { app, port } = await startServer(t)
+  const { key } = await createProject(app, 'Events')
+  const other = await createProject(app, 'Other')
+  const peer = await connect(t, port)
+
+  const first = await postTrace(app, key, aTrace({ model: 'm', steps: [{ tool: 'search' }, { tool: 'search' }] }))
+  t.equal(first.statusCode, 201)
+  const events = await peer.events()
+  t.equal(events.length, 1, 'POST /traces: one event')
+  t.strictSame(events[0], first.json(), 'the event carries the trace exactly as POST answered it')
+  t.strictSame(
+    schemaErrors(
+      TraceCreatedMessage,
+      peer.messages.find((m) => m.type === 'trace.created'),
+    ),
+    [],
+  )
+
+  const dup = await postTrace(app, key, { ...aTrace(), trace_id: first.json().trace_id, failure_reason: 'x' })
+  t.equal(dup.statusCode, 200)
+  t.strictSame(await peer.events(), [], 'no event for a re-send of a stored trace')
+
+  t.equal((await postTrace(app, key, aTrace({ latency: -1 }))).statusCode, 400)
+  t.equal((await postTrace(app, 'loupe_sk_nope', aTrace())).statusCode, 401)
+  t.equal((await postTrace(app, other.key, { ...aTrace(), trace_id: first.json().trace_id })).statusCode, 409)
+  t.strictSame(await peer.events(), [], 'no event for a rejected trace')
+
+  const batch = [aTrace(), aTrace({ failure_reason: 'boom' }), aTrace({ latency: -5 }), { prompt: 'no id' }]
+  batch.push({ ...aTrace(), trace_id: first.json().trace_id }) // already stored
+  batch.push(aTrace({ steps: [{ tool: 'a', status: 'failed' }] }))
+  const res = await postBatch(app, key, batch)
+  t.equal(res.statusCode, 200)
+  t.equal(res.json().accepted, 5)
+  t.strictSame(
+    res.json().rejected.map((r: { index: number }) => r.index),
+    [2],
+  )
+  const batchEvents = await peer.events()
+  const storedIds = res.json().items.map((i: { trace_id: string }) => i.trace_id)
+  const newIds = storedIds.filter((id: string) => id !== first.json().trace_id)
+  t.strictSame(
+    batchEvents.map((e) => e.trace_id),
+    newIds,
+    'one event per newly stored trace of the batch, in request order',
+  )
+  for (const event of batchEvents) t.strictSame(event, await getTrace(app, event.trace_id as string))
+
+  t.strictSame(await peer.events(), [], 'nothing more')
+  t.strictSame(peer.problems, [])
+})
+
+t.test('subscribe narrows the stream to one project; null widens it again', async (t) => {
+  const { app, port } = await startServer(t)
+  const alpha = await createProject(app, 'Alpha')
+  const beta = await createProject(app, 'Beta')
+  const narrow = await connect(t, port)
+  const wide = await connect(t, port)
+
+  narrow.send({ type: 'subscribe', project_id: alpha.project_id })
+  const confirmed = await narrow.next('subscribed')
+  t.strictSame(schemaErrors(SubscribedMessage, confirmed), [])
+  t.strictSame(confirmed.data, { project_id: alpha.project_id })
+
+  await postTrace(app, alpha.key, aTrace())
+  await postTrace(app, beta.key, aTrace())
+  await postBatch(app, beta.key, [aTrace(), aTrace()])
+  await postBatch(app, alpha.key, [aTrace(), aTrace()])
+  const narrowed = await narrow.events()
+  t.strictSame(
+    narrowed.map((e) => e.project_id),
+    [alpha.project_id, alpha.project_id, alpha.project_id],
+    'only alpha',
+  )
+  t.equal((await wide.events()).length, 6, 'another connection is not narrowed')
+
+  narrow.send({ type: 'subscribe', project_id: beta.project_id })
+  t.strictSame((await narrow.next('subscribed')).data, { project_id: beta.project_id })
+  await postTrace(app, alpha.key, aTrace())
+  await postTrace(app, beta.key, aTrace())
+  t.strictSame(
+    (await narrow.events()).map((e) => e.project_id),
+    [beta.project_id],
+    'a new subscribe replaces the old one',
+  )
+
+  narrow.send({ type: 'subscribe', project_id: null })
+  t.strictSame((await narrow.next('subscribed')).data, { project_id: null })
+  await postTrace(app, alpha.key, aTrace())
+  await postTrace(app, beta.key, aTrace())
+  t.strictSame(
+    (await narrow.events()).map((e) => e.project_id),
+    [alpha.project_id, beta.project_id],
+    'null: every project again',
+  )
+  t.strictSame([...narrow.problems, ...wide.problems], [])
+})
+
+t.test('a frame that is not understood gets an error message and the connection stays open', async (t) => {
+  const { app, port } = await startServer(t)
+  const alpha = await createProject(app, 'Alpha')
+  const beta = await createProject(app, 'Beta')
+  const peer = await connect(t, port)
+  peer.send({ type: 'subscribe', project_id: alpha.project_id })
+  await peer.next('subscribed')
+
+  const frames: [string, string | Buffer][] = [
+    ['invalid JSON', '{"type": "ping"'],
+    ['plain text', 'hello'],
+    ['an unknown type', JSON.stringify({ type: 'unsubscribe' })],
+    ['no type', '{}'],
+    ['JSON null', 'null'],
+    ['a JSON array', '[{"type":"ping"}]'],
+    ['a JSON number', '42'],
+    ['subscribe without project_id', JSON.stringify({ type: 'subscribe' })],
+    ['subscribe with an empty project_id', JSON.stringify({ type: 'subscribe', project_id: '' })],
+    ['subscribe with a numeric project_id', JSON.stringify({ type: 'subscribe', project_id: 5 })],
+    ['subscribe with a list', JSON.stringify({ type: 'subscribe', project_id: ['a'] })],
+    ['a binary frame', Buffer.from(JSON.stringify({ type: 'ping' }))],
+    ['a text frame over 64 KiB', JSON.stringify({ type: 'ping', pad: 'x'.repeat(70 * 1024) })],
+  ]
+  for (const [name, frame] of frames) {
+    peer.send(frame)
+    const reply = await peer.next(`error for ${name}`)
+    t.equal(reply.type, 'error', `${name}: error`)
+    t.strictSame(schemaErrors(ErrorMessage, reply), [], `${name}: error shape`)
+    t.ok(typeof reply.data.message === 'string' && reply.data.message.length > 0, `${name}: says why`)
+    t.equal(peer.ws.readyState, WebSocket.OPEN, `${name}: still open`)
+  }
+  const afterwards = await peer.sync()
+  t.strictSame(afterwards, [], 'a later ping still gets its pong, with nothing before it')
+
+  await postTrace(app, beta.key, aTrace())
+  await postTrace(app, alpha.key, aTrace())
+  t.strictSame(
+    (await peer.events()).map((e) => e.project_id),
+    [alpha.project_id],
+    'a rejected subscribe leaves the subscription as it was',
+  )
+  t.strictSame(peer.problems, [])
+})
+
+t.test('every connected client receives each event', async (t) => {
+  const { app, port } = await startServer(t)
+  const { key } = await createProject(app, 'Fan out')
+  const peers = await Promise.all(Array.from({ length: 12 }, () => connect(t, port)))
+  await postTrace(app, key, aTrace())
+  await postBatch(app, key, [aTrace(), aTrace(), aTrace()])
+  const expected = (await app.inject({ url: '/traces', query: { limit: '10' } })).json().items.reverse()
+  t.equal(expected.length, 4)
+  for (const [i, peer] of peers.entries()) {
+    t.strictSame(await peer.events(), expected, `client ${i}`)
+    t.strictSame(peer.problems, [])
+  }
+})
+
+t.test('a client that is gone is removed during a broadcast; the others are unaffected', async (t) => {
+  const { app, port } = await startServer(t)
+  const { key } = await createProject(app, 'Gone')
+
+  await t.test('a terminated client', async (t) => {
+    const [gone, b, c] = await Promise.all([connect(t, port), connect(t, port), connect(t, port)])
+    gone.ws.terminate()
+    // At once, before the server has necessarily seen the close.
+    for (let i = 0; i < 5; i++) t.equal((await postTrace(app, key, aTrace())).statusCode, 201)
+    t.equal((await b.events()).length, 5)
+    t.equal((await c.events()).length, 5)
+    await waitUntil('the server to forget the terminated client', () => app.websocketServer.clients.size === 2)
+    await postTrace(app, key, aTrace())
+    t.equal((await b.events()).length, 1)
+    t.equal((await c.events()).length, 1)
+  })
+
+  await t.test('a socket no longer open is dropped at the next broadcast, without a send', async (t) => {
+    const [gone, b] = await Promise.all([connect(t, port), connect(t, port)])
+    const server = serverSide(app, gone)
+    const calls = spyOn(server)
+    // What the server sees when the peer vanished but the close has not been processed yet.
+    Object.defineProperty(server, 'readyState', { get: () => WebSocket.CLOSING, configurable: true })
+    await postTrace(app, key, aTrace())
+    t.strictSame(calls, { send: 0, terminate: 1 }, 'dropped (terminated) during the broadcast')
+    t.equal((await b.events()).length, 1, 'the others still receive it')
+    await within(WAIT_MS, 'the dropped peer to see its connection end', gone.closed)
+    await postBatch(app, key, [aTrace(), aTrace()])
+    t.strictSame(calls, { send: 0, terminate: 1 }, 'no longer in the set')
+    t.equal((await b.events()).length, 2)
+  })
+
+  await t.test('a send that fails drops the client', async (t) => {
+    const [failing, b] = await Promise.all([connect(t, port), connect(t, port)])
+    const server = serverSide(app, failing)
+    const calls = spyOn(server)
+    server.send = ((_data: unknown, ...rest: unknown[]) => {
+      calls.send++
+      const cb = rest.find((r) => typeof r === 'function') as ((err?: Error) => void) | undefined
+      process.nextTick(() => cb?.(new Error('write EPIPE')))
+    }) as WebSocket['send']
+    await postTrace(app, key, aTrace())
+    t.equal((await b.events()).length, 1)
+    t.strictSame(calls, { send: 1, terminate: 1 }, 'terminated after the failed send')
+    await postBatch(app, key, [aTrace(), aTrace(), aTrace()])
+    t.strictSame(calls, { send: 1, terminate: 1 }, 'never sent to again')
+    t.equal((await b.events()).length, 3)
+    t.strictSame(b.problems, [])
+  })
+})
+
+t.test('heartbeat: a client that does not answer pings is dropped', { timeout: 15_000 }, async (t) => {
+  const { app, port } = await startServer(t, { wsHeartbeatMs: 200 })
+  const { key } = await createProject(app, 'Heartbeat')
+  const silent = await connect(t, port, { autoPong: false })
+  const live = await connect(t, port)
+  const code = await within(3000, 'the silent client to be dropped', silent.closed)
+  t.ok(silent.pings >= 1, 'it was pinged')
+  t.equal(code, 1006, 'terminated, not closed politely')
+  // Several more heartbeats: the answering client stays.
+  await sleep(700)
+  t.ok(live.pings >= 3, 'the live client is pinged too')
+  t.equal(live.ws.readyState, WebSocket.OPEN, 'a client that answers stays connected')
+  await postTrace(app, key, aTrace())
+  t.equal((await live.events()).length, 1)
+  t.equal(app.websocketServer.clients.size, 1)
+})
+
+t.test(
+  'a slow peer whose unsent buffer passes the limit is dropped; the others keep receiving',
+  {
+    timeout: 60_000,
+  },
+  async (t) => {
+    const { app, port } = await startServer(t, { wsMaxBufferBytes: 256 * 1024 })
+    const { key } = await createProject(app, 'Slow')
+    const slow = await connect(t, port)
+    const fast = await connect(t, port)
+    const slowServer = serverSide(app, slow)
+    // The unsent bytes at the moment the server gives up on the peer.
+    let backlogAtDrop = -1
+    const terminate = slowServer.terminate.bind(slowServer)
+    slowServer.terminate = () => {
+      if (backlogAtDrop < 0) backlogAtDrop = slowServer.bufferedAmount
+      terminate()
+    }
+    // Stop reading: the kernel buffers fill, then the server's unsent buffer grows.
+    slow.ws.pause()
+
+    // Incompressible prompts of ~200 KB, four to a batch (under the 1 MiB body limit).
+    const big = () => aTrace({ prompt: randomBytes(150_000).toString('base64') })
+    let sent = 0
+    let received = 0
+    for (let round = 0; round < 150 && slowServer.readyState === WebSocket.OPEN; round++) {
+      const res = await postBatch(app, key, [big(), big(), big(), big()])
+      t.equal(res.statusCode, 200, `round ${round}`)
+      sent += 4
+      received += (await fast.events()).length
+    }
+    t.not(slowServer.readyState, WebSocket.OPEN, `the slow peer was dropped (after ${sent} traces)`)
+    t.ok(backlogAtDrop > 256 * 1024, `its unsent buffer had passed the limit (${backlogAtDrop} bytes) when dropped`)
+    t.equal(received, sent, 'the fast peer received every event meanwhile')
+    for (let i = 0; i < 3; i++) await postBatch(app, key, [big(), big()])
+    t.equal((await fast.events()).length, 6, 'and keeps receiving afterwards')
+    await waitUntil('the server to forget the slow peer', () => app.websocketServer.clients.size === 1)
+    t.strictSame(fast.problems, [])
+  },
+)

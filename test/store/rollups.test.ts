@@ -1,0 +1,150 @@
+// The rollup arithmetic: histogram buckets with exact integer bounds, deltas grouped per batch, rank and range lookups.
+import t from 'tap'
+import type { Trace } from '../../schemas/index.js'
+import { bucketBounds, bucketOf, countInRange, locateRank, rollupDeltas } from '../../src/store/rollups.js'
+
+t.test('every value falls inside the bounds of its bucket, and buckets are ordered like values', async (t) => {
+  const values = [
+    0,
+    0.4,
+    1,
+    63,
+    63.99,
+    64,
+    65,
+    127,
+    128,
+    129,
+    4999.9,
+    5000,
+    5000.1,
+    1023,
+    1024,
+    2 ** 20,
+    2 ** 31 - 1,
+    1e12 + 0.5,
+  ]
+  for (let i = 0; i < 2000; i++) values.push(Math.random() * 10 ** Math.floor(Math.random() * 9))
+  for (let e = 6; e < 45; e++) values.push(2 ** e - 1, 2 ** e, 2 ** e + 1)
+  for (const v of values) {
+    const { lo, hi } = bucketBounds(bucketOf(v))
+    t.ok(lo <= v && v < hi, `${v} in [${lo}, ${hi})`)
+  }
+  const sorted = [...values].sort((a, b) => a - b)
+  for (let i = 1; i < sorted.length; i++) t.ok(bucketOf(sorted[i - 1]!) <= bucketOf(sorted[i]!))
+})
+
+t.test('buckets below 64 are single integers; above, at most 1/32 of their lower bound wide', async (t) => {
+  t.same(bucketBounds(bucketOf(10.7)), { lo: 10, hi: 11 })
+  for (const v of [64, 100, 5000, 123456, 9e9]) {
+    const { lo, hi } = bucketBounds(bucketOf(v))
+    t.ok((hi - lo) / lo <= 1 / 32, `${v}: [${lo}, ${hi})`)
+  }
+  t.same(bucketBounds(bucketOf(64)), { lo: 64, hi: 66 })
+  t.same(bucketBounds(bucketOf(5000)), { lo: 4992, hi: 5120 })
+})
+
+const trace = (over: Partial<Trace>): Trace => ({
+  trace_id: 'x',
+  project_id: 'p',
+  environment: 'production',
+  name: null,
+  model: 'm',
+  prompt: '',
+  response: null,
+  latency: 10,
+  token_count: 5,
+  prompt_tokens: null,
+  completion_tokens: null,
+  status: 'success',
+  failure_reason: null,
+  retry_count: 0,
+  session_id: null,
+  user_id: null,
+  tags: [],
+  metadata: {},
+  created_at: '2026-11-21T13:45:00.000Z',
+  steps: [],
+  ...over,
+})
+
+t.test('deltas group a batch per rollup row', async (t) => {
+  const d = rollupDeltas([
+    trace({ latency: 10, token_count: 5 }),
+    trace({ latency: 30.5, token_count: 7, retry_count: 2 }),
+    trace({ model: null, status: 'failed', created_at: '2026-11-21T14:00:00.000Z' }),
+    trace({ project_id: 'q', latency: 5000 }),
+  ])
+  t.same(
+    d.totals.map((r) => [r.project_id, r.model, r.status, r.traces, r.retries, r.latency_sum, r.tokens]),
+    [
+      ['p', 'm', 'success', 2, 1, 40.5, 12],
+      ['p', 'unknown', 'failed', 1, 0, 10, 5],
+      ['q', 'm', 'success', 1, 0, 5000, 5],
+    ],
+  )
+  t.same(
+    d.hourly.map((r) => [r.project_id, new Date(r.hour).toISOString(), r.traces, r.latency_sum, r.tokens]),
+    [
+      ['p', '2026-11-21T13:00:00.000Z', 2, 40.5, 12],
+      ['p', '2026-11-21T14:00:00.000Z', 1, 10, 5],
+      ['q', '2026-11-21T13:00:00.000Z', 1, 5000, 5],
+    ],
+  )
+  t.same(
+    d.latency.map((r) => [r.project_id, r.bucket, r.traces]),
+    [
+      ['p', 10, 2],
+      ['p', 30, 1],
+      ['q', bucketOf(5000), 1],
+    ],
+  )
+})
+
+t.test('locateRank finds the bucket of a rank and the rank inside it', async (t) => {
+  const rows = [
+    { bucket: 1, traces: 3 },
+    { bucket: 5, traces: 2 },
+    { bucket: 9, traces: 4 },
+  ]
+  t.same(locateRank(rows, 0), { bucket: 1, offset: 0 })
+  t.same(locateRank(rows, 2), { bucket: 1, offset: 2 })
+  t.same(locateRank(rows, 3), { bucket: 5, offset: 0 })
+  t.same(locateRank(rows, 8), { bucket: 9, offset: 3 })
+  t.equal(locateRank(rows, 9), null)
+})
+
+t.test('countInRange equals a direct count for random data and ranges', async (t) => {
+  let seed = 7
+  const rnd = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed / 2 ** 31
+  }
+  const values = Array.from({ length: 3000 }, () => Math.round(rnd() * 20000 * rnd() * 100) / 100)
+  const hist = new Map<number, number>()
+  for (const v of values) hist.set(bucketOf(v), (hist.get(bucketOf(v)) ?? 0) + 1)
+  const rows = [...hist.entries()].sort((a, b) => a[0] - b[0]).map(([bucket, traces]) => ({ bucket, traces }))
+  let boundaryCalls = 0
+  const boundary = (from: number, below: number, max: number) => {
+    boundaryCalls++
+    return values.filter((v) => v >= from && v < below && v <= max).length
+  }
+  const ranges: { min?: number; max?: number }[] = [
+    {},
+    { min: 5000 },
+    { max: 200 },
+    { min: 63.5, max: 64.5 },
+    { min: 10, max: 5 },
+  ]
+  for (let i = 0; i < 200; i++) {
+    const a = Math.round(rnd() * 20000)
+    const b = Math.round(rnd() * 20000)
+    ranges.push({ min: Math.min(a, b), max: Math.max(a, b) })
+  }
+  for (const range of ranges) {
+    boundaryCalls = 0
+    const expected = values.filter((v) => v >= (range.min ?? 0) && v <= (range.max ?? Number.POSITIVE_INFINITY)).length
+    t.equal(countInRange(rows, range, boundary), expected, JSON.stringify(range))
+    t.ok(boundaryCalls <= 2, 'at most two boundary buckets are counted')
+  }
+})
