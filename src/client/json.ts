@@ -2,13 +2,18 @@
 // ever throwing: cycles, BigInt and functions must not cost the app its trace, or its exception.
 
 /** Contract limits the SDK applies before sending (CONTRACT §8; test/client checks them against schemas/). */
-export const CLIENT_LIMITS = { textChars: 256 * 1024, batch: 1000, steps: 1000, tags: 20, tagLength: 64 } as const
+export const CLIENT_LIMITS = { textBytes: 256 * 1024, batch: 1000, steps: 1000, tags: 20, tagLength: 64 } as const
 
 const TRUNCATED = '… [truncated by loupe]'
 
-/** Cuts text to the contract's limit, saying so at the end. */
-export function clip(text: string, max: number = CLIENT_LIMITS.textChars): string {
-  return text.length <= max ? text : text.slice(0, max - TRUNCATED.length) + TRUNCATED
+/** Cuts text to at most `maxBytes` of UTF-8 (the server's measure), on a character boundary, saying it was cut. */
+export function clip(text: string, maxBytes: number = CLIENT_LIMITS.textBytes): string {
+  if (text.length <= maxBytes / 3 || Buffer.byteLength(text) <= maxBytes) return text
+  const bytes = Buffer.from(text)
+  let end = Math.max(0, maxBytes - Buffer.byteLength(TRUNCATED))
+  // Never cut inside a character: step back over UTF-8 continuation bytes (10xxxxxx).
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
+  return bytes.subarray(0, end).toString('utf8') + TRUNCATED
 }
 
 /** JSON.stringify that never throws: cycles become "[Circular]", BigInt a string, an Error its name and message. */

@@ -5,7 +5,7 @@ import { LIMITS } from '../../schemas/index.js'
 import { CLIENT_LIMITS, clip, safeStringify } from '../../src/client/json.js'
 
 t.test("the SDK's limits are the contract's", async (t) => {
-  t.equal(CLIENT_LIMITS.textChars, LIMITS.textBytes)
+  t.equal(CLIENT_LIMITS.textBytes, LIMITS.textBytes)
   t.equal(CLIENT_LIMITS.batch, LIMITS.batch)
   t.equal(CLIENT_LIMITS.steps, LIMITS.steps)
   t.equal(CLIENT_LIMITS.tags, LIMITS.tags)
@@ -29,11 +29,16 @@ t.test('safeStringify never throws: cycles, BigInt, errors and functions become 
   t.type(safeStringify(hostile), 'string')
 })
 
-t.test('clip keeps text within the limit and says it was cut', async (t) => {
+t.test('clip keeps text within the limit in UTF-8 bytes, never splits a character, and says it was cut', async (t) => {
   t.equal(clip('short', 10), 'short')
   const cut = clip('x'.repeat(100), 50)
-  t.equal(cut.length, 50)
-  t.match(cut, /truncated by loupe/)
+  t.equal(Buffer.byteLength(cut), 50)
+  t.match(cut, /… \[truncated by loupe\]$/)
+  for (const text of ['é'.repeat(100), '€'.repeat(100), '😀'.repeat(100)]) {
+    const clipped = clip(text, 64)
+    t.ok(Buffer.byteLength(clipped) <= 64, `${text[0]}: ${Buffer.byteLength(clipped)} bytes`)
+    t.notOk(clipped.includes('\ufffd'), 'no broken character')
+  }
 })
 
 t.test('the SDK imports only Node built-ins and its own files at run time (types come from schemas/)', async (t) => {
