@@ -4,10 +4,10 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { ENVIRONMENTS, TRACE_STATUSES } from '../../schemas/index.js'
 import { DEFAULT_BASE_URL, Loupe, LoupeError, type Trace } from '../client/index.js'
+import { loadConfig } from '../config.js'
 import { version } from '../lib/version.js'
 import { CliError } from './errors.js'
 import { formatLatency, formatTimestamp, type OutputStream, painter, STATUS_STYLE, table, traceLine } from './format.js'
-import { runSeed } from './seed.js'
 
 export interface CliIo {
   stdout: OutputStream
@@ -40,6 +40,24 @@ const nonNegative = (name: string) => (value: string) => {
     throw new InvalidArgumentError(`${name} must be a number ≥ 0.`)
   return n
 }
+
+const positive = (name: string) => (value: string) => {
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError(`${name} must be a number > 0.`)
+  return n
+}
+
+/** The options of the commands that issue a key: its environment, and how to print the one-time secret. */
+const withNewKeyOptions = (command: Command) =>
+  command
+    .addOption(
+      new Option('-e, --environment <environment>', 'environment of the key')
+        .choices(ENVIRONMENTS)
+        .default('development'),
+    )
+    .option('-q, --quiet', 'print only the key (for scripts)')
+    .option('--json', 'print the server’s answer as JSON')
 
 const checkUrl = (value: string) => {
   let url: URL
@@ -115,18 +133,10 @@ export function buildProgram(io: CliIo): Command {
 
   // loupe projects …
   const projects = program.command('projects').description('create and list projects')
-  projects
-    .command('create')
+  withNewKeyOptions(projects.command('create'))
     .description('create a project and its first API key (the key is printed once)')
     .requiredOption('-n, --name <name>', 'project name; its slug becomes the project_id')
-    .addOption(
-      new Option('-e, --environment <environment>', 'environment of the key')
-        .choices(ENVIRONMENTS)
-        .default('development'),
-    )
     .option('--description <text>', 'free text')
-    .option('-q, --quiet', 'print only the key (for scripts)')
-    .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
       const created = await client(command).projects.create({
         name: options.name,
@@ -195,17 +205,9 @@ export function buildProgram(io: CliIo): Command {
       )
     })
 
-  keys
-    .command('create')
+  withNewKeyOptions(keys.command('create'))
     .description('issue another API key for a project (printed once)')
     .requiredOption('-p, --project <project_id>', 'the project')
-    .addOption(
-      new Option('-e, --environment <environment>', 'environment of the key')
-        .choices(ENVIRONMENTS)
-        .default('development'),
-    )
-    .option('-q, --quiet', 'print only the key (for scripts)')
-    .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
       const created = await client(command).apiKeys.create({
         project_id: options.project,
@@ -331,20 +333,27 @@ export function buildProgram(io: CliIo): Command {
       subscription.close()
     })
 
-  // loupe seed
+  // loupe seed (npm run seed runs this too)
   program
     .command('seed')
-    .description('fill a database with realistic synthetic traces (demo projects and keys)')
-    .requiredOption('-t, --traces <n>', 'how many traces', integer('--traces', 1))
-    .option('--days <n>', 'spread over the last n days', integer('--days', 1, 3650))
-    .option('-d, --database <path>', 'SQLite file (default: $DATABASE_URL, else ./data/loupe.db)')
-    .option('--force', 'seed a database that already has traces')
+    .description('fill a SQLite database with realistic synthetic traces, and print the demo projects’ keys')
+    .option('-n, --traces <n>', 'how many traces', integer('--traces', 1), 10_000)
+    .option('--days <d>', 'spread them over the last d days', positive('--days'), 7)
+    .option('--projects <p>', 'how many projects', integer('--projects', 1, 1000), 5)
+    .option('-d, --database <path>', 'SQLite path or file: URL (default: $DATABASE_URL, else ./data/loupe.db)')
+    .option(
+      '--seed <s>',
+      'integer seed: the same data set (relative to now) every time; keys stay random',
+      integer('--seed', 0),
+    )
+    .option('--force', 'add traces even when the database already holds some')
     .option('--json', 'print the demo projects and keys as JSON')
-    .action(async (options: { traces: number; days?: number; database?: string; force?: boolean; json?: boolean }) => {
-      const result = await runSeed({ ...options, env: io.env, progress: io.stderr })
-      if (options.json) return json(result)
-      out(`Seeded ${result.traces} trace(s) into ${result.database}.\n`)
-      for (const p of result.projects) out(`  ${paint('cyan', p.project_id.padEnd(24))} ${p.key}\n`)
+    .action(async (options) => {
+      const { runSeed, describeSeed } = await import('./seed.js')
+      const database = options.database ?? loadConfig(io.env).databaseUrl
+      const report = await runSeed({ ...options, database }, io.stderr)
+      if (options.json) return json(report)
+      out(describeSeed(report, options.traces))
     })
 
   return program

@@ -1,77 +1,112 @@
-// `loupe seed`: opens the database and hands it to the seed module (src/seed/seed.ts, the same generator as
-// `npm run seed`), refusing a database that already has traces unless --force. Loaded on demand, so the other
-// commands never open SQLite.
-import { loadConfig } from '../config.js'
-import type { Store } from '../store/types.js'
+// `loupe seed` (and `npm run seed`): fills a SQLite database with the seed module's synthetic demo data, refusing
+// one that already has traces unless --force, with progress on stderr and the demo keys on stdout. Loaded on demand,
+// so the other commands never open SQLite.
+import cliProgress from 'cli-progress'
+import type { SeedResult } from '../seed/seed.js'
 import { CliError } from './errors.js'
 import type { OutputStream } from './format.js'
 
-/** The seed module's interface: generates demo projects (with keys) and `traces` traces into `store`. */
-export interface SeedModule {
-  seed(options: {
-    store: Store
-    traces: number
-    days?: number
-    onProgress?: (done: number, total: number) => void
-  }): Promise<{ projects: { project_id: string; key: string }[]; traces: number }>
-}
-
-export interface SeedResult {
-  database: string
+export interface SeedCommandOptions {
   traces: number
-  projects: { project_id: string; key: string }[]
+  days: number
+  projects: number
+  database: string
+  /** Integer seed of the random generator: the same data set (relative to now) every time. */
+  seed?: number
+  force?: boolean
 }
 
-/** Where the seed module is: resolved at run time, next to this file, from the source tree or dist/ alike. */
-const SEED_MODULE = new URL('../seed/seed.js', import.meta.url).href
+export interface SeedReport extends SeedResult {
+  database: string
+  seconds: number
+}
 
-async function loadSeedModule(): Promise<SeedModule> {
-  try {
-    return (await import(SEED_MODULE)) as SeedModule
-  } catch (err) {
-    const { code, message } = err as { code?: string; message?: string }
-    const notFound = code === 'ERR_MODULE_NOT_FOUND' || /cannot find module/i.test(message ?? '')
-    if (notFound && message?.includes('seed/seed')) {
-      throw new CliError('this build has no seed module (src/seed/seed.ts); update Loupe to use `loupe seed`')
-    }
-    throw err
+const fmt = (n: number) => n.toLocaleString('en-US')
+
+/** Progress of `total` traces on `stream`: a bar on a terminal, else a line every 10 % or 5 s. */
+function progressReporter(stream: OutputStream, total: number) {
+  const started = performance.now()
+  const rate = (done: number) => fmt(Math.round(done / Math.max(0.001, (performance.now() - started) / 1000)))
+  if (stream.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      {
+        format: '  {bar} {percentage}% | {value}/{total} traces | {rate} traces/s | ETA {eta_formatted}',
+        hideCursor: true,
+        etaBuffer: 20,
+        fps: 10,
+        stream: stream as NodeJS.WritableStream,
+      },
+      cliProgress.Presets.shades_classic,
+    )
+    bar.start(total, 0, { rate: 0 })
+    return { update: (done: number) => bar.update(done, { rate: rate(done) }), stop: () => bar.stop() }
+  }
+  let nextShare = 0.1
+  let lastLine = started
+  return {
+    update(done: number) {
+      const now = performance.now()
+      if (done / total < nextShare && now - lastLine < 5000 && done !== total) return
+      stream.write(
+        `  ${fmt(done)}/${fmt(total)} traces (${Math.floor((100 * done) / total)}%), ${rate(done)} traces/s\n`,
+      )
+      while (nextShare <= done / total) nextShare += 0.1
+      lastLine = now
+    },
+    stop() {},
   }
 }
 
-export async function runSeed(options: {
-  traces: number
-  days?: number
-  database?: string
-  force?: boolean
-  env: NodeJS.ProcessEnv
-  progress: OutputStream
-}): Promise<SeedResult> {
-  const database = options.database ?? loadConfig(options.env).databaseUrl
-  const { createStore } = await import('../store/index.js')
-  const store = await createStore(database)
+export async function runSeed(options: SeedCommandOptions, progress: OutputStream): Promise<SeedReport> {
+  const { database } = options
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(database) && !database.startsWith('file://')) {
+    throw new CliError(
+      `only SQLite databases can be seeded (a path or a file: URL), got '${database.replace(/\/\/[^@/]*@/, '//***@')}'`,
+    )
+  }
+  const { mulberry32, seed } = await import('../seed/seed.js')
+  const { createSqliteStore } = await import('../store/sqlite/store.js')
+  const store = createSqliteStore(database)
   try {
-    const existing = await store.listTraces({}, { limit: 1, offset: 0 })
-    if (existing.total > 0 && !options.force) {
+    const existing = (await store.listTraces({}, { limit: 1, offset: 0 })).total
+    if (existing > 0 && !options.force) {
       throw new CliError(
-        `${database} already has ${existing.total} trace(s); add --force to seed it anyway, or use --database`,
+        `${database} already holds ${fmt(existing)} traces; refusing to add synthetic data to it.\n` +
+          'Pass --force to seed it anyway, or point --database at another file.',
       )
     }
-    const { seed } = await loadSeedModule()
-    const tty = options.progress.isTTY === true
-    let shown = -1
+    progress.write(`Seeding ${fmt(options.traces)} traces over ${options.days} day(s) into ${database}\n`)
+    const started = performance.now()
+    const reporter = progressReporter(progress, options.traces)
     const result = await seed({
       store,
       traces: options.traces,
       days: options.days,
-      onProgress: (done, total = options.traces) => {
-        const percent = Math.floor((100 * done) / Math.max(1, total))
-        if (!tty || !Number.isFinite(percent) || percent === shown) return
-        shown = percent
-        options.progress.write(`\rseeding… ${percent}% (${done}/${total})${done >= total ? '\n' : ''}`)
-      },
+      projects: options.projects,
+      random: options.seed === undefined ? undefined : mulberry32(options.seed),
+      onProgress: reporter.update,
     })
-    return { database, traces: result.traces, projects: result.projects }
+    reporter.stop()
+    return { ...result, database, seconds: (performance.now() - started) / 1000 }
   } finally {
     await store.close()
   }
+}
+
+/** The human report: what was stored, then every demo project's keys. */
+export function describeSeed(report: SeedReport, requested: number): string {
+  const { traces, seconds, projects } = report
+  const lines = [
+    `Stored ${fmt(traces)} traces in ${seconds.toFixed(1)} s (${fmt(Math.round(traces / Math.max(seconds, 0.001)))} traces/s)` +
+      (traces < requested ? `; ${fmt(requested - traces)} had ids already present` : ''),
+    '',
+    'Projects and their API keys (synthetic demo keys; send one as "Authorization: Bearer <key>"):',
+  ]
+  const width = Math.max(...projects.map((p) => p.project_id.length))
+  for (const p of projects) {
+    for (const k of p.keys) lines.push(`  ${p.project_id.padEnd(width)}  ${k.environment.padEnd(11)}  ${k.key}`)
+  }
+  const reused = projects.filter((p) => !p.created).map((p) => p.project_id)
+  if (reused.length > 0) lines.push('', `(already existed, given new keys: ${reused.join(', ')})`)
+  return `${lines.join('\n')}\n`
 }

@@ -1,6 +1,6 @@
 // The loupe CLI run in-process against a real server: what each command prints, and its exit code
 // (0 done, 1 failed, 2 used wrongly).
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
@@ -223,37 +223,43 @@ t.test('tail with no server to reach fails at once', async (t) => {
   t.match(r.stderr.text, /cannot reach the Loupe server/)
 })
 
-t.test(
-  'seed refuses a database that already has traces; seeds a fresh one when the seed module is there',
-  async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'loupe-seed-'))
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-    const used = join(dir, 'used.db')
-    const { app } = await startTestServer(t, { store: createSqliteStore(used) })
-    const project = await app.inject({
-      method: 'POST',
-      url: '/projects',
-      query: { name: 'Used', environment: 'staging' },
-    })
-    await app.inject({
-      method: 'POST',
-      url: '/traces',
-      headers: { authorization: `Bearer ${project.json().api_key.key}` },
-      payload: { prompt: 'p' },
-    })
-    const refused = cli(['seed', '--traces', '5', '--database', used])
-    t.equal(await refused.code, 1)
-    t.match(refused.stderr.text, /already has 1 trace\(s\); add --force/)
+t.test('seed fills a fresh database and prints the demo keys; it refuses one that has traces', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-seed-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const database = join(dir, 'demo.db')
 
-    const fresh = cli(['seed', '--traces', '20', '--database', join(dir, 'fresh.db'), '--json'])
-    if (existsSync(new URL('../../src/seed/seed.ts', import.meta.url))) {
-      t.equal(await fresh.code, 0, fresh.stderr.text)
-      const result = JSON.parse(fresh.stdout.text)
-      t.ok(result.projects.length > 0)
-      t.match(result.projects[0], { project_id: String, key: /^loupe_sk_/ })
-    } else {
-      t.equal(await fresh.code, 1)
-      t.match(fresh.stderr.text, /this build has no seed module/)
-    }
-  },
-)
+  const fresh = cli([
+    'seed',
+    '--traces',
+    '300',
+    '--days',
+    '2',
+    '--projects',
+    '2',
+    '--seed',
+    '7',
+    '--database',
+    database,
+  ])
+  t.equal(await fresh.code, 0, fresh.stderr.text)
+  t.match(fresh.stderr.text, /^Seeding 300 traces over 2 day\(s\) into .*demo\.db\n/)
+  t.match(fresh.stdout.text, /^Stored 300 traces in [\d.]+ s/)
+  t.match(fresh.stdout.text, /^ {2}support-bot\s+production\s+loupe_sk_[A-Za-z0-9]{32}$/m)
+
+  const store = createSqliteStore(database)
+  t.equal((await store.listTraces({}, { limit: 1, offset: 0 })).total, 300)
+  await store.close()
+
+  const again = cli(['seed', '--traces', '5', '--database', database])
+  t.equal(await again.code, 1)
+  t.match(again.stderr.text, /already holds 300 traces; refusing to add synthetic data to it\.\nPass --force/)
+
+  const forced = cli(['seed', '--traces', '5', '--database', database, '--force', '--json'])
+  t.equal(await forced.code, 0)
+  t.match(JSON.parse(forced.stdout.text), { traces: 5, projects: [{ project_id: String, key: /^loupe_sk_/ }] })
+
+  const postgres = cli(['seed', '--database', 'postgres://user:secret@db/loupe'])
+  t.equal(await postgres.code, 1)
+  t.match(postgres.stderr.text, /only SQLite databases can be seeded .*postgres:\/\/\*\*\*@db\/loupe/)
+  t.notMatch(postgres.stderr.text, /secret/)
+})
