@@ -32,13 +32,13 @@ export interface LoupeOptions {
   baseUrl?: string
   /** A project API key (`loupe_sk_…`); needed to record traces. Default: `LOUPE_API_KEY`. */
   apiKey?: string
-  /** Traces per request (1–1000, default 100). */
+  /** A batch is sent as soon as this many traces wait (1–1000, default 100); a backlog goes in requests of up to 1000. */
   batchSize?: number
   /** Largest request body in bytes (default 512 KiB; the server's default limit is 1 MiB). */
   maxBatchBytes?: number
   /** How long a trace may wait for its batch to fill, in ms (default 1000). */
   flushIntervalMs?: number
-  /** Traces kept in memory while the server cannot be reached; past it the oldest are dropped (default 10000). */
+  /** Traces kept in memory while the server cannot be reached; past it the oldest are dropped (default 100000). */
   maxQueueSize?: number
   /** The same cap in bytes of serialized traces (default 64 MiB). */
   maxQueueBytes?: number
@@ -108,9 +108,10 @@ export class Loupe {
       endpoint: new URL('traces/batch', baseUrl).href,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
       batchSize: Math.floor(positive(options.batchSize, 100, CLIENT_LIMITS.batch)),
+      maxBatchSize: CLIENT_LIMITS.batch,
       maxBatchBytes: positive(options.maxBatchBytes, 512 * 1024),
       flushIntervalMs: positive(options.flushIntervalMs, 1000),
-      maxQueueSize: Math.floor(positive(options.maxQueueSize, 10_000)),
+      maxQueueSize: Math.floor(positive(options.maxQueueSize, 100_000)),
       maxQueueBytes: positive(options.maxQueueBytes, 64 * 1024 * 1024),
       requestTimeoutMs,
       baseDelayMs: positive(options.baseDelayMs, 250),

@@ -9,7 +9,10 @@ export interface SenderOptions {
   /** Absolute URL of POST /traces/batch. */
   endpoint: string
   headers: Record<string, string>
+  /** A batch is sent as soon as this many traces wait. */
   batchSize: number
+  /** A backlog (more than batchSize waiting: a burst, or an outage just over) goes in requests of up to this many. */
+  maxBatchSize: number
   maxBatchBytes: number
   flushIntervalMs: number
   maxQueueSize: number
@@ -198,9 +201,11 @@ export class Sender {
 
   /** Moves the next batch (by count and bytes) from the queue to the in-flight set. */
   #take(): Entry[] {
+    // One request at a time keeps delivery simple and ordered; a backlog is caught up in bigger requests instead.
+    const limit = this.#queue.length > this.#o.batchSize ? this.#o.maxBatchSize : this.#o.batchSize
     let bytes = ENVELOPE_BYTES
     let n = 0
-    while (n < this.#queue.length && n < this.#o.batchSize) {
+    while (n < this.#queue.length && n < limit) {
       const entry = this.#queue[n]!
       if (n > 0 && bytes + entry.bytes + 1 > this.#byteLimit) break
       bytes += entry.bytes + 1

@@ -71,22 +71,32 @@ async function assertExactlyOnce(t: Test, app: LoupeApp, project_id: string, ids
   t.same([...stored].sort(), [...ids].sort(), 'each recorded trace stored once')
 }
 
-t.test('traces go in batches of batchSize, and a partial batch after flushIntervalMs', async (t) => {
-  const { app, url, key, project_id, batches } = await serverWithLog(t)
-  const { loupe } = client(t, { baseUrl: url, apiKey: key, batchSize: 10, flushIntervalMs: 1000 })
-  const recorded = Date.now()
-  const ids = await record(loupe, 25)
-  await waitFor(() => batches.length === 3, 3000, 'three batches')
-  t.same(
-    batches.map((b) => b.size),
-    [10, 10, 5],
-  )
-  t.ok(batches[1]!.at - batches[0]!.at < 500, 'full batches go at once, one after the other')
-  t.ok(batches[2]!.at - recorded >= 995, 'the partial batch waits for flushIntervalMs')
-  await waitFor(() => loupe.stats().pending === 0, 2000, 'the last answer')
-  t.match(loupe.stats(), { queued: 25, delivered: 25, dropped: 0, requests: 3, retries: 0 })
-  await assertExactlyOnce(t, app, project_id, ids)
-})
+t.test(
+  'a batch goes once batchSize traces wait, a partial one after flushIntervalMs, a backlog in one request',
+  async (t) => {
+    const { app, url, key, project_id, batches } = await serverWithLog(t)
+    const { loupe } = client(t, { baseUrl: url, apiKey: key, batchSize: 10, flushIntervalMs: 1000 })
+    const full = Date.now()
+    const ids = await record(loupe, 10)
+    await waitFor(() => batches.length === 1, 3000, 'the full batch')
+    t.ok(batches[0]!.at - full < 500, 'a full batch goes at once')
+
+    const partial = Date.now()
+    ids.push(...(await record(loupe, 5)))
+    await waitFor(() => batches.length === 2, 3000, 'the partial batch')
+    t.ok(batches[1]!.at - partial >= 995, 'a partial batch waits for flushIntervalMs')
+
+    ids.push(...(await record(loupe, 250)))
+    await waitFor(() => loupe.stats().pending === 0, 3000, 'the backlog')
+    t.same(
+      batches.map((b) => b.size),
+      [10, 5, 250],
+      'more than a batch waiting goes in one request (up to 1000)',
+    )
+    t.match(loupe.stats(), { queued: 265, delivered: 265, dropped: 0, requests: 3, retries: 0 })
+    await assertExactlyOnce(t, app, project_id, ids)
+  },
+)
 
 t.test('503 with Retry-After is retried after the time the server asked for', async (t) => {
   const { app, url, key, project_id, batches } = await serverWithLog(t, {
