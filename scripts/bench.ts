@@ -348,6 +348,7 @@ async function main() {
       DATABASE_URL: workPath,
       LOG_LEVEL: 'warn',
       INGEST_RATE_LIMIT: '0',
+      RATE_LIMIT: '0',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   })

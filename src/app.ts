@@ -1,20 +1,19 @@
 // buildApp(config, options): the only way to build Loupe. One Fastify instance hosts the REST plugins and /ws over
 // one store. It never reads process.env (see config.ts) and never listens (see server.ts).
 import cors from '@fastify/cors'
-import rateLimit from '@fastify/rate-limit'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import websocket from '@fastify/websocket'
 import type { ErrorObject } from 'ajv'
-import Fastify, { type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { componentSchemas } from '../schemas/index.js'
 import type { Config } from './config.js'
-import { hashApiKey } from './lib/api-keys.js'
 import { toJson } from './lib/json.js'
 import { createValidators, describeErrors, validatorCompiler } from './lib/validation.js'
-import auth, { presentedKey } from './plugins/auth.js'
+import auth from './plugins/auth.js'
 import docs from './plugins/docs.js'
 import errors from './plugins/errors.js'
+import limits from './plugins/limits.js'
 import services from './plugins/services.js'
 import storePlugin from './plugins/store.js'
 import analytics from './routes/analytics.js'
@@ -40,15 +39,47 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger']
 }
 
-/** Never let a credential reach a log line. */
+/** Never let a credential reach a log line: the headers that carry one, and `?token=` in a logged URL. */
 const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.query.token']
+const redactUrl = (url: string | undefined) =>
+  url?.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]').replace(/loupe_sk_[A-Za-z0-9]+/g, 'loupe_sk_[redacted]')
+
+/** Fastify's request serializer, with the URL redacted. */
+const serializers = {
+  req: (req: FastifyRequest) => ({
+    method: req.method,
+    url: redactUrl(req.url),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  }),
+}
+
+/** The logger Loupe runs with: pino at the configured level, credentials redacted from every line. */
+export const loggerOptions = (config: Config) => ({
+  level: config.logLevel,
+  redact: { paths: REDACT, censor: '[redacted]' },
+  serializers,
+})
 
 export async function buildApp(config: Config, options: BuildOptions = {}) {
   const validators = createValidators()
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    logger: options.logger ?? loggerOptions(config),
     bodyLimit: config.bodyLimit,
     forceCloseConnections: 'idle',
+    trustProxy: config.trustProxy,
+    // Slow clients: the whole request must arrive within the timeout (else Node answers 408 and closes; it checks
+    // every `connectionsCheckingInterval`, and honours requestTimeout only when the server is constructed with it,
+    // hence `http`). A request not answered a second after that gets 503 from Fastify: the 408 comes first for a
+    // slow upload, the 503 only for a slow answer.
+    requestTimeout: config.requestTimeoutMs,
+    handlerTimeout: config.requestTimeoutMs + 1000,
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(config.requestTimeoutMs / 2))),
+    },
     schemaErrorFormatter: (errors, dataVar) => {
       const error = new Error(describeErrors(errors as ErrorObject[], dataVar))
       return error
@@ -72,16 +103,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   for (const schema of componentSchemas) app.addSchema(schema)
 
   await app.register(fp(async () => {}, { name: 'loupe-config' }))
+  await app.register(limits)
   await app.register(errors)
   await app.register(cors, { origin: '*' })
-  await app.register(rateLimit, {
-    global: false,
-    // Per key on ingest: the hash of the presented key (never the key itself), else the client address.
-    keyGenerator: (request) => {
-      const key = presentedKey(request)
-      return key ? `key:${hashApiKey(key)}` : `ip:${request.ip}`
-    },
-  })
   await app.register(storePlugin, { store: options.store })
   await app.register(services)
   await app.register(auth)

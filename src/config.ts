@@ -34,6 +34,48 @@ export const ConfigSchema = Type.Object({
     default: 1_048_576,
     description: 'A /ws peer with more unsent bytes than this is dropped.',
   }),
+  LOUPE_ADMIN_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description: 'Turns on protected mode: every route but GET / and /health needs this token or a project key.',
+    }),
+  ),
+  RATE_LIMIT: Type.Integer({
+    minimum: 0,
+    default: 1200,
+    description: 'Requests per minute per client address on every route but ingest; 0 turns the limit off.',
+  }),
+  WS_MAX_CONNECTIONS: Type.Integer({
+    minimum: 1,
+    default: 10_000,
+    description: 'Open /ws connections at most; one more is refused with 503.',
+  }),
+  WS_MAX_FRAMES_PER_SECOND: Type.Integer({
+    minimum: 1,
+    default: 50,
+    description: 'Frames a /ws client may send per second; more are answered with one error and ignored.',
+  }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 30_000,
+    description: 'A request must arrive and be answered within this many ms (408 / 503 otherwise).',
+  }),
+  MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
+    minimum: 0,
+    default: 1000,
+    description: 'Mean event-loop delay over which requests get 503 with Retry-After; 0 turns the check off.',
+  }),
+  TRUST_PROXY: Type.String({
+    default: '',
+    description:
+      'Behind a reverse proxy: `true` (believe X-Forwarded-For from any peer) or comma-separated proxy ' +
+      'addresses/CIDRs; empty: the socket address is the client.',
+  }),
+  MAX_HEAP_USED_BYTES: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: 'Heap use over which requests get 503 with Retry-After; 0 turns the check off.',
+  }),
 })
 export type Env = Static<typeof ConfigSchema>
 
@@ -48,6 +90,29 @@ export interface Config {
   ingestRateLimit: number
   wsHeartbeatMs: number
   wsMaxBufferBytes: number
+  /** Protected mode when set (CONTRACT §5); null: open mode. */
+  adminToken: string | null
+  /** Per client address per minute, on every route but ingest; 0: off. */
+  rateLimit: number
+  wsMaxConnections: number
+  wsMaxFramesPerSecond: number
+  requestTimeoutMs: number
+  /** under-pressure thresholds; 0: that check is off. */
+  maxEventLoopDelayMs: number
+  maxHeapUsedBytes: number
+  /** Fastify's trustProxy: which X-Forwarded-For hops to believe (for the client address of rate limits and logs). */
+  trustProxy: boolean | string[]
+}
+
+/** TRUST_PROXY as Fastify takes it: `true`/`false`, or a list of proxy addresses. */
+function parseTrustProxy(text: string): boolean | string[] {
+  const value = text.trim()
+  if (value === '' || value === 'false') return false
+  if (value === 'true') return true
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
 }
 
 const fromEnv = (env: Env): Config => ({
@@ -60,6 +125,14 @@ const fromEnv = (env: Env): Config => ({
   ingestRateLimit: env.INGEST_RATE_LIMIT,
   wsHeartbeatMs: env.WS_HEARTBEAT_MS,
   wsMaxBufferBytes: env.WS_MAX_BUFFER_BYTES,
+  adminToken: env.LOUPE_ADMIN_TOKEN ?? null,
+  rateLimit: env.RATE_LIMIT,
+  wsMaxConnections: env.WS_MAX_CONNECTIONS,
+  wsMaxFramesPerSecond: env.WS_MAX_FRAMES_PER_SECOND,
+  requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+  maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
+  maxHeapUsedBytes: env.MAX_HEAP_USED_BYTES,
+  trustProxy: parseTrustProxy(env.TRUST_PROXY),
 })
 
 /** Every default, as a Config (what tests and embedders start from). */

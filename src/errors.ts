@@ -22,3 +22,21 @@ export const MissingApiKey = createError(
 )
 export const InvalidApiKey = createError('LOUPE_INVALID_API_KEY', 'the API key is unknown or revoked', 401)
 export const StoreUnavailable = createError<[string]>('LOUPE_STORE_UNAVAILABLE', 'the store is unavailable: %s', 503)
+export const MissingCredential = createError(
+  'LOUPE_MISSING_CREDENTIAL',
+  'a credential is required: send the admin token or a project API key as "Authorization: Bearer <token>" or ' +
+    '"X-API-Key: <token>" (on /ws also ?token=<token>)',
+  401,
+)
+export const InvalidCredential = createError('LOUPE_INVALID_CREDENTIAL', 'the credential is unknown or revoked', 401)
+export const Forbidden = createError<[string]>('LOUPE_FORBIDDEN', '%s', 403)
+export const TooManyConnections = createError<[number]>(
+  'LOUPE_TOO_MANY_CONNECTIONS',
+  'the server already holds its maximum of %d /ws connections; try again later',
+  503,
+)
+export const Overloaded = createError(
+  'LOUPE_OVERLOADED',
+  'the server is overloaded; retry after the delay in the Retry-After header',
+  503,
+)

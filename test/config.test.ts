@@ -1,6 +1,8 @@
 // loadConfig: defaults, environment, overrides, and a clear error naming a bad variable.
+
+import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { loadConfig } from '../src/config.js'
+import { ConfigSchema, loadConfig } from '../src/config.js'
 
 t.test('defaults are the documented ones', async (t) => {
   const c = loadConfig({})
@@ -32,4 +34,54 @@ t.test('a bad value is an error naming the variable', async (t) => {
 
 t.test('variables Loupe does not know are ignored', async (t) => {
   t.equal(loadConfig({ PATH: '/usr/bin', HOME: '/root' }).port, 3000)
+})
+
+t.test('the limits and protected mode have the documented defaults, and each is configurable', async (t) => {
+  const c = loadConfig({})
+  t.equal(c.adminToken, null, 'open mode unless LOUPE_ADMIN_TOKEN is set')
+  t.equal(c.rateLimit, 1200)
+  t.equal(c.wsMaxConnections, 10_000)
+  t.equal(c.wsMaxFramesPerSecond, 50)
+  t.equal(c.requestTimeoutMs, 30_000)
+  t.equal(c.maxEventLoopDelayMs, 1000)
+  t.equal(c.maxHeapUsedBytes, 0)
+  t.equal(c.trustProxy, false)
+  const set = loadConfig({
+    LOUPE_ADMIN_TOKEN: 'a-token-of-sixteen+',
+    RATE_LIMIT: '0',
+    WS_MAX_CONNECTIONS: '5',
+    WS_MAX_FRAMES_PER_SECOND: '2',
+    REQUEST_TIMEOUT_MS: '1000',
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    MAX_HEAP_USED_BYTES: '1000000',
+    TRUST_PROXY: '10.0.0.1, 10.0.0.0/8',
+  })
+  t.match(set, {
+    adminToken: 'a-token-of-sixteen+',
+    rateLimit: 0,
+    wsMaxConnections: 5,
+    wsMaxFramesPerSecond: 2,
+    requestTimeoutMs: 1000,
+    maxEventLoopDelayMs: 0,
+    maxHeapUsedBytes: 1_000_000,
+  })
+  t.strictSame(set.trustProxy, ['10.0.0.1', '10.0.0.0/8'])
+  t.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
+  t.throws(() => loadConfig({ WS_MAX_CONNECTIONS: '0' }), /WS_MAX_CONNECTIONS/)
+})
+
+t.test('a bad admin token is refused without repeating it', async (t) => {
+  let message = ''
+  try {
+    loadConfig({ LOUPE_ADMIN_TOKEN: 'tooShortSecret' })
+  } catch (err) {
+    message = (err as Error).message
+  }
+  t.match(message, /LOUPE_ADMIN_TOKEN/)
+  t.notOk(message.includes('tooShortSecret'), message)
+})
+
+t.test('every variable of ConfigSchema is in the README configuration table', async (t) => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  for (const name of Object.keys(ConfigSchema.properties)) t.match(readme, `| \`${name}\``, name)
 })

@@ -1,21 +1,55 @@
-// Project API keys: read from `Authorization: Bearer <key>` or `X-API-Key: <key>`, resolved to the project context.
+// Authentication and authorization (CONTRACT §5) in one place: each route declares what it does in `config.access`;
+// before the body is read, the presented credential is resolved and the policy (lib/access-policy.ts) decides; once
+// the query and body are validated, it decides again on the project they name. Routes read `request.principal` and
+// `request.scope`, never a header.
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { isIP } from 'node:net'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { MissingApiKey } from '../errors.js'
+import type { Environment } from '../../schemas/index.js'
+import { Forbidden, InvalidApiKey, InvalidCredential, MissingApiKey, MissingCredential } from '../errors.js'
+import {
+  type Access,
+  authorize,
+  type Credential,
+  type Decision,
+  type Mode,
+  type Principal,
+  type Target,
+} from '../lib/access-policy.js'
 import type { KeyContext } from '../store/types.js'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What the route does, for the access policy; a route that declares nothing needs any valid credential. */
+    access?: Access
+    /** The credential may also come as `?token=` (only /ws: a browser cannot set headers on a WebSocket). */
+    credentialInQuery?: boolean
+  }
   interface FastifyRequest {
+    /** Who the request acts as (set before the body is parsed). */
+    principal: Principal
+    /** The one project the request is confined to; null: every project. */
+    scope: string | null
+    /** The project key the request presented, when it acts as one. */
     apiKey: KeyContext | null
   }
   interface FastifyInstance {
-    /** preHandler for routes that need a project key (ingest): 401 without a live one. */
+    authMode: Mode
+    /** preValidation for a route that needs a project key but does not declare `access: 'ingest'`. */
     requireProjectKey: (request: FastifyRequest) => Promise<void>
+    /** Asks the policy about a resource a route has found by id (its project and environment); throws when refused. */
+    authorizeTarget: (request: FastifyRequest, target: Target) => void
   }
 }
 
-/** The secret a request presents, if any. */
-export function presentedKey(request: FastifyRequest): string | null {
+const kCredential = Symbol('loupe.credential')
+type WithCredential = FastifyRequest & { [kCredential]?: Credential }
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest()
+
+/** The secret a request presents, if any: a Bearer token or X-API-Key, and on routes that allow it `?token=`. */
+export function presentedKey(request: FastifyRequest, fromQuery = false): string | null {
   const header = request.headers.authorization
   if (typeof header === 'string') {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
@@ -23,16 +57,117 @@ export function presentedKey(request: FastifyRequest): string | null {
   }
   const apiKey = request.headers['x-api-key']
   if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim()
+  if (fromQuery) {
+    const token = (request.query as Record<string, unknown> | undefined)?.token
+    if (typeof token === 'string' && token !== '') return token
+  }
+  return null
+}
+
+/** Whether an address only this machine can reach. */
+export function isLoopback(address: string): boolean {
+  const host = address.replace(/^\[|\]$/g, '').replace(/^::ffff:/i, '')
+  if (host === 'localhost' || host === '::1') return true
+  return isIP(host) === 4 && host.startsWith('127.')
+}
+
+const accessOf = (request: FastifyRequest): Access => request.routeOptions.config?.access ?? 'authenticated'
+
+function refuse(decision: Extract<Decision, { allow: false }>): Error {
+  switch (decision.refusal) {
+    case 'missing-key':
+      return new MissingApiKey()
+    case 'invalid-key':
+      return new InvalidApiKey()
+    case 'missing-credential':
+      return new MissingCredential()
+    case 'invalid-credential':
+      return new InvalidCredential()
+    case 'forbidden':
+      return new Forbidden(decision.message ?? 'this credential may not do this')
+  }
+}
+
+/** The project (and environment) a validated request names, for the routes whose access depends on it. */
+function targetOf(request: FastifyRequest, access: Access): Target | null {
+  const pick = (source: unknown): Target => {
+    const { project_id, environment } = (source ?? {}) as Record<string, unknown>
+    return {
+      project_id: typeof project_id === 'string' ? project_id : undefined,
+      environment: typeof environment === 'string' ? (environment as Environment) : undefined,
+    }
+  }
+  if (access === 'read') return { project_id: pick(request.query).project_id }
+  if (access === 'keys') return pick(request.body)
   return null
 }
 
 export default fp(
   async (app) => {
+    const mode: Mode = app.config.adminToken === null ? 'open' : 'protected'
+    const adminDigest = app.config.adminToken === null ? null : sha256(app.config.adminToken)
+    app.decorate('authMode', mode)
+    app.decorateRequest('principal', null as never)
+    app.decorateRequest('scope', null)
     app.decorateRequest('apiKey', null)
+
+    async function resolve(request: FastifyRequest): Promise<Credential> {
+      const secret = presentedKey(request, request.routeOptions.config?.credentialInQuery === true)
+      if (secret === null) return { kind: 'none' }
+      // Constant time: both sides are SHA-256 digests of the same length, whatever was presented.
+      if (adminDigest !== null && timingSafeEqual(sha256(secret), adminDigest)) return { kind: 'admin' }
+      const key = await app.projects.identify(secret)
+      return key ? { kind: 'key', key } : { kind: 'invalid' }
+    }
+
+    function apply(request: FastifyRequest, decision: Decision) {
+      if (!decision.allow) throw refuse(decision)
+      request.principal = decision.principal
+      request.scope = decision.scope
+      request.apiKey = decision.principal.kind === 'key' ? decision.principal.key : null
+    }
+
+    // Before the body is read: a caller without a usable credential learns nothing about the body (401, not 400
+    // or 413), and costs no parsing. The store is asked only when the answer depends on it.
+    app.addHook('preParsing', async (request, _reply, payload) => {
+      const access = accessOf(request)
+      const needed = access !== 'public' && (mode === 'protected' || access === 'ingest')
+      const credential: Credential = needed ? await resolve(request) : { kind: 'none' }
+      ;(request as WithCredential)[kCredential] = credential
+      apply(request, authorize(mode, credential, access))
+      return payload
+    })
+
+    // After validation: the project the query or body names.
+    app.addHook('preHandler', async (request) => {
+      const access = accessOf(request)
+      const target = targetOf(request, access)
+      const credential = (request as WithCredential)[kCredential]
+      if (target !== null && credential) apply(request, authorize(mode, credential, access, target))
+    })
+
+    app.decorate('authorizeTarget', (request: FastifyRequest, target: Target) => {
+      const credential = (request as WithCredential)[kCredential] ?? { kind: 'none' }
+      const decision = authorize(mode, credential, accessOf(request), target)
+      if (!decision.allow) throw refuse(decision)
+    })
+
     app.decorate('requireProjectKey', async (request: FastifyRequest) => {
-      const secret = presentedKey(request)
-      if (secret === null) throw new MissingApiKey()
-      request.apiKey = await app.projects.authenticate(secret)
+      if (request.apiKey) return
+      apply(request, authorize(mode, await resolve(request), 'ingest'))
+    })
+
+    app.addHook('onListen', async () => {
+      if (mode === 'protected') return
+      const addresses = app.addresses().map((a) => (typeof a === 'string' ? a : a.address))
+      const exposed = addresses.filter((a) => !isLoopback(a))
+      if (exposed.length > 0) {
+        app.log.warn(
+          { addresses: exposed },
+          'Loupe is listening beyond this machine in open mode: anyone who can reach it can read every trace and ' +
+            'manage projects and keys. Set LOUPE_ADMIN_TOKEN to require credentials (see README, "Running in production").',
+        )
+      }
     })
   },
   { name: 'loupe-auth', dependencies: ['loupe-services'] },

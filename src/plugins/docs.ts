@@ -23,8 +23,17 @@ export default fp(
         ],
         components: {
           securitySchemes: {
-            bearerAuth: { type: 'http', scheme: 'bearer', description: 'A project API key (loupe_sk_…).' },
-            apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+            bearerAuth: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'A project API key (loupe_sk_…), or in protected mode the admin token.',
+            },
+            apiKeyHeader: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'X-API-Key',
+              description: 'The same credential in a header of its own.',
+            },
           },
         },
       },

@@ -1,9 +1,13 @@
-// One error handler: 4xx pass their message through (it names the field); store outages become 503; anything else is
-// logged and answered with a bare 500, never a stack trace.
+// One error handler: 4xx pass their message through (it names the field); store outages become 503 saying what is
+// wrong with the store; every 503 carries Retry-After; anything else is logged and answered with a bare 500, never a
+// stack trace. Unknown routes are a JSON 404, rate-limited per address like every other route.
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError } from 'fastify'
 import fp from 'fastify-plugin'
-import { isStoreUnavailableError } from '../store/index.js'
+import { describeStoreUnavailable, isStoreUnavailableError } from '../store/index.js'
+
+/** Seconds a client is told to wait after a 503 that did not say otherwise. */
+const RETRY_AFTER_S = '5'
 
 export default fp(
   async (app) => {
@@ -13,17 +17,21 @@ export default fp(
       let code = err.code
       if (statusCode >= 500 && isStoreUnavailableError(err)) {
         statusCode = 503
-        message = 'the store is unavailable, try again shortly'
+        message = describeStoreUnavailable(err)
         code = 'LOUPE_STORE_UNAVAILABLE'
-        reply.header('retry-after', '5')
       }
-      if (statusCode >= 500) {
+      if (statusCode === 503) {
+        // Expected under load or while the store is down: one line, no stack, and a hint for the client.
+        request.log.warn({ code, cause: err.message }, 'service unavailable')
+        if (!reply.hasHeader('retry-after')) reply.header('retry-after', RETRY_AFTER_S)
+      } else if (statusCode >= 500) {
         request.log.error({ err }, 'request failed')
-        if (statusCode !== 503) message = 'Internal Server Error'
+        message = 'Internal Server Error'
       }
       reply.code(statusCode).send({ statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, code })
     })
-    app.setNotFoundHandler((request, reply) => {
+    const limited = app.hasDecorator('rateLimit') && app.config.rateLimit > 0
+    app.setNotFoundHandler(limited ? { preHandler: app.rateLimit() } : {}, (request, reply) => {
       reply.code(404).send({
         statusCode: 404,
         error: 'Not Found',

@@ -13,6 +13,7 @@ const analytics: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/analytics',
     {
+      config: { access: 'read' },
       schema: {
         tags: ['analytics'],
         summary: 'Summary, 24-hour chart, breakdowns and recent failures',
@@ -22,7 +23,7 @@ const analytics: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) =>
       app.store.analytics({
-        project_id: request.query.project_id,
+        project_id: request.scope ?? undefined,
         now: app.now(),
         slowThresholdMs: app.config.slowThresholdMs,
       }),
@@ -32,6 +33,7 @@ const analytics: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/failures',
     {
+      config: { access: 'read' },
       schema: {
         tags: ['analytics'],
         summary: 'Failed, retried and slow traces',
@@ -41,7 +43,7 @@ const analytics: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) =>
       app.store.failures({
-        project_id: request.query.project_id,
+        project_id: request.scope ?? undefined,
         limit: request.query.limit ?? 50,
         slowThresholdMs: app.config.slowThresholdMs,
       }),

@@ -11,6 +11,7 @@ import {
   ListApiKeysResponse,
   Ref,
 } from '../../schemas/index.js'
+import { ApiKeyNotFound } from '../errors.js'
 import { acceptJsonOrNothing, mergeQueryIntoBody } from './merge-input.js'
 
 const apiKeys: FastifyPluginAsyncTypebox = async (app) => {
@@ -19,6 +20,7 @@ const apiKeys: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api-keys',
     {
+      config: { access: 'read' },
       schema: {
         tags: ['projects'],
         summary: 'API keys (never the secret), oldest first',
@@ -27,7 +29,7 @@ const apiKeys: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const items = await app.projects.listApiKeys(request.query.project_id)
+      const items = await app.projects.listApiKeys(request.scope ?? undefined)
       return { total: items.length, items }
     },
   )
@@ -37,13 +39,14 @@ const apiKeys: FastifyPluginAsyncTypebox = async (app) => {
     '/api-keys',
     {
       preValidation: mergeQueryIntoBody,
+      config: { access: 'keys' },
       schema: {
         tags: ['projects'],
         summary: 'Create another API key for a project',
         description: 'Fields from the query string or a JSON body. The key is shown only in this response.',
         querystring: Type.Partial(CreateApiKeyInput),
         body: CreateApiKeyInput,
-        response: { 201: Ref(ApiKeyCreatedSchema), ...errorResponses(400, 404, 415) },
+        response: { 201: Ref(ApiKeyCreatedSchema), ...errorResponses(400, 401, 403, 404, 415) },
       },
     },
     async (request, reply) => reply.code(201).send(await app.projects.createApiKey(request.body)),
@@ -53,14 +56,26 @@ const apiKeys: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api-keys/:key_id',
     {
+      config: { access: 'keys' },
       schema: {
         tags: ['projects'],
         summary: 'Revoke an API key (it is refused at once)',
+        description:
+          "With a project key: only its own project's keys of its environment; another project's key is a 404.",
         params: ApiKeyParams,
-        response: { 200: Ref(ApiKeySchema), ...errorResponses(404) },
+        response: { 200: Ref(ApiKeySchema), ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => app.projects.revokeApiKey(request.params.key_id),
+    async (request) => {
+      const { key_id } = request.params
+      if (request.scope !== null) {
+        // A project key: the key must be one it can see, and the policy decides on its project and environment.
+        const key = (await app.projects.listApiKeys(request.scope)).find((k) => k.key_id === key_id)
+        if (!key) throw new ApiKeyNotFound(key_id)
+        app.authorizeTarget(request, { project_id: key.project_id, environment: key.environment })
+      }
+      return app.projects.revokeApiKey(key_id)
+    },
   )
 }
 

@@ -7,7 +7,10 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   // GET /
   app.get(
     '/',
-    { schema: { tags: ['health'], summary: 'Health check', response: { 200: RootResponse } } },
+    {
+      config: { access: 'public' },
+      schema: { tags: ['health'], summary: 'Health check', response: { 200: RootResponse } },
+    },
     async () => ({ message: 'Loupe is running' }),
   )
 
@@ -15,6 +18,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/health',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['health'],
         summary: 'Readiness: the database answers',

@@ -10,10 +10,15 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/projects',
     {
-      schema: { tags: ['projects'], summary: 'All projects, oldest first', response: { 200: ListProjectsResponse } },
+      config: { access: 'read' },
+      schema: {
+        tags: ['projects'],
+        summary: 'All projects, oldest first (with a project key: its own)',
+        response: { 200: ListProjectsResponse },
+      },
     },
-    async () => {
-      const items = await app.projects.listProjects()
+    async (request) => {
+      const items = await app.projects.listProjects(request.scope ?? undefined)
       return { total: items.length, items }
     },
   )
@@ -23,6 +28,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     '/projects',
     {
       preValidation: mergeQueryIntoBody,
+      config: { access: 'admin' },
       schema: {
         tags: ['projects'],
         summary: 'Create a project and its first API key',
@@ -30,7 +36,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
           'Fields come from the query string (as SPEC.md shows) or a JSON body. The key is shown only in this response.',
         querystring: Type.Partial(CreateProjectInput),
         body: CreateProjectInput,
-        response: { 201: CreateProjectResponse, ...errorResponses(400, 409, 415) },
+        response: { 201: CreateProjectResponse, ...errorResponses(400, 401, 403, 409, 415) },
       },
     },
     async (request, reply) => reply.code(201).send(await app.projects.createProject(request.body)),

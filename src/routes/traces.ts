@@ -14,6 +14,7 @@ import {
   TraceSchema,
 } from '../../schemas/index.js'
 import { TraceNotFound } from '../errors.js'
+import { inScope } from '../lib/access-policy.js'
 import { parseTimestamp } from '../lib/time.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
@@ -28,13 +29,13 @@ const keyAuth: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyHeader:
 const traces: FastifyPluginAsyncTypebox = async (app) => {
   // Traces are JSON only: without this, Fastify's built-in text/plain parser turns a 415 into a confusing 400.
   app.removeContentTypeParser('text/plain')
-  const ingestRateLimit =
-    app.config.ingestRateLimit > 0 ? { rateLimit: { max: app.config.ingestRateLimit, timeWindow: 60_000 } } : {}
+  const ingest = { access: 'ingest', rateLimit: app.ingestRateLimit } as const
 
   // GET /traces
   app.get(
     '/traces',
     {
+      config: { access: 'read' },
       schema: {
         tags: ['traces'],
         summary: 'List traces, newest first, with filters',
@@ -43,10 +44,11 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until, ...filter } = request.query
+      const { limit = 50, offset = 0, since, until, project_id: _named, ...filter } = request.query
       return app.store.listTraces(
         {
           ...filter,
+          project_id: request.scope ?? undefined,
           since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
           until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
         },
@@ -59,16 +61,19 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/traces/:trace_id',
     {
+      config: { access: 'read' },
       schema: {
         tags: ['traces'],
         summary: 'One trace with its steps',
+        description: "404 for an unknown trace, and for another project's trace when read with a project key.",
         params: TraceParams,
         response: { 200: Ref(TraceSchema), ...errorResponses(404) },
       },
     },
     async (request) => {
       const trace = await app.store.getTrace(request.params.trace_id)
-      if (!trace) throw new TraceNotFound(request.params.trace_id)
+      // Another project's trace is answered as unknown: a project key learns nothing about it, not even that it exists.
+      if (!trace || !inScope(request.scope, trace.project_id)) throw new TraceNotFound(request.params.trace_id)
       return trace
     },
   )
@@ -77,9 +82,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/traces',
     {
-      config: ingestRateLimit,
-      // Before validation, so that a caller without a key learns nothing about the body (401, not 400).
-      preValidation: app.requireProjectKey,
+      config: ingest,
       // The documented body is the trace; the ingest service validates it, naming an alias by its normalized field.
       validatorCompiler: () => app.validators.body.compile(JsonObject),
       schema: {
@@ -103,8 +106,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/traces/batch',
     {
-      config: ingestRateLimit,
-      preValidation: app.requireProjectKey,
+      config: ingest,
       // The documented body lists full traces; only the envelope is checked here so that one bad trace
       // rejects itself, not the whole batch.
       validatorCompiler: () => app.validators.body.compile(BatchEnvelope),

@@ -12,6 +12,7 @@ import type {
 import { ApiKeyNotFound, InvalidApiKey, InvalidInput, ProjectExists, ProjectNotFound } from '../errors.js'
 import { generateApiKey, hashApiKey, previewApiKey } from '../lib/api-keys.js'
 import { toZonelessIso } from '../lib/time.js'
+import { isStoreUnavailableError } from '../store/index.js'
 import type { ApiKeyRecord, KeyContext, Store } from '../store/types.js'
 
 const SLUG_MAX = 64
@@ -36,12 +37,15 @@ export function slugify(name: string): string {
 
 export interface ProjectService {
   createProject(input: CreateProjectInput): Promise<CreateProjectResponse>
-  listProjects(): Promise<Project[]>
+  /** Every project, or only `projectId` (none when it does not exist). */
+  listProjects(projectId?: string): Promise<Project[]>
   createApiKey(input: CreateApiKeyInput): Promise<ApiKeyCreated>
   listApiKeys(projectId?: string): Promise<ApiKey[]>
   revokeApiKey(keyId: string): Promise<ApiKey>
   /** The project context of a presented secret; throws 401 when it is unknown or revoked. */
   authenticate(secret: string): Promise<KeyContext>
+  /** The project context of a presented secret; null when it is unknown or revoked. */
+  identify(secret: string): Promise<KeyContext | null>
 }
 
 export function createProjectService(store: Store, now: () => number = Date.now): ProjectService {
@@ -70,6 +74,21 @@ export function createProjectService(store: Store, now: () => number = Date.now)
     return { record, created }
   }
 
+  async function identify(secret: string): Promise<KeyContext | null> {
+    const key = await store.findApiKey(hashApiKey(secret))
+    if (!key) return null
+    const at = now()
+    if (key.last_used_at === null || at - key.last_used_at >= TOUCH_INTERVAL_MS) {
+      // Best effort: a database that is full or read-only must not turn every read with a key into a 503.
+      try {
+        await store.touchApiKey(key.key_id, at)
+      } catch (err) {
+        if (!isStoreUnavailableError(err)) throw err
+      }
+    }
+    return key
+  }
+
   return {
     async createProject({ name, environment, description = '' }) {
       const projectId = slugify(name)
@@ -83,7 +102,11 @@ export function createProjectService(store: Store, now: () => number = Date.now)
       return { project, api_key: created }
     },
 
-    listProjects: () => store.listProjects(),
+    async listProjects(projectId) {
+      if (projectId === undefined) return store.listProjects()
+      const project = await store.getProject(projectId)
+      return project ? [project] : []
+    },
 
     async createApiKey({ project_id, environment }) {
       if (!(await store.getProject(project_id))) throw new ProjectNotFound(project_id)
@@ -100,12 +123,11 @@ export function createProjectService(store: Store, now: () => number = Date.now)
       return key
     },
 
+    identify,
+
     async authenticate(secret) {
-      const key = await store.findApiKey(hashApiKey(secret))
+      const key = await identify(secret)
       if (!key) throw new InvalidApiKey()
-      const at = now()
-      if (key.last_used_at === null || at - key.last_used_at >= TOUCH_INTERVAL_MS)
-        await store.touchApiKey(key.key_id, at)
       return key
     },
   }

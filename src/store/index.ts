@@ -11,6 +11,16 @@ export async function createStore(databaseUrl: string): Promise<Store> {
   return createSqliteStore(databaseUrl)
 }
 
+/** What a client is told when the store cannot answer: what is wrong, never a path or SQL. */
+export function describeStoreUnavailable(err: unknown): string {
+  const code = String((err as { code?: unknown } | null)?.code ?? '')
+  if (code.startsWith('SQLITE_FULL'))
+    return 'the database is full (out of disk space?): nothing was stored; retry later'
+  if (code.startsWith('SQLITE_READONLY')) return 'the database is read-only: nothing was stored; retry later'
+  if (/^SQLITE_(BUSY|LOCKED)/.test(code)) return 'the database is busy: retry shortly'
+  return 'the store is unavailable: retry later'
+}
+
 /** Errors that mean the database itself cannot answer (answered with 503, not 500). */
 export function isStoreUnavailableError(err: unknown): boolean {
   if (!(err instanceof Error)) return false

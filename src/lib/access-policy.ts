@@ -1,0 +1,105 @@
+// Who may do what (CONTRACT §5), as one pure function: the auth plugin asks it about every request, the few routes
+// that find a resource by id ask it about that resource. Nothing else decides access.
+import type { Environment } from '../../schemas/index.js'
+import type { KeyContext } from '../store/types.js'
+
+/**
+ * What a route does, declared in its `config.access`:
+ * - `public`: GET / and /health — never needs a credential;
+ * - `read`: reads traces, analytics, projects, keys, the /ws stream — a project key is confined to its project;
+ * - `ingest`: records traces — needs a project key in both modes (project and environment come from it);
+ * - `keys`: issues and revokes API keys — a project key only for its own project and environment;
+ * - `admin`: creates projects — only the admin token (open mode: anyone);
+ * - `authenticated`: any valid credential (the default of a route that declares nothing, e.g. /docs).
+ */
+export type Access = 'public' | 'read' | 'ingest' | 'keys' | 'admin' | 'authenticated'
+
+/** What a request presented, once resolved. */
+export type Credential = { kind: 'none' } | { kind: 'invalid' } | { kind: 'admin' } | { kind: 'key'; key: KeyContext }
+
+/** Who the request acts as, after the decision: routes read this, never the headers. */
+export type Principal = { kind: 'admin' } | { kind: 'key'; key: KeyContext } | { kind: 'open' }
+
+/** The project (and, for keys, the environment) a request names, where it names one. */
+export interface Target {
+  project_id?: string
+  environment?: Environment
+}
+
+/** Why a request is refused: 401 for the first four (nothing usable was presented), 403 for `forbidden`. */
+export type Refusal = 'missing-key' | 'invalid-key' | 'missing-credential' | 'invalid-credential' | 'forbidden'
+
+export type Decision =
+  | {
+      allow: true
+      principal: Principal
+      /** The one project the request is confined to; null: every project. */
+      scope: string | null
+    }
+  | { allow: false; refusal: Refusal; message?: string }
+
+export type Mode = 'open' | 'protected'
+
+const deny = (refusal: Refusal, message?: string): Decision => ({ allow: false, refusal, message })
+const allow = (principal: Principal, scope: string | null): Decision => ({ allow: true, principal, scope })
+
+/** A project key's own confinement: another project → 403; none named → its own. */
+function confine(key: KeyContext, target: Target, what: string): Decision {
+  if (target.project_id !== undefined && target.project_id !== key.project_id) {
+    return deny(
+      'forbidden',
+      `this API key belongs to project '${key.project_id}' and may not ${what} project '${target.project_id}'`,
+    )
+  }
+  return allow({ kind: 'key', key }, key.project_id)
+}
+
+/**
+ * The decision for one request. `target` is what the request names (query `project_id` of a read, the project and
+ * environment of a key being issued or revoked); absent before the request has been parsed.
+ */
+export function authorize(mode: Mode, credential: Credential, access: Access, target: Target = {}): Decision {
+  const named = target.project_id ?? null
+
+  if (access === 'public') return allow({ kind: 'open' }, null)
+
+  if (access === 'ingest') {
+    if (credential.kind === 'none') return deny('missing-key')
+    if (credential.kind === 'invalid') return deny('invalid-key')
+    if (credential.kind === 'admin') {
+      return deny(
+        'forbidden',
+        'the admin token cannot record traces: send a project API key (the trace belongs to its project)',
+      )
+    }
+    return allow({ kind: 'key', key: credential.key }, credential.key.project_id)
+  }
+
+  // Open mode: reads and management are open, as SPEC.md has them; a credential changes nothing.
+  if (mode === 'open') return allow({ kind: 'open' }, named)
+
+  if (credential.kind === 'none') return deny('missing-credential')
+  if (credential.kind === 'invalid') return deny('invalid-credential')
+  if (credential.kind === 'admin') return allow({ kind: 'admin' }, named)
+
+  const key = credential.key
+  switch (access) {
+    case 'read':
+      return confine(key, target, 'read')
+    case 'keys':
+      if (target.environment !== undefined && target.environment !== key.environment) {
+        return deny(
+          'forbidden',
+          `this API key is scoped to environment '${key.environment}' and may not manage keys of '${target.environment}'`,
+        )
+      }
+      return confine(key, target, 'manage keys of')
+    case 'admin':
+      return deny('forbidden', 'only the admin token may do this; a project API key may not')
+    case 'authenticated':
+      return allow({ kind: 'key', key }, key.project_id)
+  }
+}
+
+/** Whether a resource of `projectId` may be seen within `scope`; outside it, a resource is answered as unknown (404). */
+export const inScope = (scope: string | null, projectId: string): boolean => scope === null || scope === projectId

@@ -1,0 +1,451 @@
+// Property-based fuzzing (fast-check): thousands of generated and mutated bodies, query strings, paths and headers
+// against every route, and thousands of frames at /ws. Whatever a client sends: no 5xx, no crash, no hang; every
+// rejection is a 4xx of the shape { statusCode, error, message }; and a rejected request stores nothing.
+import fc from 'fast-check'
+import type { InjectOptions } from 'fastify'
+import t, { type Test } from 'tap'
+import WebSocket from 'ws'
+import type { LoupeApp } from '../src/app.js'
+import type { createSqliteStore } from '../src/store/sqlite/store.js'
+import { buildTestApp, createProject } from './helper.js'
+import { startServer, within } from './ws-peer.js'
+
+/** A fixed seed keeps a failure reproducible; FUZZ_SEED=… explores further. */
+const SEED = Number(process.env.FUZZ_SEED ?? 20261121)
+const HANG_MS = 5000
+type Store = ReturnType<typeof createSqliteStore>
+type Reply = Awaited<ReturnType<LoupeApp['inject']>>
+
+// ------------------------------------------------------------------------------------------------------------
+// Generators
+
+/** Values that are wrong for some field: odd numbers, odd strings, odd shapes. */
+const weird = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom(-1, -0, 0.5, 1e308, -1e308, 2 ** 53 + 1, '', ' ', 'null', '2026-13-45T99:00:00Z', '💥', '\u0000'),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constant('x'.repeat(300)),
+)
+const maybe = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: valid }, { weight: 1, arbitrary: weird })
+const nullable = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null })
+
+const timestamp = fc.oneof(
+  fc
+    .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+    .map((d) => d.toISOString()),
+  fc.integer({ min: 0, max: 4_102_444_800_000 }),
+  fc.constantFrom('2026-11-21T13:45:00', '2026-11-21T13:45:00+05:30', '1795268700'),
+)
+const step = fc.record(
+  {
+    name: fc.string({ maxLength: 20 }),
+    type: fc.constantFrom('llm', 'tool', 'retrieval', 'function', 'other', 'LLM', 'weird'),
+    tool: nullable(fc.constantFrom('search', 'answer', 'lookup')),
+    tool_name: fc.constantFrom('search', 'answer'),
+    status: fc.constantFrom('success', 'failed', 'error', 'ok', 'done', 'fail', 'unknown'),
+    latency: fc.double({ min: 0, max: 1e6, noNaN: true }),
+    duration_ms: fc.integer({ min: 0, max: 1e6 }),
+    tokens: fc.integer({ min: 0, max: 1e6 }),
+    token_count: nullable(fc.integer({ min: 0, max: 1e6 })),
+    input: fc.jsonValue({ maxDepth: 2 }),
+    output: fc.jsonValue({ maxDepth: 2 }),
+    error: nullable(fc.string({ maxLength: 30 })),
+    started_at: nullable(timestamp),
+    metadata: fc.object({ maxDepth: 1 }),
+  },
+  { requiredKeys: [] },
+)
+/** A trace body: each field valid or absent (prompt mostly present). */
+const validTrace = fc.record(
+  {
+    trace_id: fc.stringMatching(/^[A-Za-z0-9._:-]{1,24}$/),
+    prompt: fc.string({ maxLength: 200 }),
+    response: nullable(fc.string({ maxLength: 200 })),
+    name: nullable(fc.string({ maxLength: 20 })),
+    model: nullable(fc.constantFrom('gpt-4o', 'claude', 'llama')),
+    latency: fc.double({ min: 0, max: 1e7, noNaN: true }),
+    latency_ms: fc.integer({ min: 0, max: 1e6 }),
+    token_count: fc.integer({ min: 0, max: 1e6 }),
+    prompt_tokens: nullable(fc.integer({ min: 0, max: 1e5 })),
+    completion_tokens: nullable(fc.integer({ min: 0, max: 1e5 })),
+    status: fc.constantFrom('success', 'failed', 'error', 'warning', 'nope'),
+    failure_reason: nullable(fc.string({ maxLength: 30 })),
+    retry_count: fc.integer({ min: 0, max: 10 }),
+    session_id: nullable(fc.string({ maxLength: 10 })),
+    user_id: nullable(fc.string({ maxLength: 10 })),
+    tags: fc.array(fc.string({ maxLength: 64 }), { maxLength: 20 }),
+    metadata: fc.object({ maxDepth: 2 }),
+    created_at: timestamp,
+    steps: fc.array(step, { maxLength: 6 }),
+    project_id: fc.string({ maxLength: 10 }),
+    environment: fc.string({ maxLength: 10 }),
+  },
+  { requiredKeys: ['prompt'] },
+)
+const TRACE_FIELDS = [
+  'trace_id',
+  'prompt',
+  'response',
+  'latency',
+  'token_count',
+  'status',
+  'retry_count',
+  'tags',
+  'metadata',
+  'created_at',
+  'steps',
+  'session_id',
+]
+/**
+ * Traces as clients get them wrong: valid ones, valid ones with one field replaced by a wrong value or removed, and
+ * ones whose every field may be wrong, with unknown fields mixed in.
+ */
+const trace = fc.oneof(
+  validTrace,
+  fc
+    .tuple(validTrace, fc.constantFrom(...TRACE_FIELDS), fc.option(weird, { nil: undefined }))
+    .map(([body, field, value]) => {
+      const copy: Record<string, unknown> = { ...body }
+      if (value === undefined) delete copy[field]
+      else copy[field] = value
+      return copy
+    }),
+  fc
+    .tuple(validTrace, fc.dictionary(fc.string({ maxLength: 12 }), weird, { maxKeys: 3 }))
+    .map(([body, extra]) => ({ ...extra, ...body })),
+)
+
+/** A JSON text mutated the ways a broken client or proxy mangles one. */
+const mutatedText = (text: string) =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constant(text) },
+    fc.nat(text.length).map((n) => text.slice(0, n)),
+    fc
+      .tuple(fc.nat(text.length), fc.string({ unit: 'binary', maxLength: 4 }))
+      .map(([n, s]) => text.slice(0, n) + s + text.slice(n)),
+    fc.constantFrom('', 'null', '[]', '"text"', '42', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', '{'),
+  )
+
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  undefined,
+)
+
+/** Query strings: known parameters with good and bad values, unknown ones, repeats, broken percent-encoding. */
+const QUERY_KEYS = [
+  'status',
+  'project_id',
+  'model',
+  'environment',
+  'session_id',
+  'user_id',
+  'min_latency',
+  'max_latency',
+  'min_tokens',
+  'max_tokens',
+  'since',
+  'until',
+  'limit',
+  'offset',
+  'name',
+  'description',
+  'token',
+]
+const queryValue = fc.oneof(
+  fc.constantFrom('success', 'failed', 'warning', 'production', '0', '1', '50', '1000', '1001', '-1', '1.5', 'NaN', ''),
+  fc.integer().map(String),
+  fc.string({ maxLength: 20 }).map(encodeURIComponent),
+  fc.constantFrom('%', '%zz', '%E0%A4%A', '+', '&&', '=', '[]', '2026-11-21T13:45:00Z', '1795268700'),
+)
+const query = fc
+  .array(
+    fc.tuple(fc.oneof(fc.constantFrom(...QUERY_KEYS), fc.string({ maxLength: 8 }).map(encodeURIComponent)), queryValue),
+    {
+      maxLength: 6,
+    },
+  )
+  .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`))
+
+const pathSegment = fc.oneof(
+  fc.stringMatching(/^[A-Za-z0-9._:-]{1,20}$/),
+  fc.string({ maxLength: 40 }).map(encodeURIComponent),
+  fc.constantFrom('..', '%2e%2e', '%00', 'x'.repeat(500), '%', '%ff'),
+)
+
+// ------------------------------------------------------------------------------------------------------------
+// Properties
+
+const count = (store: Store, table: string) =>
+  (store.raw.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n
+
+/** The response is not a 5xx, and a 4xx is a JSON error that says what is wrong. */
+function wellFormed(res: Reply): string | null {
+  if (res.statusCode >= 500) return `${res.statusCode}: ${res.body.slice(0, 300)}`
+  if (res.statusCode >= 400) {
+    let body: { statusCode?: unknown; error?: unknown; message?: unknown }
+    try {
+      body = res.json()
+    } catch {
+      return `${res.statusCode} is not JSON: ${res.body.slice(0, 200)}`
+    }
+    if (body.statusCode !== res.statusCode || typeof body.error !== 'string' || typeof body.message !== 'string') {
+      return `${res.statusCode} has not the error shape: ${res.body.slice(0, 200)}`
+    }
+    if (body.message.length === 0) return `${res.statusCode} with an empty message`
+  }
+  return null
+}
+
+async function send(app: LoupeApp, options: InjectOptions): Promise<Reply> {
+  return within(HANG_MS, `an answer to ${JSON.stringify(options).slice(0, 200)}`, app.inject(options) as Promise<Reply>)
+}
+
+async function fuzzApp(t: Test) {
+  const app = await buildTestApp(t, { config: { rateLimit: 0, ingestRateLimit: 0, bodyLimit: 64 * 1024 } })
+  const { key } = await createProject(app, 'Fuzz')
+  return { app, key, store: app.store as Store }
+}
+
+t.test('ingest: POST /traces with generated and mutated bodies', { timeout: 120_000 }, async (t) => {
+  const { app, key, store } = await fuzzApp(t)
+  let stored = 0
+  let rejected = 0
+  await fc.assert(
+    fc.asyncProperty(
+      trace.chain((body) => fc.tuple(mutatedText(JSON.stringify(body)), contentType)),
+      async ([payload, type]) => {
+        const before = count(store, 'traces')
+        const headers: Record<string, string> = { authorization: `Bearer ${key}` }
+        if (type) headers['content-type'] = type
+        const res = await send(app, { method: 'POST', url: '/traces', headers, payload })
+        const problem = wellFormed(res)
+        if (problem) throw new Error(problem)
+        const after = count(store, 'traces')
+        if (res.statusCode >= 400) {
+          rejected++
+          if (after !== before) throw new Error(`a ${res.statusCode} stored ${after - before} trace(s)`)
+        } else {
+          if (res.statusCode === 201) stored++
+          if (after - before !== (res.statusCode === 201 ? 1 : 0))
+            throw new Error(`${res.statusCode} but ${after - before} stored`)
+        }
+      },
+    ),
+    { numRuns: 1500, seed: SEED },
+  )
+  t.ok(stored > 50 && rejected > 50, `both roads taken: ${stored} stored, ${rejected} rejected`)
+  t.equal(
+    (store.raw.prepare('select coalesce(sum(traces), 0) as n from rollup_totals').get() as { n: number }).n,
+    count(store, 'traces'),
+    'rollups count exactly the stored traces',
+  )
+})
+
+t.test('ingest: POST /traces/batch with generated envelopes', { timeout: 120_000 }, async (t) => {
+  const { app, key, store } = await fuzzApp(t)
+  await fc.assert(
+    fc.asyncProperty(
+      fc.oneof(
+        { weight: 4, arbitrary: fc.array(trace, { minLength: 0, maxLength: 12 }).map((traces) => ({ traces })) },
+        { weight: 1, arbitrary: weird },
+      ),
+      async (body) => {
+        const before = count(store, 'traces')
+        const res = await send(app, {
+          method: 'POST',
+          url: '/traces/batch',
+          headers: { 'x-api-key': key },
+          payload: JSON.stringify(body),
+        })
+        const problem = wellFormed(res)
+        if (problem) throw new Error(problem)
+        const after = count(store, 'traces')
+        if (res.statusCode >= 400 && after !== before) throw new Error(`a ${res.statusCode} stored ${after - before}`)
+        if (res.statusCode === 200) {
+          const { accepted, rejected, items } = res.json()
+          if (accepted !== items.length) throw new Error('accepted ≠ items')
+          if (accepted + rejected.length !== (body as { traces: unknown[] }).traces.length)
+            throw new Error('a trace unaccounted for')
+          if (after - before > accepted) throw new Error('more stored than accepted')
+        }
+      },
+    ),
+    { numRuns: 300, seed: SEED },
+  )
+  t.pass('no 5xx, every rejection a 4xx, nothing stored by a rejected request')
+})
+
+t.test('reads: every GET route with generated query strings and paths', { timeout: 120_000 }, async (t) => {
+  const { app, key } = await fuzzApp(t)
+  for (let i = 0; i < 20; i++)
+    await app.inject({
+      method: 'POST',
+      url: '/traces',
+      headers: { 'x-api-key': key },
+      payload: { prompt: `p${i}`, model: 'm', latency: i * 500 },
+    })
+  const routes = ['/traces', '/analytics', '/failures', '/projects', '/api-keys', '/docs/json', '/', '/health']
+  await fc.assert(
+    fc.asyncProperty(
+      fc.oneof(
+        fc.tuple(fc.constantFrom(...routes), query).map(([path, q]) => path + q),
+        fc.tuple(pathSegment, query).map(([id, q]) => `/traces/${id}${q}`),
+        fc.tuple(pathSegment, pathSegment).map(([a, b]) => `/${a}/${b}`),
+      ),
+      async (url) => {
+        const res = await send(app, { method: 'GET', url })
+        const problem = wellFormed(res)
+        if (problem) throw new Error(`GET ${url} → ${problem}`)
+      },
+    ),
+    { numRuns: 1500, seed: SEED },
+  )
+  t.pass('no 5xx on any read')
+})
+
+t.test(
+  'management: POST /projects, POST and DELETE /api-keys with generated input',
+  { timeout: 120_000 },
+  async (t) => {
+    const { app, store } = await fuzzApp(t)
+    const input = fc.record(
+      {
+        name: maybe(fc.string({ maxLength: 110 })),
+        environment: maybe(fc.constantFrom('development', 'staging', 'production', 'prod')),
+        description: maybe(fc.string({ maxLength: 1100 })),
+        project_id: maybe(fc.constantFrom('fuzz', 'nope', '')),
+      },
+      { requiredKeys: [] },
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/projects', '/api-keys'),
+        fc.boolean(),
+        input.chain((i) => mutatedText(JSON.stringify(i)).map((text) => [i, text] as const)),
+        contentType,
+        async (path, viaQuery, [fields, text], type) => {
+          const before = count(store, 'projects') + count(store, 'api_keys')
+          const options = viaQuery
+            ? {
+                method: 'POST' as const,
+                url: path,
+                query: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)])),
+              }
+            : { method: 'POST' as const, url: path, payload: text, headers: type ? { 'content-type': type } : {} }
+          const res = await send(app, options)
+          const problem = wellFormed(res)
+          if (problem) throw new Error(`POST ${path} → ${problem}`)
+          const after = count(store, 'projects') + count(store, 'api_keys')
+          if (res.statusCode >= 400 && after !== before) throw new Error(`a ${res.statusCode} created something`)
+        },
+      ),
+      { numRuns: 600, seed: SEED },
+    )
+    await fc.assert(
+      fc.asyncProperty(pathSegment, async (id) => {
+        const res = await send(app, { method: 'DELETE', url: `/api-keys/${id}` })
+        const problem = wellFormed(res)
+        if (problem) throw new Error(`DELETE /api-keys/${id} → ${problem}`)
+      }),
+      { numRuns: 200, seed: SEED },
+    )
+    t.pass('no 5xx, nothing created by a rejected request')
+  },
+)
+
+t.test(
+  'credentials: generated Authorization and X-API-Key headers in protected mode',
+  { timeout: 120_000 },
+  async (t) => {
+    const app = await buildTestApp(t, {
+      config: { rateLimit: 0, ingestRateLimit: 0, adminToken: 'fuzz-admin-token-0123456789' },
+    })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('/traces', '/analytics', '/projects', '/api-keys', '/traces/x'),
+        fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH'),
+        fc.oneof(
+          fc.string({ maxLength: 60 }).map((s) => ({ authorization: `Bearer ${s}` })),
+          fc.string({ maxLength: 60 }).map((s) => ({ authorization: s })),
+          fc.string({ maxLength: 60 }).map((s) => ({ 'x-api-key': s })),
+          fc.stringMatching(/^loupe_sk_[A-Za-z0-9]{32}$/).map((s) => ({ authorization: `Bearer ${s}` })),
+        ),
+        async (url, method, rawHeaders) => {
+          // Header values a client cannot send (control characters) are dropped, as an HTTP client would refuse them.
+          const headers = Object.fromEntries(
+            Object.entries(rawHeaders).filter(([, v]) => /^[\t\x20-\x7e\x80-\xff]*$/.test(v)),
+          )
+          const res = await send(app, { method, url, headers, payload: method === 'GET' ? undefined : '{}' })
+          const problem = wellFormed(res)
+          if (problem) throw new Error(problem)
+          if (res.statusCode < 400) throw new Error(`${method} ${url} with ${JSON.stringify(headers)} was let through`)
+        },
+      ),
+      { numRuns: 500, seed: SEED },
+    )
+    t.pass('no guessed credential passes, no 5xx')
+  },
+)
+
+t.test('/ws: thousands of generated frames over a real socket', { timeout: 120_000 }, async (t) => {
+  const { app, port } = await startServer(t, { wsMaxFramesPerSecond: 1_000_000, rateLimit: 0 })
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`)
+  t.teardown(() => ws.terminate())
+  const replies: { type: string }[] = []
+  let wake: (() => void) | null = null
+  ws.on('message', (data) => {
+    replies.push(JSON.parse(data.toString()))
+    wake?.()
+  })
+  await within(HANG_MS, 'the connection', new Promise((r) => ws.on('open', r)))
+  const frame = fc.oneof(
+    fc.constantFrom(
+      '{"type":"ping"}',
+      '{"type":"subscribe","project_id":null}',
+      '{"type":"subscribe","project_id":"p"}',
+    ),
+    fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+    fc
+      .record({ type: maybe(fc.constantFrom('ping', 'subscribe', 'pong')), project_id: weird }, { requiredKeys: [] })
+      .map((v) => JSON.stringify(v)),
+    fc.string({ unit: 'binary', maxLength: 100 }),
+    fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
+  )
+  const frames = fc.sample(frame, { numRuns: 3000, seed: SEED })
+  // In batches: every frame gets exactly one reply (pong, subscribed or error), in order, and the socket stays open.
+  await within(
+    HANG_MS,
+    'connection.established',
+    new Promise<void>((resolve) => {
+      wake = () => replies.length >= 1 && resolve()
+      wake()
+    }),
+  )
+  for (let i = 0; i < frames.length; i += 100) {
+    const batch = frames.slice(i, i + 100)
+    const expected = replies.length + batch.length
+    for (const f of batch) ws.send(f)
+    await within(
+      HANG_MS,
+      `replies to frames ${i}–${i + batch.length} (${replies.length} of ${expected} so far)`,
+      new Promise<void>((resolve) => {
+        wake = () => replies.length >= expected && resolve()
+        wake()
+      }),
+    )
+  }
+  t.equal(ws.readyState, WebSocket.OPEN, 'still connected after 3000 frames')
+  const kinds = new Set(replies.slice(1).map((r) => r.type))
+  t.ok(
+    [...kinds].every((k) => ['pong', 'subscribed', 'error'].includes(k)),
+    `reply kinds: ${[...kinds].join(', ')}`,
+  )
+  t.equal(replies.length, frames.length + 1, 'one reply per frame (plus connection.established)')
+  t.equal((await app.inject('/')).statusCode, 200, 'the server is well')
+})

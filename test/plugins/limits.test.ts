@@ -1,0 +1,105 @@
+// Abuse limits: per-address rate limit on every route but ingest, per-key on ingest, 413 for large bodies, 503 with
+// Retry-After when the event loop is saturated, and 408 for a request that never finishes arriving.
+import { connect as tcpConnect } from 'node:net'
+import t from 'tap'
+import { buildTestApp, createProject, postTrace } from '../helper.js'
+import { startServer, within } from '../ws-peer.js'
+
+const ERROR_SHAPE = { statusCode: Number, error: String, message: String }
+
+t.test(
+  'per address: over RATE_LIMIT requests a minute get 429 with Retry-After, on every route but ingest',
+  async (t) => {
+    const app = await buildTestApp(t, { config: { rateLimit: 5, ingestRateLimit: 0 } })
+    const { key } = await createProject(app, 'Limited') // 1
+    for (let i = 0; i < 4; i++) t.equal((await app.inject('/traces')).statusCode, 200)
+    const limited = await app.inject('/traces')
+    t.equal(limited.statusCode, 429)
+    t.match(limited.json(), { ...ERROR_SHAPE, statusCode: 429 })
+    t.ok(Number(limited.headers['retry-after']) > 0, `Retry-After: ${limited.headers['retry-after']}`)
+    t.equal((await app.inject('/no-such-route')).statusCode, 429, 'unknown routes count too')
+    t.equal((await app.inject({ url: '/traces', remoteAddress: '10.1.2.3' })).statusCode, 200, 'another address')
+    for (let i = 0; i < 10; i++) t.equal((await postTrace(app, key, { prompt: 'p' })).statusCode, 201, 'ingest is not')
+  },
+)
+
+t.test('RATE_LIMIT=0 turns the per-address limit off', async (t) => {
+  const app = await buildTestApp(t, { config: { rateLimit: 0 } })
+  for (let i = 0; i < 30; i++) t.equal((await app.inject('/traces')).statusCode, 200)
+})
+
+t.test('behind a proxy (TRUST_PROXY), each forwarded client has its own budget', async (t) => {
+  const app = await buildTestApp(t, { config: { rateLimit: 2, trustProxy: true } })
+  const from = (ip: string) => app.inject({ url: '/traces', headers: { 'x-forwarded-for': ip } })
+  t.equal((await from('198.51.100.1')).statusCode, 200)
+  t.equal((await from('198.51.100.1')).statusCode, 200)
+  t.equal((await from('198.51.100.1')).statusCode, 429)
+  t.equal((await from('198.51.100.2')).statusCode, 200)
+})
+
+t.test('per key on ingest: INGEST_RATE_LIMIT a minute for each key', async (t) => {
+  const app = await buildTestApp(t, { config: { ingestRateLimit: 3 } })
+  const a = await createProject(app, 'A')
+  const b = await createProject(app, 'B')
+  for (let i = 0; i < 3; i++) t.equal((await postTrace(app, a.key, { prompt: 'p' })).statusCode, 201)
+  const limited = await postTrace(app, a.key, { prompt: 'p' })
+  t.equal(limited.statusCode, 429)
+  t.ok(limited.headers['retry-after'])
+  t.notOk(limited.body.includes(a.key), 'the key is not echoed')
+  t.equal((await postTrace(app, b.key, { prompt: 'p' })).statusCode, 201, 'another key has its own budget')
+})
+
+t.test('a body over BODY_LIMIT is a 413; in protected mode a caller without a credential gets 401 first', async (t) => {
+  const app = await buildTestApp(t, { config: { bodyLimit: 2048 } })
+  const { key } = await createProject(app, 'Bodies')
+  const res = await postTrace(app, key, { prompt: 'x'.repeat(4096) })
+  t.equal(res.statusCode, 413)
+  t.match(res.json(), { ...ERROR_SHAPE, statusCode: 413 })
+  const guarded = await buildTestApp(t, { config: { bodyLimit: 2048, adminToken: 'a-long-enough-admin-token' } })
+  const anonymous = await guarded.inject({ method: 'POST', url: '/traces', payload: { prompt: 'x'.repeat(4096) } })
+  t.equal(anonymous.statusCode, 401, 'the body is never read')
+})
+
+t.test('a saturated event loop: 503 with Retry-After, then service again by itself', { timeout: 20_000 }, async (t) => {
+  const app = await buildTestApp(t, { config: { maxEventLoopDelayMs: 50 } })
+  const block = (ms: number) => {
+    const end = Date.now() + ms
+    while (Date.now() < end) {}
+  }
+  let overloaded: Awaited<ReturnType<typeof app.inject>> | undefined
+  const deadline = Date.now() + 8000
+  while (!overloaded && Date.now() < deadline) {
+    block(600)
+    await new Promise((r) => setTimeout(r, 20))
+    const res = await app.inject('/traces')
+    if (res.statusCode === 503) overloaded = res
+  }
+  t.ok(overloaded, 'answered 503 while the loop was blocked')
+  t.match(overloaded?.json(), { ...ERROR_SHAPE, statusCode: 503, code: 'LOUPE_OVERLOADED' })
+  t.equal(overloaded?.headers['retry-after'], '5')
+  let recovered = false
+  const until = Date.now() + 8000
+  while (!recovered && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 200))
+    recovered = (await app.inject('/traces')).statusCode === 200
+  }
+  t.ok(recovered, 'answers 200 again once the loop is free')
+})
+
+t.test('a request that never finishes arriving is answered 408 and closed', { timeout: 20_000 }, async (t) => {
+  const { port } = await startServer(t, { requestTimeoutMs: 500 })
+  const socket = tcpConnect(port, '127.0.0.1')
+  t.teardown(() => socket.destroy())
+  let answer = ''
+  socket.on('data', (chunk) => {
+    answer += chunk.toString()
+  })
+  socket.on('error', () => {})
+  const started = Date.now()
+  socket.write(
+    'POST /projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":',
+  )
+  await within(5000, 'the server to close the connection', new Promise((resolve) => socket.on('close', resolve)))
+  t.match(answer, /^HTTP\/1\.1 408/, 'Request Timeout')
+  t.ok(Date.now() - started < 3000, `closed after ${Date.now() - started} ms`)
+})
