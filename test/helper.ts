@@ -37,13 +37,15 @@ export async function startTestServer(t: Test, options: TestAppOptions = {}): Pr
   return { app, url: `http://127.0.0.1:${address.port}` }
 }
 
-/** Creates a project through the API and returns its id and secret key. */
+/** Creates a project through the API (with the admin token, in protected mode) and returns its id and secret key. */
 export async function createProject(
   app: LoupeApp,
   name = 'Test Project',
   environment: 'development' | 'staging' | 'production' = 'development',
+  adminToken?: string,
 ): Promise<{ project_id: string; key: string; key_id: string }> {
-  const res = await app.inject({ method: 'POST', url: '/projects', query: { name, environment } })
+  const headers = adminToken ? { authorization: `Bearer ${adminToken}` } : {}
+  const res = await app.inject({ method: 'POST', url: '/projects', query: { name, environment }, headers })
   if (res.statusCode !== 201) throw new Error(`project creation failed: ${res.statusCode} ${res.body}`)
   const body = res.json()
   return { project_id: body.project.project_id, key: body.api_key.key, key_id: body.api_key.key_id }

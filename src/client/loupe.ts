@@ -30,7 +30,10 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000'
 export interface LoupeOptions {
   /** Where Loupe runs. Default: `LOUPE_BASE_URL`, else http://127.0.0.1:3000. */
   baseUrl?: string
-  /** A project API key (`loupe_sk_…`); needed to record traces. Default: `LOUPE_API_KEY`. */
+  /**
+   * A project API key (`loupe_sk_…`), needed to record traces; also sent on reads and /ws. Default: `LOUPE_API_KEY`.
+   * For reading only, the admin token of a protected server works too.
+   */
   apiKey?: string
   /** A batch is sent as soon as this many traces wait (1–1000, default 100); a backlog goes in requests of up to 1000. */
   batchSize?: number
@@ -66,6 +69,8 @@ export class Loupe {
   /** The server's base URL, with a trailing slash. */
   readonly baseUrl: string
   readonly #http: Http
+  /** Sent with every call (Bearer) and on /ws (`?token=`): a project key, or in protected mode the admin token. */
+  readonly #credential: string | undefined
   readonly #sender: Sender | undefined
   readonly #flushTimeoutMs: number
   readonly #warn: (message: string) => void
@@ -96,6 +101,7 @@ export class Loupe {
       baseUrl = `${DEFAULT_BASE_URL}/`
     }
     this.baseUrl = baseUrl
+    this.#credential = apiKey
     this.#flushTimeoutMs = positive(options.flushTimeoutMs, 30_000)
     this.#http = createHttp({ baseUrl, credential: apiKey, timeoutMs: requestTimeoutMs, fetch: fetchFn })
 
@@ -221,6 +227,8 @@ export class Loupe {
   subscribe(onTrace: (trace: Trace) => void, options: SubscribeOptions = {}): Subscription {
     const url = new URL('ws', this.baseUrl)
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
+    // A WebSocket handshake carries no Authorization header from every runtime: the server takes ?token= instead.
+    if (this.#credential) url.searchParams.set('token', this.#credential)
     const subscription = openSubscription(url.href, onTrace, options, this.#warn)
     this.#subscriptions.add(subscription)
     return {

@@ -61,6 +61,8 @@ export function openSubscription(
   warn: (message: string) => void,
 ): Subscription {
   const { projectId, onMessage, onStatus, baseDelayMs = 250, maxDelayMs = 5000 } = options
+  // What status reports show: never the credential.
+  const shown = url.replace(/([?&]token=)[^&]*/, '$1***')
   let closed = false
   let socket: SocketLike | undefined
   let timer: NodeJS.Timeout | undefined
@@ -82,7 +84,7 @@ export function openSubscription(
     if (closed) return
     attempt++
     const delayMs = Math.round(backoffDelay(attempt, baseDelayMs, maxDelayMs))
-    if (onStatus) safely('onStatus', () => onStatus({ state: 'reconnecting', url, attempt, delayMs, reason }))
+    if (onStatus) safely('onStatus', () => onStatus({ state: 'reconnecting', url: shown, attempt, delayMs, reason }))
     timer = setTimeout(connect, delayMs)
   }
 
@@ -103,7 +105,7 @@ export function openSubscription(
     ws.addEventListener('open', () => {
       attempt = 0
       if (projectId) ws.send(JSON.stringify({ type: 'subscribe', project_id: projectId }))
-      if (onStatus) safely('onStatus', () => onStatus({ state: 'open', url }))
+      if (onStatus) safely('onStatus', () => onStatus({ state: 'open', url: shown }))
       if (!projectId) markOpened()
     })
     ws.addEventListener('message', (event) => {
@@ -139,7 +141,7 @@ export function openSubscription(
       clearTimeout(timer)
       socket?.close(1000, 'closed by the client')
       socket = undefined
-      if (onStatus) safely('onStatus', () => onStatus({ state: 'closed', url }))
+      if (onStatus) safely('onStatus', () => onStatus({ state: 'closed', url: shown }))
     },
   }
 }

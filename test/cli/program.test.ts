@@ -263,3 +263,23 @@ t.test('seed fills a fresh database and prints the demo keys; it refuses one tha
   t.match(postgres.stderr.text, /only SQLite databases can be seeded .*postgres:\/\/\*\*\*@db\/loupe/)
   t.notMatch(postgres.stderr.text, /secret/)
 })
+
+t.test('protected mode: --token (or LOUPE_ADMIN_TOKEN) is sent; without it the 401 is a clear exit 1', async (t) => {
+  const admin = 'admin-token-for-the-cli-test'
+  const { url } = await startTestServer(t, { config: { adminToken: admin } })
+  const refused = cli(['--url', url, 'projects', 'list'])
+  t.equal(await refused.code, 1)
+  t.match(refused.stderr.text, /^loupe: 401 /)
+  const created = cli(['--url', url, '--token', admin, 'projects', 'create', '--name', 'Guarded', '-q'])
+  t.equal(await created.code, 0)
+  t.match(created.stdout.text, /^loupe_sk_/)
+  const listed = cli(['--url', url, '--token', admin, 'projects', 'list', '--json'])
+  t.equal(await listed.code, 0)
+  t.equal(JSON.parse(listed.stdout.text).total, 1)
+
+  const tail = cli(['--url', url, '--token', admin, 'tail'])
+  await waitFor(() => tail.stderr.text.includes('Following every project'), 5000, 'tail to connect')
+  t.notOk(tail.stderr.text.includes(admin), 'the token is never printed')
+  tail.stop()
+  t.equal(await tail.code, 0)
+})

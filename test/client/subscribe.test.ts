@@ -71,3 +71,35 @@ t.test('the stream reconnects after the server restarts, and a throwing callback
   subscription.close()
   t.equal(statuses.at(-1), 'closed')
 })
+
+t.test(
+  'protected mode: the credential goes as ?token=, a project key streams its own project, no status shows it',
+  async (t) => {
+    const admin = 'admin-token-for-the-sdk-test'
+    const { app, url } = await startTestServer(t, { config: { adminToken: admin } })
+    const a = await createProject(app, 'Guarded A', 'development', admin)
+    const b = await createProject(app, 'Guarded B', 'development', admin)
+    const urls: string[] = []
+    const seen: string[] = []
+    const reader = new Loupe({ baseUrl: url, apiKey: a.key, enabled: false })
+    t.teardown(() => reader.shutdown())
+    const subscription = reader.subscribe((trace) => seen.push(trace.project_id), {
+      onStatus: (s) => urls.push(s.url),
+    })
+    await subscription.opened
+    for (const { key } of [a, b]) {
+      const writer = new Loupe({ baseUrl: url, apiKey: key })
+      await writer.trace({ prompt: 'p' }, () => 'ok')
+      await writer.shutdown()
+    }
+    await waitFor(() => seen.length === 1, 3000, "project A's trace")
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    t.same(seen, [a.project_id], "only the key's own project")
+    t.same(urls, [`${url.replace('http', 'ws')}/ws?token=***`])
+    t.same(
+      (await reader.listTraces()).items.map((trace) => trace.project_id),
+      [a.project_id],
+      'reads are scoped too',
+    )
+  },
+)
