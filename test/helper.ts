@@ -2,6 +2,7 @@
 // (scripts/test.ts): on in-memory SQLite, and with LOUPE_TEST_DATABASE=postgres://… on PostgreSQL, where every app
 // gets a schema of its own, dropped when its test ends.
 import { randomBytes } from 'node:crypto'
+import { type AddressInfo, createServer } from 'node:net'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import pg from 'pg'
@@ -58,6 +59,8 @@ export async function createTestStore(t: Test): Promise<Store> {
 
 export interface TestAppOptions extends BuildOptions {
   config?: Partial<Config>
+  /** Runs before the app is ready: the place to add hooks that inject failures. */
+  setup?: (app: LoupeApp) => void
 }
 
 /** A fresh app on its own new database, closed (and the database dropped) when the test ends. */
@@ -69,11 +72,11 @@ export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promi
     await app.close()
     await dispose()
   })
+  options.setup?.(app)
   await app.ready()
   return app
 }
 
-/** Every row of every table of a store, by table name (to look for what must never be stored). */
 /** How many rows a table holds, on either store. */
 export async function countRows(store: Store, table: string): Promise<number> {
   if ('raw' in store) {
@@ -85,6 +88,7 @@ export async function countRows(store: Store, table: string): Promise<number> {
   return result.rows[0]?.n ?? 0
 }
 
+/** Every row of every table of a store, by table name (to look for what must never be stored). */
 export async function allRows(store: Store): Promise<Record<string, Record<string, unknown>[]>> {
   const out: Record<string, Record<string, unknown>[]> = {}
   if ('raw' in store) {
@@ -102,13 +106,24 @@ export async function allRows(store: Store): Promise<Record<string, Record<strin
   return out
 }
 
-/** Creates a project through the API and returns its id and secret key. */
+/** A fresh app listening on a free port of 127.0.0.1 (for the SDK and the CLI, which speak real HTTP). */
+export async function startTestServer(t: Test, options: TestAppOptions = {}): Promise<{ app: LoupeApp; url: string }> {
+  const app = await buildTestApp(t, options)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const address = app.server.address()
+  if (address === null || typeof address === 'string') throw new Error('the test server has no TCP address')
+  return { app, url: `http://127.0.0.1:${address.port}` }
+}
+
+/** Creates a project through the API (with the admin token, in protected mode) and returns its id and secret key. */
 export async function createProject(
   app: LoupeApp,
   name = 'Test Project',
   environment: 'development' | 'staging' | 'production' = 'development',
+  adminToken?: string,
 ): Promise<{ project_id: string; key: string; key_id: string }> {
-  const res = await app.inject({ method: 'POST', url: '/projects', query: { name, environment } })
+  const headers = adminToken ? { authorization: `Bearer ${adminToken}` } : {}
+  const res = await app.inject({ method: 'POST', url: '/projects', query: { name, environment }, headers })
   if (res.statusCode !== 201) throw new Error(`project creation failed: ${res.statusCode} ${res.body}`)
   const body = res.json()
   return { project_id: body.project.project_id, key: body.api_key.key, key_id: body.api_key.key_id }
@@ -132,4 +147,24 @@ export function postBatch(app: LoupeApp, key: string, traces: unknown[]) {
 /** Errors of `value` against a contract schema (with the named components resolvable), [] when it conforms. */
 export function schemaErrors(schema: TSchema, value: unknown): string[] {
   return [...Value.Errors(schema, [...componentSchemas], value)].map((e) => `${e.path} ${e.message}`)
+}
+
+/** Polls `check` until it returns a truthy value (returned), failing after `timeoutMs`. */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** A TCP port that nothing listens on (it was free a moment ago). */
+export async function unusedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }

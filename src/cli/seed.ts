@@ -1,0 +1,112 @@
+// `loupe seed` (and `npm run seed`): fills a SQLite database with the seed module's synthetic demo data, refusing
+// one that already has traces unless --force, with progress on stderr and the demo keys on stdout. Loaded on demand,
+// so the other commands never open SQLite.
+import cliProgress from 'cli-progress'
+import type { SeedResult } from '../seed/seed.js'
+import { CliError } from './errors.js'
+import type { OutputStream } from './format.js'
+
+export interface SeedCommandOptions {
+  traces: number
+  days: number
+  projects: number
+  database: string
+  /** Integer seed of the random generator: the same data set (relative to now) every time. */
+  seed?: number
+  force?: boolean
+}
+
+export interface SeedReport extends SeedResult {
+  database: string
+  seconds: number
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US')
+
+/** Progress of `total` traces on `stream`: a bar on a terminal, else a line every 10 % or 5 s. */
+function progressReporter(stream: OutputStream, total: number) {
+  const started = performance.now()
+  const rate = (done: number) => fmt(Math.round(done / Math.max(0.001, (performance.now() - started) / 1000)))
+  if (stream.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      {
+        format: '  {bar} {percentage}% | {value}/{total} traces | {rate} traces/s | ETA {eta_formatted}',
+        hideCursor: true,
+        etaBuffer: 20,
+        fps: 10,
+        stream: stream as NodeJS.WritableStream,
+      },
+      cliProgress.Presets.shades_classic,
+    )
+    bar.start(total, 0, { rate: 0 })
+    return { update: (done: number) => bar.update(done, { rate: rate(done) }), stop: () => bar.stop() }
+  }
+  let nextShare = 0.1
+  let lastLine = started
+  return {
+    update(done: number) {
+      const now = performance.now()
+      if (done / total < nextShare && now - lastLine < 5000 && done !== total) return
+      stream.write(
+        `  ${fmt(done)}/${fmt(total)} traces (${Math.floor((100 * done) / total)}%), ${rate(done)} traces/s\n`,
+      )
+      while (nextShare <= done / total) nextShare += 0.1
+      lastLine = now
+    },
+    stop() {},
+  }
+}
+
+export async function runSeed(options: SeedCommandOptions, progress: OutputStream): Promise<SeedReport> {
+  const { database } = options
+  const { createStore, isPostgresUrl } = await import('../store/index.js')
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(database) && !database.startsWith('file://') && !isPostgresUrl(database)) {
+    throw new CliError(
+      `only SQLite (a path or a file: URL) or PostgreSQL (postgres://) databases can be seeded, got '${database.replace(/\/\/[^@/]*@/, '//***@')}'`,
+    )
+  }
+  const { mulberry32, seed } = await import('../seed/seed.js')
+  const store = await createStore(database)
+  try {
+    const existing = (await store.listTraces({}, { limit: 1, offset: 0 })).total
+    if (existing > 0 && !options.force) {
+      throw new CliError(
+        `${database} already holds ${fmt(existing)} traces; refusing to add synthetic data to it.\n` +
+          'Pass --force to seed it anyway, or point --database at another file.',
+      )
+    }
+    progress.write(`Seeding ${fmt(options.traces)} traces over ${options.days} day(s) into ${database}\n`)
+    const started = performance.now()
+    const reporter = progressReporter(progress, options.traces)
+    const result = await seed({
+      store,
+      traces: options.traces,
+      days: options.days,
+      projects: options.projects,
+      random: options.seed === undefined ? undefined : mulberry32(options.seed),
+      onProgress: reporter.update,
+    })
+    reporter.stop()
+    return { ...result, database, seconds: (performance.now() - started) / 1000 }
+  } finally {
+    await store.close()
+  }
+}
+
+/** The human report: what was stored, then every demo project's keys. */
+export function describeSeed(report: SeedReport, requested: number): string {
+  const { traces, seconds, projects } = report
+  const lines = [
+    `Stored ${fmt(traces)} traces in ${seconds.toFixed(1)} s (${fmt(Math.round(traces / Math.max(seconds, 0.001)))} traces/s)` +
+      (traces < requested ? `; ${fmt(requested - traces)} had ids already present` : ''),
+    '',
+    'Projects and their API keys (synthetic demo keys; send one as "Authorization: Bearer <key>"):',
+  ]
+  const width = Math.max(...projects.map((p) => p.project_id.length))
+  for (const p of projects) {
+    for (const k of p.keys) lines.push(`  ${p.project_id.padEnd(width)}  ${k.environment.padEnd(11)}  ${k.key}`)
+  }
+  const reused = projects.filter((p) => !p.created).map((p) => p.project_id)
+  if (reused.length > 0) lines.push('', `(already existed, given new keys: ${reused.join(', ')})`)
+  return `${lines.join('\n')}\n`
+}

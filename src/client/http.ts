@@ -1,0 +1,99 @@
+// The read client's HTTP: JSON requests to the Loupe REST API with Node's own fetch, and LoupeError for
+// everything that does not end in a 2xx (including a server that cannot be reached).
+import { describeNetworkError } from './retry.js'
+
+/** A REST call that failed: `status` is the HTTP status, or null when the server was not reached at all. */
+export class LoupeError extends Error {
+  override readonly name = 'LoupeError'
+  readonly status: number | null
+  /** The server's error code (e.g. `LOUPE_PROJECT_EXISTS`), when it sent one. */
+  readonly code: string | undefined
+  /** The URL that was requested. */
+  readonly url: string
+
+  constructor(message: string, details: { status: number | null; code?: string; url: string; cause?: unknown }) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause })
+    this.status = details.status
+    this.code = details.code
+    this.url = details.url
+  }
+}
+
+export type QueryValue = string | number | boolean | Date | null | undefined
+
+export interface HttpOptions {
+  baseUrl: string
+  credential: string | undefined
+  timeoutMs: number
+  fetch: typeof fetch
+}
+
+export interface RequestOptions {
+  query?: Record<string, QueryValue> | object
+  body?: unknown
+}
+
+/** `baseUrl` with exactly one trailing slash, so that relative paths keep any path prefix (a proxy's /loupe/). */
+export function normalizeBaseUrl(baseUrl: string): string {
+  const url = new URL(baseUrl)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`baseUrl must be http(s): ${baseUrl}`)
+  url.search = ''
+  url.hash = ''
+  return url.href.endsWith('/') ? url.href : `${url.href}/`
+}
+
+export function createHttp(options: HttpOptions) {
+  const { baseUrl, credential, timeoutMs } = options
+
+  return async function request<T>(method: string, path: string, { query, body }: RequestOptions = {}): Promise<T> {
+    const url = new URL(path, baseUrl)
+    for (const [key, value] of Object.entries(query ?? {}) as [string, QueryValue][]) {
+      if (value === undefined || value === null) continue
+      url.searchParams.set(key, value instanceof Date ? value.toISOString() : String(value))
+    }
+    const headers: Record<string, string> = { accept: 'application/json' }
+    if (credential) headers.authorization = `Bearer ${credential}`
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    let res: Response
+    let text: string
+    try {
+      res = await options.fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+      text = await res.text()
+    } catch (err) {
+      throw new LoupeError(`cannot reach the Loupe server at ${baseUrl} (${describeNetworkError(err)})`, {
+        status: null,
+        url: url.href,
+        cause: err,
+      })
+    }
+    let json: unknown
+    try {
+      json = text === '' ? undefined : JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    if (!res.ok) {
+      const error = (json ?? {}) as { message?: unknown; code?: unknown }
+      const message = typeof error.message === 'string' ? error.message : res.statusText
+      throw new LoupeError(`${res.status} ${message}`, {
+        status: res.status,
+        code: typeof error.code === 'string' ? error.code : undefined,
+        url: url.href,
+      })
+    }
+    if (json === undefined) {
+      throw new LoupeError(`the server at ${baseUrl} answered ${method} /${path} with something that is not JSON`, {
+        status: res.status,
+        url: url.href,
+      })
+    }
+    return json as T
+  }
+}
+
+export type Http = ReturnType<typeof createHttp>

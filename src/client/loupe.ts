@@ -1,0 +1,281 @@
+// The Loupe client: `trace()` records a call of the app and queues it for delivery; the read methods call the REST
+// API; `subscribe()` follows the live stream. Recording never throws into the app and never waits on the network.
+import type {
+  AnalyticsQuery,
+  AnalyticsResponse,
+  ApiKey,
+  ApiKeyCreated,
+  CreateApiKeyInput,
+  CreateProjectInput,
+  CreateProjectResponse,
+  FailuresQuery,
+  FailuresResponse,
+  HealthResponse,
+  ListApiKeysResponse,
+  ListProjectsResponse,
+  ListTracesQuery,
+  ListTracesResponse,
+  Trace,
+} from '../../schemas/index.js'
+import { createHttp, type Http, normalizeBaseUrl } from './http.js'
+import { CLIENT_LIMITS, safeStringify } from './json.js'
+import { TraceRecorder } from './recorder.js'
+import { Sender } from './sender.js'
+import { openSubscription, type SubscribeOptions, type Subscription } from './subscribe.js'
+import type { ListApiKeysParams, LoupeStats, TraceContext, TraceOptions } from './types.js'
+import { uuidv7 } from './uuid.js'
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000'
+
+export interface LoupeOptions {
+  /** Where Loupe runs. Default: `LOUPE_BASE_URL`, else http://127.0.0.1:3000. */
+  baseUrl?: string
+  /**
+   * A project API key (`loupe_sk_…`), needed to record traces; also sent on reads and /ws. Default: `LOUPE_API_KEY`.
+   * For reading only, the admin token of a protected server works too.
+   */
+  apiKey?: string
+  /** A batch is sent as soon as this many traces wait (1–1000, default 100); a backlog goes in requests of up to 1000. */
+  batchSize?: number
+  /** Largest request body in bytes (default 512 KiB; the server's default limit is 1 MiB). */
+  maxBatchBytes?: number
+  /** How long a trace may wait for its batch to fill, in ms (default 1000). */
+  flushIntervalMs?: number
+  /** Traces kept in memory while the server cannot be reached; past it the oldest are dropped (default 100000). */
+  maxQueueSize?: number
+  /** The same cap in bytes of serialized traces (default 64 MiB). */
+  maxQueueBytes?: number
+  /** Timeout of one HTTP request in ms (default 10000). */
+  requestTimeoutMs?: number
+  /** How long `flush()`, `shutdown()` and the exit hook keep trying, in ms (default 30000). */
+  flushTimeoutMs?: number
+  /** Retry backoff: first wait (default 250 ms), doubling with jitter up to `maxDelayMs` (default 5000 ms). */
+  baseDelayMs?: number
+  maxDelayMs?: number
+  /** Deliver what is queued when the process is about to exit (`beforeExit`; default true). */
+  flushOnExit?: boolean
+  /** false: run the app's code but record nothing (default true). */
+  enabled?: boolean
+  /** Where the SDK's warnings go (default: console.warn with a `loupe:` prefix). */
+  onWarning?: (message: string) => void
+  /** The fetch to use (default: Node's global fetch). */
+  fetch?: typeof fetch
+}
+
+const positive = (value: number | undefined, fallback: number, max = Number.POSITIVE_INFINITY): number =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(value, max) : fallback
+
+export class Loupe {
+  /** The server's base URL, with a trailing slash. */
+  readonly baseUrl: string
+  readonly #http: Http
+  /** Sent with every call (Bearer) and on /ws (`?token=`): a project key, or in protected mode the admin token. */
+  readonly #credential: string | undefined
+  readonly #sender: Sender | undefined
+  readonly #flushTimeoutMs: number
+  readonly #warn: (message: string) => void
+  readonly #subscriptions = new Set<Subscription>()
+  #closed = false
+  #closing: Promise<boolean> | undefined
+  #exitDeadline: number | undefined
+  #warnedClosed = false
+
+  constructor(options: LoupeOptions = {}) {
+    const warn = options.onWarning ?? ((message: string) => console.warn(`loupe: ${message}`))
+    this.#warn = (message) => {
+      try {
+        warn(message)
+      } catch {
+        // a throwing warning handler must not break the app either
+      }
+    }
+    const env = typeof process === 'object' ? process.env : {}
+    const requestTimeoutMs = positive(options.requestTimeoutMs, 10_000)
+    const fetchFn = options.fetch ?? globalThis.fetch
+    const apiKey = options.apiKey ?? (env.LOUPE_API_KEY || undefined)
+    let baseUrl: string
+    try {
+      baseUrl = normalizeBaseUrl(options.baseUrl ?? (env.LOUPE_BASE_URL || DEFAULT_BASE_URL))
+    } catch (err) {
+      this.#warn(`${(err as Error).message}; using ${DEFAULT_BASE_URL}`)
+      baseUrl = `${DEFAULT_BASE_URL}/`
+    }
+    this.baseUrl = baseUrl
+    this.#credential = apiKey
+    this.#flushTimeoutMs = positive(options.flushTimeoutMs, 30_000)
+    this.#http = createHttp({ baseUrl, credential: apiKey, timeoutMs: requestTimeoutMs, fetch: fetchFn })
+
+    if (options.enabled === false) return
+    if (!apiKey) {
+      this.#warn('no API key (pass apiKey or set LOUPE_API_KEY): traces will not be recorded')
+      return
+    }
+    this.#sender = new Sender({
+      endpoint: new URL('traces/batch', baseUrl).href,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      batchSize: Math.floor(positive(options.batchSize, 100, CLIENT_LIMITS.batch)),
+      maxBatchSize: CLIENT_LIMITS.batch,
+      maxBatchBytes: positive(options.maxBatchBytes, 512 * 1024),
+      flushIntervalMs: positive(options.flushIntervalMs, 1000),
+      maxQueueSize: Math.floor(positive(options.maxQueueSize, 100_000)),
+      maxQueueBytes: positive(options.maxQueueBytes, 64 * 1024 * 1024),
+      requestTimeoutMs,
+      baseDelayMs: positive(options.baseDelayMs, 250),
+      maxDelayMs: positive(options.maxDelayMs, 5000),
+      fetch: fetchFn,
+      warn: this.#warn,
+    })
+    if (options.flushOnExit !== false && typeof process === 'object') process.on('beforeExit', this.#onBeforeExit)
+  }
+
+  /**
+   * Runs `fn` and records it as one trace: latency, the return value as the response, a thrown error as the
+   * failure reason (the error is rethrown unchanged), and the steps `fn` adds through `t.step()`.
+   * Resolves to what `fn` returns; the trace is sent in the background.
+   */
+  async trace<T>(options: TraceOptions, fn: (t: TraceContext) => T | Promise<T>): Promise<T> {
+    const recorder = this.#start(options)
+    let result: T
+    try {
+      result = await fn(recorder)
+    } catch (err) {
+      this.#finish(recorder, { error: err, failed: true })
+      throw err
+    }
+    this.#finish(recorder, { result, failed: false })
+    return result
+  }
+
+  /** Delivers every trace recorded so far; true when all are delivered, false if `timeoutMs` passed first. */
+  async flush(options: { timeoutMs?: number } = {}): Promise<boolean> {
+    if (!this.#sender) return true
+    return this.#sender.flush(positive(options.timeoutMs, this.#flushTimeoutMs))
+  }
+
+  /** Delivers what is queued, closes live streams and stops the SDK. Call it before `process.exit()`. */
+  shutdown(options: { timeoutMs?: number } = {}): Promise<boolean> {
+    this.#closing ??= (async () => {
+      this.#closed = true
+      if (typeof process === 'object') process.off('beforeExit', this.#onBeforeExit)
+      for (const subscription of this.#subscriptions) subscription.close()
+      this.#subscriptions.clear()
+      if (!this.#sender) return true
+      const delivered = await this.#sender.flush(positive(options.timeoutMs, this.#flushTimeoutMs))
+      this.#sender.stop()
+      if (!delivered) this.#warn(`shut down with ${this.#sender.pending} trace(s) undelivered`)
+      return delivered
+    })()
+    return this.#closing
+  }
+
+  /** What the SDK did with the traces it recorded. */
+  stats(): LoupeStats {
+    const s = this.#sender
+    return s
+      ? { ...s.stats, pending: s.pending }
+      : { queued: 0, delivered: 0, rejected: 0, dropped: 0, pending: 0, requests: 0, retries: 0 }
+  }
+
+  // Read client: each method is one REST call and throws a LoupeError when it fails.
+
+  /** GET /health */
+  health(): Promise<HealthResponse> {
+    return this.#http('GET', 'health')
+  }
+
+  /** GET /traces: newest first, with the contract's filters. */
+  listTraces(query: ListTracesQuery = {}): Promise<ListTracesResponse> {
+    return this.#http('GET', 'traces', { query })
+  }
+
+  /** GET /traces/{trace_id} */
+  getTrace(traceId: string): Promise<Trace> {
+    return this.#http('GET', `traces/${encodeURIComponent(traceId)}`)
+  }
+
+  /** GET /analytics */
+  analytics(query: AnalyticsQuery = {}): Promise<AnalyticsResponse> {
+    return this.#http('GET', 'analytics', { query })
+  }
+
+  /** GET /failures */
+  failures(query: FailuresQuery = {}): Promise<FailuresResponse> {
+    return this.#http('GET', 'failures', { query })
+  }
+
+  readonly projects = {
+    /** GET /projects: oldest first. */
+    list: (): Promise<ListProjectsResponse> => this.#http('GET', 'projects'),
+    /** POST /projects: the project and its first API key — the only time the key is shown. */
+    create: (input: CreateProjectInput): Promise<CreateProjectResponse> =>
+      this.#http('POST', 'projects', { body: input }),
+  }
+
+  readonly apiKeys = {
+    /** GET /api-keys: never the secrets. */
+    list: (query: ListApiKeysParams = {}): Promise<ListApiKeysResponse> => this.#http('GET', 'api-keys', { query }),
+    /** POST /api-keys: another key for a project — the only time it is shown. */
+    create: (input: CreateApiKeyInput): Promise<ApiKeyCreated> => this.#http('POST', 'api-keys', { body: input }),
+    /** DELETE /api-keys/{key_id}: the key is refused from now on. */
+    revoke: (keyId: string): Promise<ApiKey> => this.#http('DELETE', `api-keys/${encodeURIComponent(keyId)}`),
+  }
+
+  /**
+   * Follows the live stream (/ws): `onTrace` gets each trace as it is stored. Reconnects by itself; traces stored
+   * while disconnected are not replayed. Close it with `.close()` (or `shutdown()`).
+   */
+  subscribe(onTrace: (trace: Trace) => void, options: SubscribeOptions = {}): Subscription {
+    const url = new URL('ws', this.baseUrl)
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
+    // A WebSocket handshake carries no Authorization header from every runtime: the server takes ?token= instead.
+    if (this.#credential) url.searchParams.set('token', this.#credential)
+    const subscription = openSubscription(url.href, onTrace, options, this.#warn)
+    this.#subscriptions.add(subscription)
+    return {
+      opened: subscription.opened,
+      close: () => {
+        this.#subscriptions.delete(subscription)
+        subscription.close()
+      },
+    }
+  }
+
+  #start(options: TraceOptions): TraceRecorder {
+    try {
+      return new TraceRecorder(options, uuidv7)
+    } catch {
+      return new TraceRecorder({}, uuidv7)
+    }
+  }
+
+  #finish(recorder: TraceRecorder, outcome: { result?: unknown; error?: unknown; failed: boolean }): void {
+    if (!this.#sender) return
+    if (this.#closed) {
+      if (!this.#warnedClosed) this.#warn('trace() after shutdown(): the trace is not recorded')
+      this.#warnedClosed = true
+      return
+    }
+    try {
+      const record = recorder.end(outcome)
+      this.#sender.enqueue(recorder.traceId, safeStringify(record))
+    } catch (err) {
+      this.#warn(`could not record trace ${recorder.traceId}: ${(err as Error)?.message ?? String(err)}`)
+    }
+  }
+
+  /** Node is about to exit with traces queued: deliver them, within flushTimeoutMs for this exit. */
+  readonly #onBeforeExit = () => {
+    const sender = this.#sender
+    if (!sender || sender.pending === 0) {
+      this.#exitDeadline = undefined
+      return
+    }
+    this.#exitDeadline ??= Date.now() + this.#flushTimeoutMs
+    const remaining = this.#exitDeadline - Date.now()
+    if (remaining <= 0) {
+      this.#warn(`exiting with ${sender.pending} trace(s) undelivered`)
+      return
+    }
+    void sender.flush(remaining)
+  }
+}

@@ -1,0 +1,288 @@
+// The loupe CLI run in-process against a real server: what each command prints, and its exit code
+// (0 done, 1 failed, 2 used wrongly).
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { runCli } from '../../src/cli/program.js'
+import { Loupe } from '../../src/client/index.js'
+import { createSqliteStore } from '../../src/store/sqlite/store.js'
+import { startTestServer, unusedPort, waitFor } from '../helper.js'
+
+/** The escape character that starts every ANSI colour sequence. */
+const ESC = String.fromCharCode(27)
+
+interface Captured {
+  write(text: string): void
+  text: string
+  isTTY?: boolean
+}
+
+const capture = (isTTY = false): Captured => ({
+  text: '',
+  isTTY,
+  write(text) {
+    this.text += text
+  },
+})
+
+/** Runs `loupe <argv>`; `stop` ends a long-running command as Ctrl-C would. */
+function cli(argv: string[], env: NodeJS.ProcessEnv = {}, tty = false) {
+  const stdout = capture(tty)
+  const stderr = capture(tty)
+  let stop: () => void = () => {}
+  const interrupted = new Promise<void>((resolve) => {
+    stop = resolve
+  })
+  const code = runCli(argv, { stdout, stderr, env, interrupted: () => interrupted })
+  return { code, stdout, stderr, stop }
+}
+
+async function server(t: Test) {
+  const { app, url } = await startTestServer(t)
+  const run = async (...argv: string[]) => {
+    const r = cli(['--url', url, ...argv])
+    return { code: await r.code, out: r.stdout.text, err: r.stderr.text }
+  }
+  return { app, url, run }
+}
+
+t.test('projects create prints the key once; --quiet prints only the key; --json the whole answer', async (t) => {
+  const { run } = await server(t)
+  const created = await run('projects', 'create', '--name', 'Support Bot', '--environment', 'production')
+  t.equal(created.code, 0)
+  t.match(created.out, /Created project support-bot \(Support Bot\)\.\nAPI key \(production\), shown only this once/)
+  t.match(created.out, /^loupe_sk_[A-Za-z0-9]{32}$/m)
+
+  const quiet = await run('projects', 'create', '--name', 'Quiet', '-q')
+  t.match(quiet.out, /^loupe_sk_[A-Za-z0-9]{32}\n$/)
+
+  const json = await run('projects', 'create', '--name', 'As Json', '--json')
+  t.match(JSON.parse(json.out), { project: { project_id: 'as-json' }, api_key: { environment: 'development' } })
+
+  const list = await run('projects', 'list')
+  t.equal(list.code, 0)
+  const lines = list.out.trim().split('\n')
+  t.match(lines[0], /^PROJECT ID\s+NAME\s+CREATED \(UTC\)\s+DESCRIPTION$/)
+  t.match(lines.slice(1), [/^support-bot\s+Support Bot\s+\d{4}-/, /^quiet\s+Quiet/, /^as-json\s+As Json/])
+  t.equal(JSON.parse((await run('projects', 'list', '--json')).out).total, 3)
+})
+
+t.test('server errors are one line on stderr with exit code 1', async (t) => {
+  const { run } = await server(t)
+  await run('projects', 'create', '--name', 'Twice')
+  const again = await run('projects', 'create', '--name', 'Twice')
+  t.equal(again.code, 1)
+  t.equal(again.out, '')
+  t.equal(
+    again.err,
+    "loupe: 409 a project with project_id 'twice' already exists (project_id is the slug of the name)\n",
+  )
+  const missing = await run('traces', 'get', 'no-such-trace')
+  t.equal(missing.code, 1)
+  t.match(missing.err, /^loupe: 404 trace 'no-such-trace' not found\n$/)
+})
+
+t.test('an unreachable server is exit code 1 with a hint', async (t) => {
+  const r = cli(['--url', `http://127.0.0.1:${await unusedPort()}`, 'projects', 'list'])
+  t.equal(await r.code, 1)
+  t.match(r.stderr.text, /loupe: cannot reach the Loupe server at http:\/\/127\.0\.0\.1:\d+\/ \(connection refused/)
+  t.match(r.stderr.text, /Is the server running\? Start it with `loupe serve`/)
+})
+
+t.test('wrong usage is exit code 2 with a message naming the problem', async (t) => {
+  const cases: [string[], RegExp][] = [
+    [['projects', 'create'], /required option '-n, --name <name>' not specified/],
+    [['projects', 'create', '-n', 'x', '-e', 'prod'], /argument 'prod' is invalid\. Allowed choices are development/],
+    [['traces', 'list', '--limit', '0'], /--limit must be a whole number from 1 to 1000/],
+    [['traces', 'list', '--status', 'ok'], /Allowed choices are success, warning, failed/],
+    [['keys', 'revoke'], /missing required argument 'key_id'/],
+    [['nope'], /unknown command 'nope'/],
+    [['traces', 'list', '--colour'], /unknown option '--colour'/],
+    [['--url', 'localhost:3000', 'projects', 'list'], /expected an http\(s\) URL/],
+  ]
+  for (const [argv, message] of cases) {
+    const r = cli(argv)
+    t.equal(await r.code, 2, `loupe ${argv.join(' ')}`)
+    t.match(r.stderr.text, message)
+  }
+  const help = cli(['--help'])
+  t.equal(await help.code, 0)
+  t.match(help.stdout.text, /Usage: loupe \[options\] \[command\][\s\S]*serve[\s\S]*projects[\s\S]*tail/)
+  const version = cli(['--version'])
+  t.equal(await version.code, 0)
+  t.match(version.stdout.text, /^\d+\.\d+\.\d+\n$/)
+})
+
+t.test('keys list, create and revoke', async (t) => {
+  const { run } = await server(t)
+  await run('projects', 'create', '--name', 'Keys')
+  const created = await run('keys', 'create', '--project', 'keys', '--environment', 'staging')
+  t.equal(created.code, 0)
+  t.match(created.out, /Created key \S+ for project keys\.\nAPI key \(staging\), shown only this once/)
+  const list = JSON.parse((await run('keys', 'list', '--project', 'keys', '--json')).out)
+  t.equal(list.total, 2)
+  const keyId = list.items[1].key_id as string
+  const revoked = await run('keys', 'revoke', keyId)
+  t.equal(revoked.code, 0)
+  t.match(revoked.out, /^Revoked key loupe_sk_\w{4}…\w{4} of project keys\.\n$/)
+  const table = (await run('keys', 'list')).out.split('\n')
+  t.match(table[0], /^KEY ID\s+KEY\s+PROJECT\s+ENVIRONMENT\s+CREATED \(UTC\)\s+LAST USED\s+STATE$/)
+  t.match(table[1], /loupe_sk_\w{4}…\w{4}\s+keys\s+development\s+.*\s+active$/)
+  t.match(table[2], /staging\s+.*\s+revoked$/)
+  const unknown = await run('keys', 'revoke', 'nope')
+  t.equal(unknown.code, 1)
+  t.match(unknown.err, /404/)
+})
+
+t.test('traces list is a readable table with filters, a page footer, and --json for scripts', async (t) => {
+  const { url, run } = await server(t)
+  const key = (await run('projects', 'create', '--name', 'Listing', '-q')).out.trim()
+  const loupe = new Loupe({ baseUrl: url, apiKey: key })
+  for (let i = 0; i < 3; i++) {
+    await loupe.trace({ name: 'answer', model: 'gpt-4o', prompt: `question ${i}\nwith a newline` }, (tr) => {
+      tr.setTokens(10 + i)
+      return 'ok'
+    })
+  }
+  await loupe
+    .trace({ name: 'broken', model: 'claude', prompt: 'p' }, () => {
+      throw new Error('upstream said no')
+    })
+    .catch(() => {})
+  await loupe.shutdown()
+
+  const all = await run('traces', 'list')
+  t.equal(all.code, 0)
+  const lines = all.out.trim().split('\n')
+  t.match(lines[0], /^CREATED \(UTC\)\s+STATUS\s+PROJECT\s+MODEL\s+LATENCY\s+TOKENS\s+TRACE ID\s+NAME \/ PROMPT$/)
+  t.equal(lines.length, 6, 'a header, four traces, a footer')
+  t.match(lines[1], /failed\s+listing\s+claude\s+\d+ ms\s+0\s+[0-9a-f-]{36}\s+broken: upstream said no$/)
+  t.match(lines[2], /success\s+listing\s+gpt-4o\s+\d+ ms\s+12\s+[0-9a-f-]{36}\s+answer: question 2 with a newline$/)
+  t.equal(lines[5], '4 of 4 trace(s), newest first')
+  t.notOk(all.out.includes(ESC), 'no colour when the output is not a terminal')
+
+  const page = await run('traces', 'list', '--model', 'gpt-4o', '--min-tokens', '11', '--limit', '1')
+  t.match(page.out, /answer: question 2/)
+  t.match(page.out, /1 of 2 trace\(s\), newest first; next page: --offset 1\n$/)
+  const failed = JSON.parse((await run('traces', 'list', '--status', 'failed', '--json')).out)
+  t.equal(failed.total, 1)
+  t.equal(failed.items[0].failure_reason, 'upstream said no')
+  const none = await run('traces', 'list', '--project', 'nobody')
+  t.equal(none.out, 'No traces match.\n')
+
+  const one = await run('traces', 'get', failed.items[0].trace_id)
+  t.equal(one.code, 0)
+  t.equal(JSON.parse(one.out).trace_id, failed.items[0].trace_id)
+})
+
+t.test('colours only on a terminal, and never with NO_COLOR', async (t) => {
+  const { url, app } = await startTestServer(t)
+  await app.inject({ method: 'POST', url: '/projects', query: { name: 'Colour', environment: 'development' } })
+  const tty = cli(['--url', url, 'projects', 'list'], {}, true)
+  t.equal(await tty.code, 0)
+  t.ok(tty.stdout.text.includes(`${ESC}[1mPROJECT ID`), 'bold headers on a terminal')
+  const noColor = cli(['--url', url, 'projects', 'list'], { NO_COLOR: '1' }, true)
+  t.equal(await noColor.code, 0)
+  t.notOk(noColor.stdout.text.includes(ESC), 'NO_COLOR wins')
+})
+
+t.test('tail prints one line per stored trace, filtered by --project, until interrupted', async (t) => {
+  const { url, run } = await server(t)
+  const keyA = (await run('projects', 'create', '--name', 'Tail A', '-q')).out.trim()
+  const keyB = (await run('projects', 'create', '--name', 'Tail B', '-q')).out.trim()
+  const all = cli(['--url', url, 'tail'])
+  const onlyB = cli(['--url', url, 'tail', '--project', 'tail-b', '--json'])
+  await waitFor(() => all.stderr.text.includes('Following every project'), 5000, 'tail to connect')
+  await waitFor(() => onlyB.stderr.text.includes('Following project tail-b'), 5000, 'tail --project to connect')
+
+  for (const [key, name] of [
+    [keyA, 'from-a'],
+    [keyB, 'from-b'],
+  ] as const) {
+    const loupe = new Loupe({ baseUrl: url, apiKey: key })
+    await loupe.trace({ name, model: 'gpt-4o', prompt: 'hello' }, () => 'ok')
+    await loupe.shutdown()
+  }
+  await waitFor(() => all.stdout.text.split('\n').length === 3, 5000, 'two lines')
+  const lines = all.stdout.text.trim().split('\n')
+  t.match(lines[0], /^\d{2}:\d{2}:\d{2}\.\d{3} {2}success {2}tail-a {2}gpt-4o {2}\d+ ms {2}0 tok {2}from-a: hello$/)
+  t.match(lines[1], /tail-b .* from-b: hello$/)
+  await waitFor(() => onlyB.stdout.text.length > 0, 5000, 'the filtered line')
+  t.equal(JSON.parse(onlyB.stdout.text).name, 'from-b')
+
+  all.stop()
+  onlyB.stop()
+  t.equal(await all.code, 0)
+  t.equal(await onlyB.code, 0)
+})
+
+t.test('tail with no server to reach fails at once', async (t) => {
+  const r = cli(['--url', `http://127.0.0.1:${await unusedPort()}`, 'tail'])
+  t.equal(await r.code, 1)
+  t.match(r.stderr.text, /cannot reach the Loupe server/)
+})
+
+t.test('seed fills a fresh database and prints the demo keys; it refuses one that has traces', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-seed-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const database = join(dir, 'demo.db')
+
+  const fresh = cli([
+    'seed',
+    '--traces',
+    '300',
+    '--days',
+    '2',
+    '--projects',
+    '2',
+    '--seed',
+    '7',
+    '--database',
+    database,
+  ])
+  t.equal(await fresh.code, 0, fresh.stderr.text)
+  t.match(fresh.stderr.text, /^Seeding 300 traces over 2 day\(s\) into .*demo\.db\n/)
+  t.match(fresh.stdout.text, /^Stored 300 traces in [\d.]+ s/)
+  t.match(fresh.stdout.text, /^ {2}support-bot\s+production\s+loupe_sk_[A-Za-z0-9]{32}$/m)
+
+  const store = createSqliteStore(database)
+  t.equal((await store.listTraces({}, { limit: 1, offset: 0 })).total, 300)
+  await store.close()
+
+  const again = cli(['seed', '--traces', '5', '--database', database])
+  t.equal(await again.code, 1)
+  t.match(again.stderr.text, /already holds 300 traces; refusing to add synthetic data to it\.\nPass --force/)
+
+  const forced = cli(['seed', '--traces', '5', '--database', database, '--force', '--json'])
+  t.equal(await forced.code, 0)
+  t.match(JSON.parse(forced.stdout.text), { traces: 5, projects: [{ project_id: String, key: /^loupe_sk_/ }] })
+
+  const other = cli(['seed', '--database', 'mysql://user:secret@db/loupe'])
+  t.equal(await other.code, 1)
+  t.match(
+    other.stderr.text,
+    /only SQLite .* or PostgreSQL .* databases can be seeded, got 'mysql:\/\/\*\*\*@db\/loupe'/,
+  )
+  t.notMatch(other.stderr.text, /secret/)
+})
+
+t.test('protected mode: --token (or LOUPE_ADMIN_TOKEN) is sent; without it the 401 is a clear exit 1', async (t) => {
+  const admin = 'admin-token-for-the-cli-test'
+  const { url } = await startTestServer(t, { config: { adminToken: admin } })
+  const refused = cli(['--url', url, 'projects', 'list'])
+  t.equal(await refused.code, 1)
+  t.match(refused.stderr.text, /^loupe: 401 /)
+  const created = cli(['--url', url, '--token', admin, 'projects', 'create', '--name', 'Guarded', '-q'])
+  t.equal(await created.code, 0)
+  t.match(created.stdout.text, /^loupe_sk_/)
+  const listed = cli(['--url', url, '--token', admin, 'projects', 'list', '--json'])
+  t.equal(await listed.code, 0)
+  t.equal(JSON.parse(listed.stdout.text).total, 1)
+
+  const tail = cli(['--url', url, '--token', admin, 'tail'])
+  await waitFor(() => tail.stderr.text.includes('Following every project'), 5000, 'tail to connect')
+  t.notOk(tail.stderr.text.includes(admin), 'the token is never printed')
+  tail.stop()
+  t.equal(await tail.code, 0)
+})
