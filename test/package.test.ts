@@ -1,6 +1,6 @@
 // package.json points `loupe/client`, the root export and the `loupe` bin at files the build emits, so that
 // `npm install` (which builds through `prepare`) leaves them working on a fresh clone.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import t from 'tap'
 
 const root = new URL('../', import.meta.url)
@@ -31,4 +31,14 @@ t.test('the bin starts with a node shebang, and npm install builds', async (t) =
   t.match(source, /^#!\/usr\/bin\/env node\n/)
   t.match(pkg.scripts.prepare, /npm run build/)
   t.ok(pkg.files.includes('dist/src') && pkg.files.includes('drizzle'), 'a packed tarball carries the build')
+})
+
+t.test('the build leaves the bin executable (tsc does not), so npx loupe runs it', async (t) => {
+  t.match(pkg.scripts.build, /chmodSync\('dist\/src\/cli\/index\.js', 0o755\)/)
+  const built = new URL(pkg.bin.loupe, root)
+  if (!existsSync(built)) {
+    t.comment('no build yet (npm install builds it): only the build script was checked')
+    return
+  }
+  t.ok(statSync(built).mode & 0o111, `${pkg.bin.loupe} is executable`)
 })
