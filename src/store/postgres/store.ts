@@ -3,18 +3,19 @@
 // trace-queries.ts, and the replica feed (LISTEN/NOTIFY) that brings traces stored by other replicas to this one.
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
-import { and, asc, eq, isNull } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, isNull } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
-import type { ApiKey, Project, Trace } from '../../../schemas/index.js'
+import type { Project, Trace } from '../../../schemas/index.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
+import { apiKeyFromRow, type KeyRow, keyContextFromRow } from '../key-rows.js'
 import type { KeyContext, Store } from '../types.js'
 import { decodeText, encodeText, parseEncodedJson } from './nul.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { createReplicaFeed, type FeedLog, type ReplicaFeed } from './replica-feed.js'
-import { type ApiKeyRow, apiKeys, projects } from './tables.js'
+import { apiKeys, projects } from './tables.js'
 import {
   getTrace,
   insertTraces,
@@ -84,18 +85,8 @@ const rowToProject = (row: typeof projects.$inferSelect): Project => ({
   created_at: toZonelessIso(row.created_at),
 })
 
-const optionalTime = (ms: number | null) => (ms === null ? null : toZonelessIso(ms))
-
-const keyRowToApiKey = (row: ApiKeyRow & { project_name: string }): ApiKey => ({
-  key_id: row.key_id,
-  key_preview: row.key_preview,
-  project_id: row.project_id,
-  project_name: decodeText(row.project_name),
-  environment: row.environment,
-  created_at: toZonelessIso(row.created_at),
-  last_used_at: optionalTime(row.last_used_at),
-  revoked_at: optionalTime(row.revoked_at),
-})
+/** Project names are stored through the U+0000 escape (nul.ts). */
+const decoded = <R extends KeyRow>(row: R): R => ({ ...row, project_name: decodeText(row.project_name) })
 
 /** Errors after which the same transaction, tried again, may well succeed. */
 const RETRYABLE = new Set(['40001', '40P01']) // serialization failure, deadlock detected
@@ -166,17 +157,7 @@ export async function createPostgresStore(
 
   const keysWithProject = () =>
     db
-      .select({
-        key_id: apiKeys.key_id,
-        project_id: apiKeys.project_id,
-        key_hash: apiKeys.key_hash,
-        key_preview: apiKeys.key_preview,
-        environment: apiKeys.environment,
-        created_at: apiKeys.created_at,
-        last_used_at: apiKeys.last_used_at,
-        revoked_at: apiKeys.revoked_at,
-        project_name: projects.name,
-      })
+      .select({ ...getTableColumns(apiKeys), project_name: projects.name })
       .from(apiKeys)
       .innerJoin(projects, eq(projects.project_id, apiKeys.project_id))
 
@@ -235,20 +216,12 @@ export async function createPostgresStore(
       const rows = await keysWithProject()
         .where(projectId !== undefined ? eq(apiKeys.project_id, encodeText(projectId)) : undefined)
         .orderBy(asc(apiKeys.created_at), asc(apiKeys.key_id))
-      return rows.map(keyRowToApiKey)
+      return rows.map((row) => apiKeyFromRow(decoded(row)))
     },
 
     async findApiKey(keyHash): Promise<KeyContext | null> {
       const [row] = await keysWithProject().where(and(eq(apiKeys.key_hash, keyHash), isNull(apiKeys.revoked_at)))
-      return row
-        ? {
-            key_id: row.key_id,
-            project_id: row.project_id,
-            project_name: decodeText(row.project_name),
-            environment: row.environment,
-            last_used_at: row.last_used_at,
-          }
-        : null
+      return row ? keyContextFromRow(decoded(row)) : null
     },
 
     async touchApiKey(keyId, at) {
@@ -262,7 +235,7 @@ export async function createPostgresStore(
         .set({ revoked_at: at })
         .where(and(eq(apiKeys.key_id, keyId), isNull(apiKeys.revoked_at)))
       const [row] = await keysWithProject().where(eq(apiKeys.key_id, keyId))
-      return row ? keyRowToApiKey(row) : null
+      return row ? apiKeyFromRow(decoded(row)) : null
     },
 
     async insertTraces(batch) {

@@ -4,15 +4,16 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
-import { and, asc, eq, isNull } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, isNull } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
-import type { ApiKey, Project } from '../../../schemas/index.js'
+import type { Project } from '../../../schemas/index.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
+import { apiKeyFromRow, keyContextFromRow } from '../key-rows.js'
 import type { KeyContext, Store } from '../types.js'
 import { createPendingSpanQueries } from './pending-spans.js'
-import { type ApiKeyRow, apiKeys, projects } from './tables.js'
+import { apiKeys, projects } from './tables.js'
 import { createTraceQueries } from './trace-queries.js'
 
 type Db = BetterSQLite3Database<{ projects: typeof projects; apiKeys: typeof apiKeys }>
@@ -28,19 +29,6 @@ export function sqlitePath(url: string): string {
 const rowToProject = (row: typeof projects.$inferSelect): Project => ({
   ...row,
   created_at: toZonelessIso(row.created_at),
-})
-
-const optionalTime = (ms: number | null) => (ms === null ? null : toZonelessIso(ms))
-
-const keyRowToApiKey = (row: ApiKeyRow & { project_name: string }): ApiKey => ({
-  key_id: row.key_id,
-  key_preview: row.key_preview,
-  project_id: row.project_id,
-  project_name: row.project_name,
-  environment: row.environment,
-  created_at: toZonelessIso(row.created_at),
-  last_used_at: optionalTime(row.last_used_at),
-  revoked_at: optionalTime(row.revoked_at),
 })
 
 export interface SqliteStoreOptions {
@@ -67,17 +55,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
 
   const keysWithProject = () =>
     db
-      .select({
-        key_id: apiKeys.key_id,
-        project_id: apiKeys.project_id,
-        key_hash: apiKeys.key_hash,
-        key_preview: apiKeys.key_preview,
-        environment: apiKeys.environment,
-        created_at: apiKeys.created_at,
-        last_used_at: apiKeys.last_used_at,
-        revoked_at: apiKeys.revoked_at,
-        project_name: projects.name,
-      })
+      .select({ ...getTableColumns(apiKeys), project_name: projects.name })
       .from(apiKeys)
       .innerJoin(projects, eq(projects.project_id, apiKeys.project_id))
 
@@ -132,22 +110,14 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
         .where(projectId !== undefined ? eq(apiKeys.project_id, projectId) : undefined)
         .orderBy(asc(apiKeys.created_at), asc(apiKeys.key_id))
         .all()
-        .map(keyRowToApiKey)
+        .map(apiKeyFromRow)
     },
 
     async findApiKey(keyHash): Promise<KeyContext | null> {
       const row = keysWithProject()
         .where(and(eq(apiKeys.key_hash, keyHash), isNull(apiKeys.revoked_at)))
         .get()
-      return row
-        ? {
-            key_id: row.key_id,
-            project_id: row.project_id,
-            project_name: row.project_name,
-            environment: row.environment,
-            last_used_at: row.last_used_at,
-          }
-        : null
+      return row ? keyContextFromRow(row) : null
     },
 
     async touchApiKey(keyId, at) {
@@ -160,7 +130,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
         .where(and(eq(apiKeys.key_id, keyId), isNull(apiKeys.revoked_at)))
         .run()
       const row = keysWithProject().where(eq(apiKeys.key_id, keyId)).get()
-      return row ? keyRowToApiKey(row) : null
+      return row ? apiKeyFromRow(row) : null
     },
 
     async insertTraces(batch) {
