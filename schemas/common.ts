@@ -13,6 +13,32 @@ export const Ref = <T extends TSchema>(schema: T) => {
   return Type.Unsafe<Static<T>>(Type.Ref(schema.$id))
 }
 
+/**
+ * The largest values a real call can have. Anything beyond is refused with a 400 naming the field (OTLP: the span is
+ * counted as rejected), so that no figure of the analytics can be pushed to Infinity, lose integer precision or turn
+ * into null, whatever a client sends (docs/api.md, "Numbers").
+ */
+export const BOUNDS = {
+  /** A week, in ms: no call, step or trace runs longer. */
+  latencyMs: 604_800_000,
+  /** Tokens of one step (one model call): beyond the context of any model. */
+  stepTokens: 100_000_000,
+  /** Tokens of a whole trace: the steps allowed (1000) times what one step may use. */
+  traceTokens: 100_000_000_000,
+  /** A retry count a client reports for a trace without steps. */
+  retryCount: 1_000_000,
+  /** `offset` of a list. */
+  offset: 1_000_000_000,
+} as const
+
+/** A duration in milliseconds: 0 to a week, microseconds kept (3 decimals; finer digits are rounded at ingest). */
+export const LatencyMs = (description: string) =>
+  Type.Number({ minimum: 0, maximum: BOUNDS.latencyMs, description: `${description} At most a week (604800000).` })
+
+/** A token count from 0 to `max`. */
+export const TokenCount = (max: number, description: string) =>
+  Type.Integer({ minimum: 0, maximum: max, description: `${description} At most ${max}.` })
+
 /** Name of the ajv format every incoming timestamp is checked with (see src/lib/time.ts). */
 export const TIMESTAMP_FORMAT = 'loupe-timestamp'
 

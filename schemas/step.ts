@@ -1,6 +1,6 @@
 // StepSchema: one ordered step of a trace (a model call, a tool call, a retrieval, …), and the looser form clients send.
 import { type Static, Type } from '@sinclair/typebox'
-import { Nullable, TimestampInput, UtcTimestamp } from './common.js'
+import { BOUNDS, LatencyMs, Nullable, TimestampInput, TokenCount, UtcTimestamp } from './common.js'
 
 export const STEP_TYPES = ['llm', 'tool', 'retrieval', 'function', 'other'] as const
 export const StepTypeSchema = Type.Union(
@@ -21,8 +21,8 @@ export const StepSchema = Type.Object(
     type: StepTypeSchema,
     tool: Nullable(Type.String({ maxLength: MAX_NAME, description: 'Tool called by the step, if any.' })),
     status: StepStatusSchema,
-    latency: Nullable(Type.Number({ minimum: 0, description: 'Duration of the step in milliseconds.' })),
-    token_count: Nullable(Type.Integer({ minimum: 0, description: 'Tokens used by the step.' })),
+    latency: Nullable(LatencyMs('Duration of the step in milliseconds.')),
+    token_count: Nullable(TokenCount(BOUNDS.stepTokens, 'Tokens used by the step.')),
     input: Type.Unknown({ description: 'Input of the step (any JSON value).' }),
     output: Type.Unknown({ description: 'Output of the step (any JSON value).' }),
     error: Nullable(Type.String({ description: 'Error message when the step failed.' })),
@@ -33,8 +33,8 @@ export const StepSchema = Type.Object(
 )
 export type Step = Static<typeof StepSchema>
 
-const NonNegative = (description: string) => Type.Optional(Nullable(Type.Number({ minimum: 0, description })))
-const NonNegativeInt = (description: string) => Type.Optional(Nullable(Type.Integer({ minimum: 0, description })))
+const NonNegative = (description: string) => Type.Optional(Nullable(LatencyMs(description)))
+const NonNegativeInt = (description: string) => Type.Optional(Nullable(TokenCount(BOUNDS.stepTokens, description)))
 
 /**
  * A step as a client sends it. Aliases are accepted and folded by normalization

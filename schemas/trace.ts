@@ -1,6 +1,17 @@
 // TraceSchema and everything the /traces routes accept and return.
 import { type Static, Type } from '@sinclair/typebox'
-import { EnvironmentSchema, LimitQuery, Nullable, Ref, TimestampInput, TimestampQuery, UtcTimestamp } from './common.js'
+import {
+  BOUNDS,
+  EnvironmentSchema,
+  LatencyMs,
+  LimitQuery,
+  Nullable,
+  Ref,
+  TimestampInput,
+  TimestampQuery,
+  TokenCount,
+  UtcTimestamp,
+} from './common.js'
 import { StepInputSchema, StepSchema } from './step.js'
 
 export const TRACE_STATUSES = ['success', 'warning', 'failed'] as const
@@ -48,14 +59,15 @@ export const TraceSchema = Type.Object(
     model: Nullable(Type.String({ maxLength: 256, description: 'Model name.' })),
     prompt: Text('Prompt text of the call.'),
     response: Nullable(Text('Completion or output text.')),
-    latency: Type.Number({ minimum: 0, description: 'Duration of the execution in milliseconds.' }),
-    token_count: Type.Integer({ minimum: 0, description: 'Tokens used by the trace.' }),
-    prompt_tokens: Nullable(Type.Integer({ minimum: 0 })),
-    completion_tokens: Nullable(Type.Integer({ minimum: 0 })),
+    latency: LatencyMs('Duration of the execution in milliseconds.'),
+    token_count: TokenCount(BOUNDS.traceTokens, 'Tokens used by the trace.'),
+    prompt_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Input tokens.')),
+    completion_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Output tokens.')),
     status: TraceStatusSchema,
     failure_reason: Nullable(Type.String({ description: 'Why the trace failed.' })),
     retry_count: Type.Integer({
       minimum: 0,
+      maximum: BOUNDS.retryCount,
       description: 'Steps naming a tool minus the distinct tools among them.',
     }),
     session_id: Nullable(Type.String({ maxLength: 256 })),
@@ -70,8 +82,9 @@ export const TraceSchema = Type.Object(
 export type Trace = Static<typeof TraceSchema>
 
 const OptionalNullable = <T extends Parameters<typeof Nullable>[0]>(schema: T) => Type.Optional(Nullable(schema))
-const NonNegativeNumber = (description: string) => OptionalNullable(Type.Number({ minimum: 0, description }))
-const NonNegativeInteger = (description: string) => OptionalNullable(Type.Integer({ minimum: 0, description }))
+const NonNegativeNumber = (description: string) => OptionalNullable(LatencyMs(description))
+const NonNegativeInteger = (description: string, max: number = BOUNDS.traceTokens) =>
+  OptionalNullable(TokenCount(max, description))
 
 /** A trace as a client sends it to `POST /traces`: loose, normalized before it is stored. */
 export const TraceInputSchema = Type.Object(
@@ -94,7 +107,7 @@ export const TraceInputSchema = Type.Object(
       Type.String({ maxLength: 64, description: 'Only `failed`/`error` is read: it marks the trace failed.' }),
     ),
     failure_reason: OptionalNullable(Type.String({ maxLength: 8192 })),
-    retry_count: NonNegativeInteger('Kept only when the trace has no steps.'),
+    retry_count: NonNegativeInteger('Kept only when the trace has no steps.', BOUNDS.retryCount),
     session_id: OptionalNullable(Type.String({ maxLength: 256 })),
     user_id: OptionalNullable(Type.String({ maxLength: 256 })),
     tags: Type.Optional(Nullable(Tags)),
@@ -115,17 +128,19 @@ export const ListTracesQuery = Type.Object({
   status: Type.Optional(TraceStatusSchema),
   project_id: Type.Optional(Type.String({ description: 'Keep only traces of this project.' })),
   model: Type.Optional(Type.String({ description: 'Keep only traces of this model.' })),
-  min_latency: Type.Optional(Type.Number({ minimum: 0, description: 'Latency ≥ this many ms.' })),
-  max_latency: Type.Optional(Type.Number({ minimum: 0, description: 'Latency ≤ this many ms.' })),
-  min_tokens: Type.Optional(Type.Integer({ minimum: 0, description: 'token_count ≥ this.' })),
-  max_tokens: Type.Optional(Type.Integer({ minimum: 0, description: 'token_count ≤ this.' })),
+  min_latency: Type.Optional(LatencyMs('Latency ≥ this many ms.')),
+  max_latency: Type.Optional(LatencyMs('Latency ≤ this many ms.')),
+  min_tokens: Type.Optional(TokenCount(BOUNDS.traceTokens, 'token_count ≥ this.')),
+  max_tokens: Type.Optional(TokenCount(BOUNDS.traceTokens, 'token_count ≤ this.')),
   session_id: Type.Optional(Type.String()),
   user_id: Type.Optional(Type.String()),
   environment: Type.Optional(EnvironmentSchema),
   since: Type.Optional(TimestampQuery('created_at ≥ since.')),
   until: Type.Optional(TimestampQuery('created_at < until.')),
   limit: Type.Optional(LimitQuery),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Items to skip.' })),
+  offset: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: BOUNDS.offset, default: 0, description: 'Items to skip.' }),
+  ),
 })
 export type ListTracesQuery = Static<typeof ListTracesQuery>
 

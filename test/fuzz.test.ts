@@ -18,13 +18,35 @@ type Reply = Awaited<ReturnType<LoupeApp['inject']>>
 // ------------------------------------------------------------------------------------------------------------
 // Generators
 
+/** Strings that name members every JavaScript object inherits: a lookup keyed by data must never reach them. */
+const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype']
+/** Numbers at and past every bound, and the non-numbers JSON text may carry as strings. */
+const EXTREME_NUMBERS = [1e308, -1e308, 2 ** 53 + 1, -0, 1e20, 604_800_000, 604_800_000.001, 1e11, 1e11 + 1, 1e8 + 1]
+const NUMBER_STRINGS = ['NaN', 'Infinity', '-Infinity', '1e308', '-0', '9007199254740993']
+
 /** Values that are wrong for some field: odd numbers, odd strings, odd shapes. */
 const weird = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
-  fc.constantFrom(-1, -0, 0.5, 1e308, -1e308, 2 ** 53 + 1, '', ' ', 'null', '2026-13-45T99:00:00Z', '💥', '\u0000'),
+  fc.constantFrom(
+    -1,
+    0.5,
+    '',
+    ' ',
+    'null',
+    '2026-13-45T99:00:00Z',
+    '💥',
+    '\u0000',
+    ...EXTREME_NUMBERS,
+    ...NUMBER_STRINGS,
+  ),
+  fc.constantFrom(...PROTOTYPE_NAMES),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.constant('x'.repeat(300)),
 )
+/** An object whose keys may be prototype names, as JSON.parse makes them (own properties, `__proto__` included). */
+const prototypeKeyed = fc
+  .array(fc.tuple(fc.constantFrom(...PROTOTYPE_NAMES), fc.jsonValue({ maxDepth: 1 })), { maxLength: 3 })
+  .map((pairs) => JSON.parse(JSON.stringify(Object.fromEntries(pairs))) as Record<string, unknown>)
 const maybe = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: valid }, { weight: 1, arbitrary: weird })
 const nullable = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null })
 
@@ -37,11 +59,11 @@ const timestamp = fc.oneof(
 )
 const step = fc.record(
   {
-    name: fc.string({ maxLength: 20 }),
-    type: fc.constantFrom('llm', 'tool', 'retrieval', 'function', 'other', 'LLM', 'weird'),
-    tool: nullable(fc.constantFrom('search', 'answer', 'lookup')),
+    name: fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom(...PROTOTYPE_NAMES)),
+    type: fc.constantFrom('llm', 'tool', 'retrieval', 'function', 'other', 'LLM', 'weird', ...PROTOTYPE_NAMES),
+    tool: nullable(fc.constantFrom('search', 'answer', 'lookup', ...PROTOTYPE_NAMES)),
     tool_name: fc.constantFrom('search', 'answer'),
-    status: fc.constantFrom('success', 'failed', 'error', 'ok', 'done', 'fail', 'unknown'),
+    status: fc.constantFrom('success', 'failed', 'error', 'ok', 'done', 'fail', 'unknown', ...PROTOTYPE_NAMES),
     latency: fc.double({ min: 0, max: 1e6, noNaN: true }),
     duration_ms: fc.integer({ min: 0, max: 1e6 }),
     tokens: fc.integer({ min: 0, max: 1e6 }),
@@ -50,7 +72,7 @@ const step = fc.record(
     output: fc.jsonValue({ maxDepth: 2 }),
     error: nullable(fc.string({ maxLength: 30 })),
     started_at: nullable(timestamp),
-    metadata: fc.object({ maxDepth: 1 }),
+    metadata: fc.oneof(fc.object({ maxDepth: 1 }), prototypeKeyed),
   },
   { requiredKeys: [] },
 )
@@ -61,19 +83,19 @@ const validTrace = fc.record(
     prompt: fc.string({ maxLength: 200 }),
     response: nullable(fc.string({ maxLength: 200 })),
     name: nullable(fc.string({ maxLength: 20 })),
-    model: nullable(fc.constantFrom('gpt-4o', 'claude', 'llama')),
+    model: nullable(fc.constantFrom('gpt-4o', 'claude', 'llama', ...PROTOTYPE_NAMES)),
     latency: fc.double({ min: 0, max: 1e7, noNaN: true }),
     latency_ms: fc.integer({ min: 0, max: 1e6 }),
     token_count: fc.integer({ min: 0, max: 1e6 }),
     prompt_tokens: nullable(fc.integer({ min: 0, max: 1e5 })),
     completion_tokens: nullable(fc.integer({ min: 0, max: 1e5 })),
-    status: fc.constantFrom('success', 'failed', 'error', 'warning', 'nope'),
+    status: fc.constantFrom('success', 'failed', 'error', 'warning', 'nope', ...PROTOTYPE_NAMES),
     failure_reason: nullable(fc.string({ maxLength: 30 })),
     retry_count: fc.integer({ min: 0, max: 10 }),
-    session_id: nullable(fc.string({ maxLength: 10 })),
-    user_id: nullable(fc.string({ maxLength: 10 })),
-    tags: fc.array(fc.string({ maxLength: 64 }), { maxLength: 20 }),
-    metadata: fc.object({ maxDepth: 2 }),
+    session_id: nullable(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...PROTOTYPE_NAMES))),
+    user_id: nullable(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...PROTOTYPE_NAMES))),
+    tags: fc.array(fc.oneof(fc.string({ maxLength: 64 }), fc.constantFrom(...PROTOTYPE_NAMES)), { maxLength: 20 }),
+    metadata: fc.oneof(fc.object({ maxDepth: 2 }), prototypeKeyed),
     created_at: timestamp,
     steps: fc.array(step, { maxLength: 6 }),
     project_id: fc.string({ maxLength: 10 }),
@@ -86,7 +108,12 @@ const TRACE_FIELDS = [
   'prompt',
   'response',
   'latency',
+  'latency_ms',
+  'duration_ms',
   'token_count',
+  'total_tokens',
+  'prompt_tokens',
+  'completion_tokens',
   'status',
   'retry_count',
   'tags',
@@ -158,6 +185,7 @@ const QUERY_KEYS = [
 ]
 const queryValue = fc.oneof(
   fc.constantFrom('success', 'failed', 'warning', 'production', '0', '1', '50', '1000', '1001', '-1', '1.5', 'NaN', ''),
+  fc.constantFrom(...NUMBER_STRINGS, ...EXTREME_NUMBERS.map(String), ...PROTOTYPE_NAMES),
   fc.integer().map(String),
   fc.string({ maxLength: 20 }).map(encodeURIComponent),
   fc.constantFrom('%', '%zz', '%E0%A4%A', '+', '&&', '=', '[]', '2026-11-21T13:45:00Z', '1795268700'),
@@ -174,7 +202,7 @@ const query = fc
 const pathSegment = fc.oneof(
   fc.stringMatching(/^[A-Za-z0-9._:-]{1,20}$/),
   fc.string({ maxLength: 40 }).map(encodeURIComponent),
-  fc.constantFrom('..', '%2e%2e', '%00', 'x'.repeat(500), '%', '%ff'),
+  fc.constantFrom('..', '%2e%2e', '%00', 'x'.repeat(500), '%', '%ff', ...PROTOTYPE_NAMES),
 )
 
 // ------------------------------------------------------------------------------------------------------------
@@ -202,6 +230,34 @@ function wellFormed(res: Reply): string | null {
 
 async function send(app: LoupeApp, options: InjectOptions): Promise<Reply> {
   return within(HANG_MS, `an answer to ${JSON.stringify(options).slice(0, 200)}`, app.inject(options) as Promise<Reply>)
+}
+
+/** The summary's counts and sums equal a recount over every stored trace: nothing overflowed or lost precision. */
+async function sumsEqualRecount(t: Test, store: LoupeStore) {
+  const traces = []
+  for (let offset = 0; ; offset += 1000) {
+    const page = await store.listTraces({}, { limit: 1000, offset })
+    traces.push(...page.items)
+    if (page.items.length < 1000) break
+  }
+  const { summary } = await store.analytics({ now: Date.now(), slowThresholdMs: 5000 })
+  const micros = traces.reduce((sum, tr) => sum + BigInt(Math.round(tr.latency * 1000)), 0n)
+  const n = BigInt(traces.length)
+  t.equal(summary.total_traces, traces.length, 'rollups count exactly the stored traces')
+  t.equal(
+    summary.total_token_usage,
+    traces.reduce((sum, tr) => sum + tr.token_count, 0),
+    'total tokens: a recount',
+  )
+  t.equal(
+    summary.average_latency,
+    n === 0n ? 0 : Number((2n * micros + 10n * n) / (20n * n)) / 100,
+    'average latency: a recount',
+  )
+  t.ok(
+    traces.every((tr) => Number.isFinite(tr.latency) && tr.latency <= 604_800_000),
+    'every latency within bounds',
+  )
 }
 
 async function fuzzApp(t: Test) {
@@ -238,11 +294,7 @@ t.test('ingest: POST /traces with generated and mutated bodies', { timeout: 120_
     { numRuns: 1500, seed: SEED },
   )
   t.ok(stored > 50 && rejected > 50, `both roads taken: ${stored} stored, ${rejected} rejected`)
-  t.equal(
-    (await store.analytics({ now: Date.now(), slowThresholdMs: 5000 })).summary.total_traces,
-    await count(store, 'traces'),
-    'rollups count exactly the stored traces',
-  )
+  await sumsEqualRecount(t, store)
 })
 
 t.test('ingest: POST /traces/batch with generated envelopes', { timeout: 120_000 }, async (t) => {
@@ -277,6 +329,7 @@ t.test('ingest: POST /traces/batch with generated envelopes', { timeout: 120_000
     { numRuns: 300, seed: SEED },
   )
   t.pass('no 5xx, every rejection a 4xx, nothing stored by a rejected request')
+  await sumsEqualRecount(t, store)
 })
 
 t.test('reads: every GET route with generated query strings and paths', { timeout: 120_000 }, async (t) => {

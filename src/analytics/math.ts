@@ -26,6 +26,20 @@ export const percentage = (part: number, total: number): number => (total === 0 
 /** Mean, 2 decimals; 0 when count is 0. */
 export const mean = (sum: number, count: number): number => (count === 0 ? 0 : round2(sum / count))
 
+/**
+ * The mean latency in ms, 2 decimals (half away from zero), of `count` latencies summing to `micros` µs — computed
+ * exactly in integers, whatever the size of the sum.
+ */
+export function meanLatencyMs(micros: bigint, count: number): number {
+  if (count <= 0) return 0
+  // centi-ms = µs / 10: round(µs / (10·count)) = floor((2·µs + 10·count) / (20·count)) for µs ≥ 0.
+  const n = BigInt(count)
+  return Number((2n * micros + 10n * n) / (20n * n)) / 100
+}
+
+/** An exact count as a JSON number (exact below 2^53, i.e. 9 × 10^15 — more tokens than any deployment records). */
+export const toCount = (value: bigint): number => Number(value)
+
 /** Breakdown entries with count > 0, by count desc then key asc. */
 export function sortBreakdown(entries: BreakdownEntry[]): BreakdownEntry[] {
   return entries
@@ -42,8 +56,8 @@ export function chartWindow(now: number): { start: number; end: number } {
 export interface BucketTotals {
   bucket: number
   traces: number
-  tokens: number
-  latencySum: number
+  tokens: bigint
+  latencyMicros: bigint
 }
 
 /** Turns per-bucket totals (bucket = 0…23 from the window start) into the 24 chart points. */
@@ -53,8 +67,8 @@ export function chartPoints(start: number, totals: BucketTotals[]): ChartPoint[]
     const t = byBucket.get(i)
     return {
       label: new Date(start + i * HOUR_MS).toISOString().slice(11, 16),
-      latency: t ? mean(t.latencySum, t.traces) : 0,
-      tokens: t?.tokens ?? 0,
+      latency: t ? meanLatencyMs(t.latencyMicros, t.traces) : 0,
+      tokens: t ? toCount(t.tokens) : 0,
       traces: t?.traces ?? 0,
     }
   })

@@ -2,7 +2,7 @@
 import type { Environment } from '../../schemas/common.js'
 import { STEP_TYPES, type Step, type StepInput, type StepType } from '../../schemas/step.js'
 import type { Trace, TraceInput, TraceStatus } from '../../schemas/trace.js'
-import { parseTimestamp, toUtcIso } from '../lib/time.js'
+import { parseTimestamp, roundToMicros, toUtcIso } from '../lib/time.js'
 
 /**
  * A timestamp that passed the schema but is not a real point in time (e.g. an epoch beyond year 9999).
@@ -44,6 +44,9 @@ function utcTimestamp(value: unknown, field: string, fallback: number | null): s
   return toUtcIso(ms)
 }
 
+/** A latency rounded to microseconds; null stays null. */
+const micros = (ms: number | null): number | null => (ms === null ? null : roundToMicros(ms))
+
 /** Lower-cased; unknown → `other`. A step sent without a type but naming a tool is a tool call. */
 function stepType(value: string | undefined, tool: string | null): StepType {
   const type = value?.trim().toLowerCase() ?? ''
@@ -72,7 +75,7 @@ export function normalizeStep(input: StepInput, index: number): Step {
     type,
     tool,
     status: stepStatus(input.status, error),
-    latency: firstGiven(input.latency, input.duration, input.duration_ms, input.latency_ms),
+    latency: micros(firstGiven(input.latency, input.duration, input.duration_ms, input.latency_ms)),
     token_count: firstGiven(input.token_count, input.tokens, input.total_tokens),
     input: input.input ?? null,
     output: input.output ?? null,
@@ -170,7 +173,9 @@ export function normalizeTrace(
     model: input.model ?? null,
     prompt: input.prompt,
     response: input.response ?? null,
-    latency: firstGiven(input.latency, input.latency_ms, input.duration_ms) ?? sumOf(steps.map((s) => s.latency)),
+    latency: roundToMicros(
+      firstGiven(input.latency, input.latency_ms, input.duration_ms) ?? sumOf(steps.map((s) => s.latency)),
+    ),
     token_count:
       firstGiven(input.token_count, input.total_tokens) ?? tokenSplit ?? sumOf(steps.map((s) => s.token_count)),
     prompt_tokens,

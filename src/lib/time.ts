@@ -56,3 +56,6 @@ export const toZonelessIso = (ms: number): string => new Date(ms).toISOString().
 
 /** Parses a zoneless (UTC) timestamp written by `toZonelessIso`. */
 export const fromZonelessIso = (text: string): number => Date.parse(`${text}Z`)
+
+/** A duration in ms rounded to whole microseconds (3 decimals), as every latency is stored: no float noise. */
+export const roundToMicros = (ms: number): number => Math.round(ms * 1000) / 1000

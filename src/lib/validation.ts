@@ -30,10 +30,35 @@ export function createValidators(): Validators {
   return { body: createAjv(false), query: createAjv(true) }
 }
 
+/**
+ * ajv coerces the text `Infinity` of a query string to the number and then skips `minimum`/`maximum` for it (they
+ * apply to finite numbers only): a coerced value that is not a finite number is refused here instead.
+ */
+function finiteOnly(validate: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors
+      return false
+    }
+    checked.errors = null
+    if (typeof data !== 'object' || data === null) return true
+    for (const [key, value] of Object.entries(data)) {
+      if (typeof value === 'number' && !Number.isFinite(value)) {
+        checked.errors = [
+          { instancePath: `/${key}`, schemaPath: '#', keyword: 'type', params: {}, message: 'must be a finite number' },
+        ]
+        return false
+      }
+    }
+    return true
+  }) as ValidateFunction
+  return checked
+}
+
 /** The validator compiler Fastify uses: bodies on the strict ajv, everything else on the coercing one. */
 export function validatorCompiler(validators: Validators) {
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    (httpPart === 'body' ? validators.body : validators.query).compile(schema)
+    httpPart === 'body' ? validators.body.compile(schema) : finiteOnly(validators.query.compile(schema))
 }
 
 /**

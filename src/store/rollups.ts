@@ -4,6 +4,8 @@
 // Three kinds:
 // - totals per (project, environment, model, status): traces, retries, latency sum, tokens;
 // - hourly per (project, hour): traces, latency sum, tokens (charts, time-range totals);
+// Sums are exact (see ExactSum): latency in whole microseconds, tokens in whole tokens, each held in two integer
+// columns so that no number of traces within the bounds of the schemas can overflow one or round it.
 // - histograms per project of latency and of token_count, in buckets with integer bounds, so that a rank or a range
 //   is found by summing whole buckets and counting one boundary bucket through an index: exact, and cheap.
 import type { Trace } from '../../schemas/index.js'
@@ -38,23 +40,90 @@ export function bucketBounds(bucket: number): { lo: number; hi: number } {
   return { lo, hi: lo + width }
 }
 
-export interface TotalsDelta {
+/**
+ * A sum kept exact in two integer columns, `hi` and `lo`: each trace adds floor(v / SPLIT) to hi and v mod SPLIT to
+ * lo, so the value is hi × SPLIT + lo. No carry is ever needed (a delete subtracts exactly what was added), and since
+ * one trace adds less than SPLIT to lo and at most bound / SPLIT to hi, a 64-bit column overflows only after more than
+ * 9 × 10^12 traces — and each column read back stays below 2^53 (exact as a JS number) for 9 × 10^9 traces.
+ */
+export const SPLIT = 1_000_000
+
+export interface ExactSum {
+  hi: number
+  lo: number
+}
+
+/** One value's contribution to an exact sum. */
+export const splitValue = (units: number): ExactSum => ({ hi: Math.floor(units / SPLIT), lo: units % SPLIT })
+
+/** The value of an exact sum, as a bigint (hi × SPLIT can pass 2^53 where the sum is huge). */
+export const exactValue = (sum: ExactSum): bigint => BigInt(sum.hi) * BigInt(SPLIT) + BigInt(sum.lo)
+
+/** A latency in ms as the whole microseconds the rollups sum (latencies are stored rounded to microseconds). */
+export const latencyMicros = (ms: number): number => Math.round(ms * 1000)
+
+/** The sums of traces' latencies (µs) and tokens, as the totals and hourly rollups hold them. */
+export interface RollupSums {
+  latency_hi: number
+  latency_lo: number
+  tokens_hi: number
+  tokens_lo: number
+}
+
+export interface TotalsDelta extends RollupSums {
   project_id: string
   environment: string
   model: string
   status: string
   traces: number
   retries: number
-  latency_sum: number
-  tokens: number
 }
 
-export interface HourlyDelta {
+export interface HourlyDelta extends RollupSums {
   project_id: string
   hour: number
   traces: number
-  latency_sum: number
-  tokens: number
+}
+
+/** The sum columns of the totals and hourly rollups, for the SQL both stores write. */
+export const SUM_COLUMNS = [
+  'latency_hi',
+  'latency_lo',
+  'tokens_hi',
+  'tokens_lo',
+] as const satisfies readonly (keyof RollupSums)[]
+
+/** `col = table.col + excluded.col` for each sum column (and any others given): an upsert's SET list. */
+export const addExcluded = (table: string, columns: readonly string[]) =>
+  columns.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')
+
+const noSums = (): RollupSums => ({ latency_hi: 0, latency_lo: 0, tokens_hi: 0, tokens_lo: 0 })
+
+/** What the rollups count of a trace. */
+export type RollupInput = Pick<
+  Trace,
+  'project_id' | 'environment' | 'model' | 'status' | 'retry_count' | 'latency' | 'token_count' | 'created_at'
+>
+
+/** Adds one trace's latency and tokens to a row's sums. */
+function addSums(row: RollupSums, t: RollupInput) {
+  const latency = splitValue(latencyMicros(t.latency))
+  const tokens = splitValue(t.token_count)
+  row.latency_hi += latency.hi
+  row.latency_lo += latency.lo
+  row.tokens_hi += tokens.hi
+  row.tokens_lo += tokens.lo
+}
+
+/** The latency (µs) and token sums of rows, exact. */
+export function sumRollups(rows: readonly RollupSums[]): { latencyMicros: bigint; tokens: bigint } {
+  let latency = 0n
+  let tokens = 0n
+  for (const r of rows) {
+    latency += exactValue({ hi: r.latency_hi, lo: r.latency_lo })
+    tokens += exactValue({ hi: r.tokens_hi, lo: r.tokens_lo })
+  }
+  return { latencyMicros: latency, tokens }
 }
 
 export interface HistogramDelta {
@@ -80,7 +149,7 @@ function add<T extends { traces: number }>(map: Map<string, T>, key: string, cre
 }
 
 /** What storing these traces adds to each rollup, grouped so that a batch writes each rollup row once. */
-export function rollupDeltas(traces: readonly Trace[]): RollupDeltas {
+export function rollupDeltas(traces: readonly RollupInput[]): RollupDeltas {
   const totals = new Map<string, TotalsDelta>()
   const hourly = new Map<string, HourlyDelta>()
   const latency = new Map<string, HistogramDelta>()
@@ -99,24 +168,21 @@ export function rollupDeltas(traces: readonly Trace[]): RollupDeltas {
         status: t.status,
         traces: 0,
         retries: 0,
-        latency_sum: 0,
-        tokens: 0,
+        ...noSums(),
       }),
       (row) => {
         row.traces += 1
         row.retries += retried
-        row.latency_sum += t.latency
-        row.tokens += t.token_count
+        addSums(row, t)
       },
     )
     add(
       hourly,
       `${t.project_id}\u0000${hour}`,
-      () => ({ project_id: t.project_id, hour, traces: 0, latency_sum: 0, tokens: 0 }),
+      () => ({ project_id: t.project_id, hour, traces: 0, ...noSums() }),
       (row) => {
         row.traces += 1
-        row.latency_sum += t.latency
-        row.tokens += t.token_count
+        addSums(row, t)
       },
     )
     const lb = bucketOf(t.latency)
@@ -145,6 +211,9 @@ export function rollupDeltas(traces: readonly Trace[]): RollupDeltas {
     tokens: [...tokens.values()],
   }
 }
+
+/** Every rollup table. */
+export const ROLLUP_TABLES = ['rollup_totals', 'rollup_hourly', 'latency_histogram', 'token_histogram'] as const
 
 export interface HistogramRow {
   bucket: number

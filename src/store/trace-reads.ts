@@ -7,13 +7,23 @@ import {
   chartPoints,
   chartWindow,
   HOUR_MS,
-  mean,
+  meanLatencyMs,
   p95Index,
   percentage,
   RECENT_FAILURES,
   sortBreakdown,
+  toCount,
 } from '../analytics/math.js'
-import { bucketBounds, type HistogramRow, locateRank, planRange, type TotalsDelta, UNKNOWN_MODEL } from './rollups.js'
+import {
+  bucketBounds,
+  type HistogramRow,
+  locateRank,
+  planRange,
+  type RollupSums,
+  sumRollups,
+  type TotalsDelta,
+  UNKNOWN_MODEL,
+} from './rollups.js'
 import type { AnalyticsParams, FailuresParams, Page, TraceFilter } from './types.js'
 
 export type HistogramKind = 'latency' | 'tokens'
@@ -21,11 +31,10 @@ export type HistogramKind = 'latency' | 'tokens'
 /** A rollup_totals row: the totals of one (project, environment, model, status). */
 export type TotalsRow = TotalsDelta
 
-export interface HourRow {
+/** The hourly rollup of one hour (summed over projects unless one is asked for). */
+export interface HourRow extends RollupSums {
   hour: number
   traces: number
-  tokens: number
-  latencySum: number
 }
 
 /** Conditions beyond a TraceFilter that the plans add. */
@@ -236,8 +245,7 @@ export function createTraceReads(q: TraceReadQueries) {
       failed: withStatus('failed'),
       warning: withStatus('warning'),
       retries: sum(rows, (r) => r.retries),
-      latencySum: sum(rows, (r) => r.latency_sum),
-      tokens: sum(rows, (r) => r.tokens),
+      ...sumRollups(rows),
       slow: await countRange('latency', { min: slowThresholdMs }, projectId),
     }
   }
@@ -259,9 +267,9 @@ export function createTraceReads(q: TraceReadQueries) {
         summary: {
           total_traces: c.total,
           success_rate: percentage(c.success, c.total),
-          average_latency: mean(c.latencySum, c.total),
+          average_latency: meanLatencyMs(c.latencyMicros, c.total),
           p95_latency: await p95Latency(c.total, project_id),
-          total_token_usage: c.tokens,
+          total_token_usage: toCount(c.tokens),
           failed_traces: c.failed,
           warning_traces: c.warning,
           retries: c.retries,
@@ -270,7 +278,7 @@ export function createTraceReads(q: TraceReadQueries) {
         charts: chartPoints(
           start,
           hours
-            .map((h) => ({ ...h, bucket: (h.hour - start) / HOUR_MS }))
+            .map((h) => ({ bucket: (h.hour - start) / HOUR_MS, traces: h.traces, ...sumRollups([h]) }))
             .filter((h) => h.bucket >= 0 && h.bucket < CHART_BUCKETS),
         ),
         status_breakdown: breakdown(c.rows, (r) => r.status),

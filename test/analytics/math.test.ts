@@ -146,9 +146,9 @@ t.test('chartWindow is 24 whole UTC hours ending with the hour that holds now', 
 t.test('chartPoints gives 24 labelled points, oldest first, zero where a bucket is empty', async (t) => {
   const { start } = chartWindow(NOW)
   const points = chartPoints(start, [
-    { bucket: 0, traces: 3, tokens: 30, latencySum: 10 },
-    { bucket: 23, traces: 40, tokens: 7, latencySum: 189 },
-    { bucket: 5, traces: 1, tokens: 0, latencySum: 0 },
+    { bucket: 0, traces: 3, tokens: 30n, latencyMicros: 10_000n },
+    { bucket: 23, traces: 40, tokens: 7n, latencyMicros: 189_000n },
+    { bucket: 5, traces: 1, tokens: 0n, latencyMicros: 0n },
   ])
   t.equal(points.length, 24)
   // Window 14:00 yesterday … 13:00 today.

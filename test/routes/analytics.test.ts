@@ -175,9 +175,17 @@ function randomSteps(r: Rng): Record<string, unknown>[] | undefined {
   }
 }
 
-/** A latency, often within a millisecond of the slow threshold and sometimes exactly on it. */
+/** The largest values a trace may have (docs/api.md, "Numbers"): sums of them must stay exact. */
+const MAX_LATENCY = 604_800_000
+const MAX_TOKENS = 100_000_000_000
+
+/** A latency, often within a millisecond of the slow threshold and sometimes exactly on it, or at the bound. */
 function randomLatency(r: Rng, slowMs: number): number | undefined {
-  switch (r.int(0, 9)) {
+  switch (r.int(0, 11)) {
+    case 10:
+      return MAX_LATENCY
+    case 11:
+      return MAX_LATENCY - 0.001
     case 0:
       return slowMs
     case 1:
@@ -241,8 +249,9 @@ function randomTrace(r: Rng, now: number, slowMs: number, id: string): Record<st
   if (model !== null || r.chance(0.5)) trace.model = model
   const latency = randomLatency(r, slowMs)
   if (latency !== undefined) trace.latency = latency
-  const tokens = r.int(0, 4)
+  const tokens = r.int(0, 5)
   if (tokens === 0) trace.token_count = r.int(0, 5000)
+  else if (tokens === 5) trace.token_count = r.chance(0.5) ? MAX_TOKENS : MAX_TOKENS - r.int(1, 999_999)
   else if (tokens === 1) Object.assign(trace, { prompt_tokens: r.int(0, 900), completion_tokens: r.int(0, 900) })
   const steps = randomSteps(r)
   if (steps !== undefined) trace.steps = steps

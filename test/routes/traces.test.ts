@@ -122,6 +122,24 @@ t.test('GET /traces: a negative or non-integer offset is a 400 naming offset', a
   }
 })
 
+t.test('GET /traces: a filter beyond the bounds of the field it filters is a 400 naming it', async (t) => {
+  const app = await buildTestApp(t)
+  const cases: [string, RegExp][] = [
+    ['min_tokens=1e20', /^querystring\/min_tokens must be <= 100000000000/],
+    ['max_tokens=100000000000000000000', /^querystring\/max_tokens must be <= 100000000000/],
+    ['min_latency=1e308', /^querystring\/min_latency must be <= 604800000/],
+    ['max_latency=Infinity', /^querystring\/max_latency must be a finite number/],
+    ['min_latency=-Infinity', /^querystring\/min_latency must be a finite number/],
+    ['min_latency=NaN', /^querystring\/min_latency must be number/],
+    ['offset=1e20', /^querystring\/offset must be <= 1000000000/],
+    ['offset=9007199254740993', /^querystring\/offset must be <= 1000000000/],
+  ]
+  for (const [query, expected] of cases) {
+    const res = await app.inject(`/traces?${query}`)
+    t.match(errorMessage(t, res, 400), expected, query)
+  }
+})
+
 t.test('GET /traces?status= keeps only that status; any other value is a 400 naming status', async (t) => {
   const app = await buildTestApp(t)
   const { key } = await createProject(app, 'Acme')
@@ -538,6 +556,32 @@ t.test('POST /traces: invalid input is a 400 naming the field, and nothing is st
     ['trace_id of 129 characters', { trace_id: 'x'.repeat(129) }, /^body\/trace_id /],
     ['steps not an array', { steps: { a: 1 } }, /^body\/steps /],
     ['1001 steps', { steps: Array.from({ length: 1001 }, () => ({})) }, /^body\/steps .*1000/],
+    // Numbers no real call can have: refused, so that no sum of the analytics can overflow or lose precision.
+    ['latency 1e308', { latency: 1e308 }, 'body/latency must be <= 604800000'],
+    ['latency a week and a microsecond', { latency: 604_800_000.001 }, 'body/latency must be <= 604800000'],
+    ['latency_ms 1e308 (alias)', { latency_ms: 1e308 }, 'body/latency must be <= 604800000'],
+    ['step latency 1e308', { steps: [{ latency: 1e308 }] }, 'body/steps/0/latency must be <= 604800000'],
+    ['step duration 1e308 (alias)', { steps: [{ duration: 1e308 }] }, 'body/steps/0/latency must be <= 604800000'],
+    ['token_count 1e308', { token_count: 1e308 }, 'body/token_count must be <= 100000000000'],
+    ['token_count 1e20', { token_count: 1e20 }, 'body/token_count must be <= 100000000000'],
+    ['total_tokens 2^53+1 (alias)', { total_tokens: 2 ** 53 + 2 }, 'body/token_count must be <= 100000000000'],
+    ['prompt_tokens 1e20', { prompt_tokens: 1e20 }, 'body/prompt_tokens must be <= 100000000000'],
+    ['completion_tokens 1e308', { completion_tokens: 1e308 }, 'body/completion_tokens must be <= 100000000000'],
+    ['step tokens 1e9 (alias)', { steps: [{ tokens: 1e9 }] }, 'body/steps/0/token_count must be <= 100000000'],
+    ['retry_count 1e308', { retry_count: 1e308 }, 'body/retry_count must be <= 1000000'],
+    ['latency NaN as a string', { latency: 'NaN' }, /^body\/latency must be number/],
+    ['latency Infinity as a string', { latency: 'Infinity' }, /^body\/latency must be number/],
+    ['latency -1e308', { latency: -1e308 }, 'body/latency must be >= 0'],
+    [
+      'step latencies summing past a week',
+      { steps: [{ latency: 604_800_000 }, { latency: 1 }] },
+      'body/latency must be <= 604800000',
+    ],
+    [
+      'prompt and completion tokens summing past the bound',
+      { prompt_tokens: 100_000_000_000, completion_tokens: 1 },
+      'body/token_count must be <= 100000000000',
+    ],
   ]
   for (const [i, [label, fields, expected]] of cases.entries()) {
     const body = { trace_id: `bad-${i}`, prompt: 'p', ...fields }
@@ -547,6 +591,30 @@ t.test('POST /traces: invalid input is a 400 naming the field, and nothing is st
     else t.match(message, expected, `${label}: ${message}`)
   }
   t.same((await list(app)).json(), { total: 0, items: [] }, 'nothing was stored')
+})
+
+t.test('POST /traces accepts every number up to its bound, and -0 as 0; latencies keep microseconds', async (t) => {
+  const app = await buildTestApp(t)
+  const { key } = await createProject(app, 'Acme')
+  const res = await postTrace(app, key, {
+    prompt: 'p',
+    latency: 604_800_000,
+    token_count: 100_000_000_000,
+    prompt_tokens: 100_000_000_000,
+    completion_tokens: 0,
+    steps: [{ latency: -0, tokens: 100_000_000 }, { latency: 0.8016660000000044 }],
+  })
+  t.equal(res.statusCode, 201, res.body)
+  const trace = res.json()
+  t.equal(trace.latency, 604_800_000)
+  t.equal(trace.token_count, 100_000_000_000)
+  t.equal(trace.steps[0].latency, 0)
+  t.equal(trace.steps[1].latency, 0.802, 'float noise rounded to microseconds')
+  const noisy = await postTrace(app, key, { prompt: 'p', latency: 0.8016660000000044 })
+  t.equal(noisy.json().latency, 0.802)
+  const summary = (await app.inject('/analytics')).json().summary
+  t.equal(summary.total_token_usage, 100_000_000_000 + 0)
+  t.equal(summary.average_latency, Math.floor((2 * (604_800_000_000 + 802) + 20) / 40) / 100)
 })
 
 t.test('POST /traces accepts metadata of exactly 64 KiB and a prompt of exactly 256 KiB', async (t) => {

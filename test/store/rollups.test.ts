@@ -1,7 +1,16 @@
 // The rollup arithmetic: histogram buckets with exact integer bounds, deltas grouped per batch, rank and range lookups.
 import t from 'tap'
 import type { Trace } from '../../schemas/index.js'
-import { bucketBounds, bucketOf, countInRange, locateRank, rollupDeltas } from '../../src/store/rollups.js'
+import {
+  bucketBounds,
+  bucketOf,
+  countInRange,
+  locateRank,
+  type RollupSums,
+  rollupDeltas,
+  splitValue,
+  sumRollups,
+} from '../../src/store/rollups.js'
 
 t.test('every value falls inside the bounds of its bucket, and buckets are ordered like values', async (t) => {
   const values = [
@@ -68,6 +77,12 @@ const trace = (over: Partial<Trace>): Trace => ({
   ...over,
 })
 
+/** A row's latency (ms) and token sums, read back from their exact two-column form. */
+const sums = (r: RollupSums) => {
+  const { latencyMicros, tokens } = sumRollups([r])
+  return [Number(latencyMicros) / 1000, Number(tokens)]
+}
+
 t.test('deltas group a batch per rollup row', async (t) => {
   const d = rollupDeltas([
     trace({ latency: 10, token_count: 5 }),
@@ -76,7 +91,7 @@ t.test('deltas group a batch per rollup row', async (t) => {
     trace({ project_id: 'q', latency: 5000 }),
   ])
   t.same(
-    d.totals.map((r) => [r.project_id, r.model, r.status, r.traces, r.retries, r.latency_sum, r.tokens]),
+    d.totals.map((r) => [r.project_id, r.model, r.status, r.traces, r.retries, ...sums(r)]),
     [
       ['p', 'm', 'success', 2, 1, 40.5, 12],
       ['p', 'unknown', 'failed', 1, 0, 10, 5],
@@ -84,7 +99,7 @@ t.test('deltas group a batch per rollup row', async (t) => {
     ],
   )
   t.same(
-    d.hourly.map((r) => [r.project_id, new Date(r.hour).toISOString(), r.traces, r.latency_sum, r.tokens]),
+    d.hourly.map((r) => [r.project_id, new Date(r.hour).toISOString(), r.traces, ...sums(r)]),
     [
       ['p', '2026-11-21T13:00:00.000Z', 2, 40.5, 12],
       ['p', '2026-11-21T14:00:00.000Z', 1, 10, 5],
@@ -147,4 +162,18 @@ t.test('countInRange equals a direct count for random data and ranges', async (t
     t.equal(countInRange(rows, range, boundary), expected, JSON.stringify(range))
     t.ok(boundaryCalls <= 2, 'at most two boundary buckets are counted')
   }
+})
+
+t.test('exact sums: hi × 10^6 + lo, with no carry and no rounding, far beyond 2^53', async (t) => {
+  t.same(splitValue(0), { hi: 0, lo: 0 })
+  t.same(splitValue(999_999), { hi: 0, lo: 999_999 })
+  t.same(splitValue(1_000_000), { hi: 1, lo: 0 })
+  t.same(splitValue(604_800_000_000), { hi: 604_800, lo: 0 }, 'a week in µs')
+  // A million traces of a week and a microsecond each: 6.048 × 10^17 µs, far past what a float sums exactly.
+  const n = 1_000_000
+  const one = splitValue(604_800_000_001)
+  const row = { latency_hi: one.hi * n, latency_lo: one.lo * n, tokens_hi: 100_000 * n, tokens_lo: 1 * n }
+  const { latencyMicros, tokens } = sumRollups([row, row])
+  t.equal(latencyMicros, 604_800_000_001n * 2_000_000n)
+  t.equal(tokens, 100_000_000_001n * 2_000_000n)
 })

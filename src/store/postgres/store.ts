@@ -21,6 +21,7 @@ import {
   insertTraces,
   maxSeq,
   type Queryable,
+  rebuildRollups,
   traceReads,
   tracesAfter,
   tracesBySeq,
@@ -304,6 +305,19 @@ async function migrateLocked(pool: pg.Pool, schema: string): Promise<void> {
         migrationsFolder: join(packageRoot(), 'drizzle', 'postgres'),
         migrationsSchema: schema,
       })
+      // A migration that changed how rollups are kept asks for them to be recounted: once, by the replica holding
+      // the lock, in one transaction.
+      const { rows } = await client.query(`select 1 from loupe_meta where key = 'rollups_stale'`)
+      if (rows.length > 0) {
+        await client.query('begin')
+        try {
+          await rebuildRollups(client)
+          await client.query('commit')
+        } catch (err) {
+          await client.query('rollback').catch(() => {})
+          throw err
+        }
+      }
     } finally {
       await client.query('select pg_advisory_unlock(hashtext($1))', [`loupe:migrate:${schema}`])
     }

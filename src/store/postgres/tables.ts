@@ -62,9 +62,10 @@ export const traces = pgTable(
     prompt: text('prompt').notNull(),
     response: text('response'),
     latency: doublePrecision('latency').notNull(),
-    token_count: integer('token_count').notNull(),
-    prompt_tokens: integer('prompt_tokens'),
-    completion_tokens: integer('completion_tokens'),
+    // 64-bit: a trace may count up to 10^11 tokens (the steps allowed times what one step may use).
+    token_count: bigint('token_count', { mode: 'number' }).notNull(),
+    prompt_tokens: bigint('prompt_tokens', { mode: 'number' }),
+    completion_tokens: bigint('completion_tokens', { mode: 'number' }),
     status: text('status').$type<TraceStatus>().notNull(),
     failure_reason: text('failure_reason'),
     retry_count: integer('retry_count').notNull(),
@@ -111,6 +112,14 @@ export const traceIds = pgTable('trace_ids', {
 
 // Rollups (see src/store/rollups.ts), written in the same transaction as the traces they count.
 
+/** The exact sums of latency (µs) and tokens, each in two integer columns (ExactSum in rollups.ts). */
+const sumColumns = () => ({
+  latency_hi: bigint('latency_hi', { mode: 'number' }).notNull().default(0),
+  latency_lo: bigint('latency_lo', { mode: 'number' }).notNull().default(0),
+  tokens_hi: bigint('tokens_hi', { mode: 'number' }).notNull().default(0),
+  tokens_lo: bigint('tokens_lo', { mode: 'number' }).notNull().default(0),
+})
+
 export const rollupTotals = pgTable(
   'rollup_totals',
   {
@@ -120,8 +129,7 @@ export const rollupTotals = pgTable(
     status: text('status').notNull(),
     traces: bigint('traces', { mode: 'number' }).notNull(),
     retries: bigint('retries', { mode: 'number' }).notNull(),
-    latency_sum: doublePrecision('latency_sum').notNull(),
-    tokens: bigint('tokens', { mode: 'number' }).notNull(),
+    ...sumColumns(),
   },
   (t) => [primaryKey({ columns: [t.project_id, t.environment, t.model, t.status] })],
 )
@@ -132,8 +140,7 @@ export const rollupHourly = pgTable(
     project_id: id('project_id').notNull(),
     hour: epochMs('hour').notNull(),
     traces: bigint('traces', { mode: 'number' }).notNull(),
-    latency_sum: doublePrecision('latency_sum').notNull(),
-    tokens: bigint('tokens', { mode: 'number' }).notNull(),
+    ...sumColumns(),
   },
   (t) => [primaryKey({ columns: [t.project_id, t.hour] }), index('rollup_hourly_hour').on(t.hour)],
 )
@@ -150,6 +157,15 @@ const histogram = (name: string) =>
   )
 export const latencyHistogram = histogram('latency_histogram')
 export const tokenHistogram = histogram('token_histogram')
+
+/**
+ * Facts about the database itself. `rollups_stale` (set by a migration that changed how rollups are kept) makes the
+ * store rebuild every rollup from the traces when it opens (src/store/rollup-rebuild.ts).
+ */
+export const loupeMeta = pgTable('loupe_meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+})
 
 export type TraceRow = Omit<typeof traces.$inferSelect, 'seq'>
 export type ProjectRow = typeof projects.$inferSelect

@@ -4,7 +4,15 @@
 import type { QueryResultRow } from 'pg'
 import { StepSchema, type Trace } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
-import { type HistogramRow, rollupDeltas } from '../rollups.js'
+import { REBUILD_CHUNK, type RollupRow, rollupInput } from '../rollup-rebuild.js'
+import {
+  addExcluded,
+  type HistogramRow,
+  ROLLUP_TABLES,
+  type RollupDeltas,
+  rollupDeltas,
+  SUM_COLUMNS,
+} from '../rollups.js'
 import { TRACE_KEYS } from '../stored-trace.js'
 import { createTraceReads, type ExtraConditions, type HourRow, type TotalsRow, traceWhere } from '../trace-reads.js'
 import type { InsertOutcome, TraceFilter } from '../types.js'
@@ -42,9 +50,9 @@ const INSERT_TYPES: Record<keyof Trace, string> = {
   prompt: 'text',
   response: 'text',
   latency: 'float8',
-  token_count: 'int4',
-  prompt_tokens: 'int4',
-  completion_tokens: 'int4',
+  token_count: 'int8',
+  prompt_tokens: 'int8',
+  completion_tokens: 'int8',
   status: 'text',
   failure_reason: 'text',
   retry_count: 'int4',
@@ -69,6 +77,27 @@ const INSERT_TRACES = `insert into traces (${COLUMNS.join(', ')})
     with ordinality as t(${COLUMNS.join(', ')}, ord)
   order by ord
   returning trace_id, seq`
+
+/**
+ * Adds rows to a rollup in one statement: `keys` (column → SQL type) identify a row, the `counted` columns (int8) are
+ * added to what the row holds.
+ */
+async function upsertRollup<R extends object>(
+  db: Queryable,
+  table: string,
+  keys: Record<string, string>,
+  counted: readonly string[],
+  rows: readonly R[],
+) {
+  const columns = [...Object.keys(keys), ...counted]
+  const types = columns.map((c) => keys[c] ?? 'int8')
+  await db.query(
+    `insert into ${table} (${columns.join(', ')})
+     select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
+     on conflict (${Object.keys(keys).join(', ')}) do update set ${addExcluded(table, counted)}`,
+    columns.map((c) => rows.map((r) => (r as Record<string, unknown>)[c])),
+  )
+}
 
 /** NOTIFY payloads must stay under 8000 bytes: room for the origin and the separators. */
 const NOTIFY_BUDGET = 7000
@@ -193,52 +222,7 @@ export async function insertTraces(
     COLUMNS.map((c) => created.map((t) => toColumnValue(t, c))),
   )
 
-  const deltas = rollupDeltas(created)
-  const totals = sortedBy(deltas.totals, (r) => JSON.stringify([r.project_id, r.environment, r.model, r.status]))
-  await db.query(
-    `insert into rollup_totals (project_id, environment, model, status, traces, retries, latency_sum, tokens)
-     select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::float8[], $8::int8[])
-     on conflict (project_id, environment, model, status) do update set
-       traces = rollup_totals.traces + excluded.traces, retries = rollup_totals.retries + excluded.retries,
-       latency_sum = rollup_totals.latency_sum + excluded.latency_sum, tokens = rollup_totals.tokens + excluded.tokens`,
-    [
-      totals.map((r) => r.project_id),
-      totals.map((r) => r.environment),
-      totals.map((r) => encodeText(r.model)),
-      totals.map((r) => r.status),
-      totals.map((r) => r.traces),
-      totals.map((r) => r.retries),
-      totals.map((r) => r.latency_sum),
-      totals.map((r) => r.tokens),
-    ],
-  )
-  const hourly = sortedBy(deltas.hourly, (r) => `${r.project_id}\u0000${String(r.hour).padStart(16, '0')}`)
-  await db.query(
-    `insert into rollup_hourly (project_id, hour, traces, latency_sum, tokens)
-     select * from unnest($1::text[], $2::int8[], $3::int8[], $4::float8[], $5::int8[])
-     on conflict (project_id, hour) do update set
-       traces = rollup_hourly.traces + excluded.traces, latency_sum = rollup_hourly.latency_sum + excluded.latency_sum,
-       tokens = rollup_hourly.tokens + excluded.tokens`,
-    [
-      hourly.map((r) => r.project_id),
-      hourly.map((r) => r.hour),
-      hourly.map((r) => r.traces),
-      hourly.map((r) => r.latency_sum),
-      hourly.map((r) => r.tokens),
-    ],
-  )
-  for (const [table, rows] of [
-    ['latency_histogram', deltas.latency],
-    ['token_histogram', deltas.tokens],
-  ] as const) {
-    const sorted = sortedBy(rows, (r) => `${r.project_id}\u0000${String(r.bucket).padStart(8, '0')}`)
-    await db.query(
-      `insert into ${table} (project_id, bucket, traces)
-       select * from unnest($1::text[], $2::int4[], $3::int8[])
-       on conflict (project_id, bucket) do update set traces = ${table}.traces + excluded.traces`,
-      [sorted.map((r) => r.project_id), sorted.map((r) => r.bucket), sorted.map((r) => r.traces)],
-    )
-  }
+  await applyDeltas(db, rollupDeltas(created))
 
   const seqs = inserted.rows.map((r) => r.seq)
   if (notify) {
@@ -247,6 +231,44 @@ export async function insertTraces(
     }
   }
   return { outcomes, seqs }
+}
+
+/** Adds what some traces count to every rollup (inside the caller's transaction), rows in key order. */
+async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
+  const totals = sortedBy(deltas.totals, (r) => JSON.stringify([r.project_id, r.environment, r.model, r.status]))
+  await upsertRollup(
+    db,
+    'rollup_totals',
+    { project_id: 'text', environment: 'text', model: 'text', status: 'text' },
+    ['traces', 'retries', ...SUM_COLUMNS],
+    totals.map((r) => ({ ...r, model: encodeText(r.model) })),
+  )
+  const hourly = sortedBy(deltas.hourly, (r) => `${r.project_id}\u0000${String(r.hour).padStart(16, '0')}`)
+  await upsertRollup(db, 'rollup_hourly', { project_id: 'text', hour: 'int8' }, ['traces', ...SUM_COLUMNS], hourly)
+  for (const [table, rows] of [
+    ['latency_histogram', deltas.latency],
+    ['token_histogram', deltas.tokens],
+  ] as const) {
+    const sorted = sortedBy(rows, (r) => `${r.project_id}\u0000${String(r.bucket).padStart(8, '0')}`)
+    await upsertRollup(db, table, { project_id: 'text', bucket: 'int4' }, ['traces'], sorted)
+  }
+}
+
+/** Every rollup recounted from the traces, in chunks, inside the caller's transaction (see rollup-rebuild.ts). */
+export async function rebuildRollups(db: Queryable): Promise<void> {
+  for (const table of ROLLUP_TABLES) await db.query(`delete from ${table}`)
+  let cursor = 0
+  for (;;) {
+    const { rows } = await db.query<RollupRow & { cursor: number }>(
+      `select seq as cursor, project_id, environment, model, status, retry_count, latency, token_count, created_at
+       from traces where seq > $1 order by seq limit $2`,
+      [cursor, REBUILD_CHUNK],
+    )
+    if (rows.length === 0) break
+    await applyDeltas(db, rollupDeltas(rows.map(rollupInput)))
+    cursor = rows.at(-1)!.cursor
+  }
+  await db.query(`delete from loupe_meta where key = 'rollups_stale'`)
 }
 
 /** Traces by their seq numbers, in seq order. */
@@ -314,7 +336,7 @@ export function traceReads(db: Queryable) {
     async totals(projectId) {
       const s = scoped(projectId)
       const rows = await db.query<TotalsRow>(
-        `select project_id, environment, model, status, traces, retries, latency_sum, tokens from rollup_totals
+        `select project_id, environment, model, status, traces, retries, ${SUM_COLUMNS.join(', ')} from rollup_totals
          where ${s.cond}`,
         s.params,
       )
@@ -352,7 +374,7 @@ export function traceReads(db: Queryable) {
     async hoursBetween(start, end, projectId) {
       const s = scoped(projectId, [start, end])
       const rows = await db.query<HourRow>(
-        `select hour, sum(traces) as traces, sum(tokens) as tokens, sum(latency_sum) as "latencySum"
+        `select hour, sum(traces) as traces, ${SUM_COLUMNS.map((c) => `sum(${c}) as ${c}`).join(', ')}
          from rollup_hourly where hour >= $1 and hour < $2 and ${s.cond} group by hour`,
         s.params,
       )

@@ -51,6 +51,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   const db: Db = drizzle(sqlite, { schema: { projects, apiKeys } })
   if (options.migrate !== false) migrate(db, { migrationsFolder: join(packageRoot(), 'drizzle', 'sqlite') })
   const traces = createTraceQueries(sqlite)
+  if (options.migrate !== false) traces.rebuildRollupsIfStale()
   const pendingSpans = createPendingSpanQueries(sqlite)
 
   const keysWithProject = () =>

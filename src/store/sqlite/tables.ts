@@ -76,6 +76,14 @@ export const traces = sqliteTable(
 
 // Rollups (see src/store/rollups.ts), written in the same transaction as the traces they count.
 
+/** The exact sums of latency (µs) and tokens, each in two integer columns (ExactSum in rollups.ts). */
+const sumColumns = () => ({
+  latency_hi: integer('latency_hi').notNull().default(0),
+  latency_lo: integer('latency_lo').notNull().default(0),
+  tokens_hi: integer('tokens_hi').notNull().default(0),
+  tokens_lo: integer('tokens_lo').notNull().default(0),
+})
+
 export const rollupTotals = sqliteTable(
   'rollup_totals',
   {
@@ -85,8 +93,7 @@ export const rollupTotals = sqliteTable(
     status: text('status').notNull(),
     traces: integer('traces').notNull(),
     retries: integer('retries').notNull(),
-    latency_sum: real('latency_sum').notNull(),
-    tokens: integer('tokens').notNull(),
+    ...sumColumns(),
   },
   (t) => [primaryKey({ columns: [t.project_id, t.environment, t.model, t.status] })],
 )
@@ -97,8 +104,7 @@ export const rollupHourly = sqliteTable(
     project_id: text('project_id').notNull(),
     hour: integer('hour').notNull(),
     traces: integer('traces').notNull(),
-    latency_sum: real('latency_sum').notNull(),
-    tokens: integer('tokens').notNull(),
+    ...sumColumns(),
   },
   (t) => [primaryKey({ columns: [t.project_id, t.hour] }), index('rollup_hourly_hour').on(t.hour)],
 )
@@ -115,6 +121,15 @@ const histogram = (name: string) =>
   )
 export const latencyHistogram = histogram('latency_histogram')
 export const tokenHistogram = histogram('token_histogram')
+
+/**
+ * Facts about the database itself. `rollups_stale` (set by a migration that changed how rollups are kept) makes the
+ * store rebuild every rollup from the traces when it opens (src/store/rollup-rebuild.ts).
+ */
+export const loupeMeta = sqliteTable('loupe_meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+})
 
 export type TraceRow = typeof traces.$inferSelect
 export type ProjectRow = typeof projects.$inferSelect

@@ -3,7 +3,15 @@
 import type Database from 'better-sqlite3'
 import type { Trace } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
-import { type HistogramRow, rollupDeltas } from '../rollups.js'
+import { REBUILD_CHUNK, type RollupRow, rollupInput } from '../rollup-rebuild.js'
+import {
+  addExcluded,
+  type HistogramRow,
+  ROLLUP_TABLES,
+  type RollupDeltas,
+  rollupDeltas,
+  SUM_COLUMNS,
+} from '../rollups.js'
 import { storedTrace, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
@@ -48,20 +56,19 @@ export function createTraceQueries(db: Database.Database) {
      on conflict (trace_id) do nothing`,
   )
   const traceById = db.prepare('select * from traces where trace_id = ?')
-  const upsertTotals = db.prepare(
-    `insert into rollup_totals (project_id, environment, model, status, traces, retries, latency_sum, tokens)
-     values (@project_id, @environment, @model, @status, @traces, @retries, @latency_sum, @tokens)
-     on conflict (project_id, environment, model, status) do update set
-       traces = traces + excluded.traces, retries = retries + excluded.retries,
-       latency_sum = latency_sum + excluded.latency_sum, tokens = tokens + excluded.tokens`,
+  const upsert = (table: string, keys: readonly string[], counted: readonly string[]) => {
+    const columns = [...keys, ...counted]
+    return db.prepare(
+      `insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})
+       on conflict (${keys.join(', ')}) do update set ${addExcluded(table, counted)}`,
+    )
+  }
+  const upsertTotals = upsert(
+    'rollup_totals',
+    ['project_id', 'environment', 'model', 'status'],
+    ['traces', 'retries', ...SUM_COLUMNS],
   )
-  const upsertHourly = db.prepare(
-    `insert into rollup_hourly (project_id, hour, traces, latency_sum, tokens)
-     values (@project_id, @hour, @traces, @latency_sum, @tokens)
-     on conflict (project_id, hour) do update set
-       traces = traces + excluded.traces, latency_sum = latency_sum + excluded.latency_sum,
-       tokens = tokens + excluded.tokens`,
-  )
+  const upsertHourly = upsert('rollup_hourly', ['project_id', 'hour'], ['traces', ...SUM_COLUMNS])
   const upsertHistogram = (table: string) =>
     db.prepare(
       `insert into ${table} (project_id, bucket, traces) values (@project_id, @bucket, @traces)
@@ -69,6 +76,14 @@ export function createTraceQueries(db: Database.Database) {
     )
   const upsertLatency = upsertHistogram('latency_histogram')
   const upsertTokens = upsertHistogram('token_histogram')
+
+  /** Adds what some traces count to every rollup (inside the caller's transaction). */
+  const applyDeltas = (deltas: RollupDeltas) => {
+    for (const row of deltas.totals) upsertTotals.run(row)
+    for (const row of deltas.hourly) upsertHourly.run(row)
+    for (const row of deltas.latency) upsertLatency.run(row)
+    for (const row of deltas.tokens) upsertTokens.run(row)
+  }
 
   /** Trace rows and their rollups in one transaction: a crash keeps both or neither. */
   const insertBatch = db.transaction((batch: readonly Trace[]): InsertOutcome[] => {
@@ -83,12 +98,25 @@ export function createTraceQueries(db: Database.Database) {
         ? { kind: 'exists', trace: fromRow(existing) }
         : { kind: 'conflict', trace_id: trace.trace_id }
     })
-    const deltas = rollupDeltas(created)
-    for (const row of deltas.totals) upsertTotals.run(row)
-    for (const row of deltas.hourly) upsertHourly.run(row)
-    for (const row of deltas.latency) upsertLatency.run(row)
-    for (const row of deltas.tokens) upsertTokens.run(row)
+    applyDeltas(rollupDeltas(created))
     return outcomes
+  })
+
+  const rollupSource = db.prepare(
+    `select rowid as cursor, project_id, environment, model, status, retry_count, latency, token_count, created_at
+     from traces where rowid > ? order by rowid limit ?`,
+  )
+  /** Every rollup recounted from the traces, in one transaction (see rollup-rebuild.ts). */
+  const rebuildRollups = db.transaction(() => {
+    for (const table of ROLLUP_TABLES) db.prepare(`delete from ${table}`).run()
+    let cursor = 0
+    for (;;) {
+      const rows = rollupSource.all(cursor, REBUILD_CHUNK) as (RollupRow & { cursor: number })[]
+      if (rows.length === 0) break
+      applyDeltas(rollupDeltas(rows.map(rollupInput)))
+      cursor = rows.at(-1)!.cursor
+    }
+    db.prepare(`delete from loupe_meta where key = 'rollups_stale'`).run()
   })
 
   const projectScope = (projectId: string | undefined) =>
@@ -111,7 +139,8 @@ export function createTraceQueries(db: Database.Database) {
     async totals(projectId) {
       const scope = projectScope(projectId)
       return stmt(
-        `select project_id, environment, model, status, traces, retries, latency_sum, tokens from rollup_totals ${scope.sql}`,
+        `select project_id, environment, model, status, traces, retries, ${SUM_COLUMNS.join(', ')}
+         from rollup_totals ${scope.sql}`,
       ).all(...scope.params) as TotalsRow[]
     },
 
@@ -143,7 +172,7 @@ export function createTraceQueries(db: Database.Database) {
     async hoursBetween(start, end, projectId) {
       const scope = projectId === undefined ? '' : 'and project_id = ?'
       return stmt(
-        `select hour, sum(traces) as traces, sum(tokens) as tokens, sum(latency_sum) as latencySum
+        `select hour, sum(traces) as traces, ${SUM_COLUMNS.map((c) => `sum(${c}) as ${c}`).join(', ')}
          from rollup_hourly where hour >= ? and hour < ? ${scope} group by hour`,
       ).all(...(projectId === undefined ? [start, end] : [start, end, projectId])) as HourRow[]
     },
@@ -179,6 +208,13 @@ export function createTraceQueries(db: Database.Database) {
 
   return {
     insertTraces: (batch: readonly Trace[]) => insertBatch(batch),
+
+    /** Rebuilds every rollup when a migration marked them stale; true when it did. */
+    rebuildRollupsIfStale(): boolean {
+      const stale = db.prepare(`select 1 from loupe_meta where key = 'rollups_stale'`).get()
+      if (stale) rebuildRollups()
+      return stale !== undefined
+    },
 
     getTrace(traceId: string): Trace | null {
       const row = traceById.get(traceId) as RawTraceRow | undefined

@@ -1,0 +1,162 @@
+// Upgrading a database written by an earlier release: opened by this one, it is migrated, values stored before
+// numbers were bounded are brought within the bounds, and every rollup is recounted from the traces, exactly.
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3'
+import { migrate as migrateSqlite } from 'drizzle-orm/better-sqlite3/migrator'
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
+import pg from 'pg'
+import t, { type Test } from 'tap'
+import { packageRoot } from '../../src/lib/paths.js'
+import { createPostgresStore } from '../../src/store/postgres/store.js'
+import { createSqliteStore } from '../../src/store/sqlite/store.js'
+import type { Store } from '../../src/store/types.js'
+import { dropSchema, TEST_DATABASE, testSchemaName, withSchema } from '../helper.js'
+
+/** The migrations an earlier release shipped: the first `count` of this release's. */
+function earlierMigrations(dialect: 'sqlite' | 'postgres', count: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-migrations-'))
+  cpSync(join(packageRoot(), 'drizzle', dialect), dir, { recursive: true })
+  const journalPath = join(dir, 'meta', '_journal.json')
+  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { idx: number; tag: string }[] }
+  const kept = journal.entries.filter((e) => e.idx < count)
+  writeFileSync(journalPath, JSON.stringify({ ...journal, entries: kept }))
+  for (const file of readdirSync(dir)) {
+    if (file.endsWith('.sql') && !kept.some((e) => file === `${e.tag}.sql`)) rmSync(join(dir, file))
+  }
+  return dir
+}
+
+const HOUR = 3_600_000
+const T0 = Date.parse('2026-11-21T10:00:00Z')
+/** Rows as release 0.1.0 stored them: float latency sums, and the values it let through. */
+const OLD_TRACES: [string, number, number, number][] = [
+  // trace_id, latency, token_count, created_at
+  ['a', 1e308, 5, T0],
+  ['b', 0.8016660000000044, 1e11 + 7, T0 + 10],
+  ['c', 1200.5, 40, T0 + HOUR],
+  ['d', 250, 0, T0 + HOUR + 1],
+]
+
+const traceColumns =
+  'trace_id, project_id, environment, name, model, prompt, response, latency, token_count, prompt_tokens, ' +
+  'completion_tokens, status, failure_reason, retry_count, session_id, user_id, tags, metadata, created_at, steps'
+const oldRow = ([id, latency, tokens, at]: (typeof OLD_TRACES)[number]) => [
+  id,
+  'p',
+  'production',
+  null,
+  'm',
+  'prompt',
+  null,
+  latency,
+  tokens,
+  null,
+  null,
+  'success',
+  null,
+  0,
+  null,
+  null,
+  '[]',
+  '{}',
+  at,
+  '[]',
+]
+
+/** What analytics must say about OLD_TRACES once they are within bounds. */
+function check(t: Test, summary: Record<string, number>, charts: { tokens: number; traces: number }[]) {
+  const latencies = [604_800_000, 0.802, 1200.5, 250]
+  const micros = latencies.reduce((s, l) => s + BigInt(Math.round(l * 1000)), 0n)
+  t.equal(summary.total_traces, 4)
+  t.equal(summary.total_token_usage, 5 + 1e11 + 40, 'the token count past the bound is cut to the bound')
+  t.equal(summary.average_latency, Number((2n * micros + 40n) / 80n) / 100, 'exact mean of the bounded latencies')
+  t.equal(summary.p95_latency, 604_800_000)
+  t.equal(summary.slow_requests, 1)
+  t.equal(
+    charts.reduce((s, c) => s + c.traces, 0),
+    4,
+  )
+}
+
+async function analyticsOf(store: Store) {
+  return store.analytics({ now: T0 + 2 * HOUR, slowThresholdMs: 5000 })
+}
+
+t.test('SQLite: a database of the previous release is migrated and its rollups recounted exactly', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-upgrade-'))
+  const migrations = earlierMigrations('sqlite', 2)
+  t.teardown(() => {
+    rmSync(dir, { recursive: true, force: true })
+    rmSync(migrations, { recursive: true, force: true })
+  })
+  const file = join(dir, 'loupe.db')
+  const old = new Database(file)
+  migrateSqlite(drizzleSqlite(old), { migrationsFolder: migrations })
+  const insert = old.prepare(`insert into traces (${traceColumns}) values (${traceColumns.replace(/\w+/g, '?')})`)
+  for (const row of OLD_TRACES) insert.run(...oldRow(row))
+  // The old rollups as the bug left them: a latency sum of Infinity.
+  old
+    .prepare(
+      `insert into rollup_totals (project_id, environment, model, status, traces, retries, latency_sum, tokens)
+       values ('p', 'production', 'm', 'success', 4, 0, 9e999, 100000000045)`,
+    )
+    .run()
+  old.close()
+
+  const store = createSqliteStore(file)
+  t.teardown(() => store.close())
+  const a = await analyticsOf(store)
+  check(t, a.summary as unknown as Record<string, number>, a.charts)
+  const b = await store.getTrace('b')
+  t.equal(b?.latency, 0.802, 'float noise rounded to microseconds')
+  t.equal((store.raw.prepare(`select count(*) as n from loupe_meta`).get() as { n: number }).n, 0, 'rebuilt once')
+})
+
+t.test(
+  'PostgreSQL: a database of the previous release is migrated and its rollups recounted exactly',
+  { skip: TEST_DATABASE ? false : 'the PostgreSQL run covers this' },
+  async (t) => {
+    const url = TEST_DATABASE as string
+    const schema = testSchemaName()
+    const migrations = earlierMigrations('postgres', 2)
+    t.teardown(async () => {
+      rmSync(migrations, { recursive: true, force: true })
+      await dropSchema(url, schema)
+    })
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+    await client.connect()
+    await client.query(`create schema ${schema}`)
+    await migratePg(drizzlePg(client), { migrationsFolder: migrations, migrationsSchema: schema })
+    for (const row of OLD_TRACES) {
+      // int4 could not hold the oversized count: the old release refused it, so it is not there.
+      const values = oldRow(row[2] > 2 ** 31 ? [row[0], row[1], 7, row[3]] : row)
+      await client.query(
+        `insert into traces (${traceColumns}) values (${values.map((_, i) => `$${i + 1}`).join(', ')})`,
+        values,
+      )
+      await client.query(`insert into trace_ids (trace_id, project_id) values ($1, 'p')`, [row[0]])
+    }
+    await client.query(
+      `insert into rollup_totals (project_id, environment, model, status, traces, retries, latency_sum, tokens)
+       values ('p', 'production', 'm', 'success', 4, 0, 'Infinity', 52)`,
+    )
+    await client.end()
+
+    const store = await createPostgresStore(withSchema(url, schema), { poolSize: 2 })
+    t.teardown(() => store.close())
+    const a = await analyticsOf(store)
+    const summary = a.summary as unknown as Record<string, number>
+    t.equal(summary.total_token_usage, 5 + 7 + 40)
+    t.equal(summary.total_traces, 4)
+    const latencies = [604_800_000, 0.802, 1200.5, 250]
+    const micros = latencies.reduce((s, l) => s + BigInt(Math.round(l * 1000)), 0n)
+    t.equal(summary.average_latency, Number((2n * micros + 40n) / 80n) / 100)
+    t.equal(summary.p95_latency, 604_800_000)
+    t.equal((await store.getTrace('b'))?.latency, 0.802)
+    t.equal((await store.pool.query('select count(*)::int as n from loupe_meta')).rows[0].n, 0, 'rebuilt once')
+  },
+)
