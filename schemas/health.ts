@@ -13,6 +13,14 @@ export const HealthResponse = Type.Object({
     status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
     dialect: Type.String(),
   }),
+  otlp: Type.Optional(
+    Type.Object({
+      failed_traces: Type.Integer({
+        description:
+          'OTLP traces whose spans could not be stored as a trace: their spans are kept and tried again (see the log).',
+      }),
+    }),
+  ),
   statusCode: Type.Optional(Type.Integer()),
   error: Type.Optional(Type.String()),
   message: Type.Optional(Type.String()),

@@ -2,10 +2,12 @@
 // trace; every other span becomes a step, in start order. Every field is bounded here, so that no span is lost to a
 // limit of the trace schema (long texts are cut, extra attributes are counted instead of kept).
 
+import { BOUNDS } from '../../schemas/common.js'
 import type { OtlpSpan } from '../../schemas/otlp.js'
 import type { StepInput } from '../../schemas/step.js'
 import { LIMITS, type TraceInput } from '../../schemas/trace.js'
-import { toUtcIso } from '../lib/time.js'
+import { setOwn } from '../lib/own.js'
+import { roundToMicros, toUtcIso } from '../lib/time.js'
 import { parseJsonText, readSpanMeaning, type SpanMeaning } from './conventions.js'
 
 /** Serialized size budgets in bytes: the trace's metadata must stay under the contract's 64 KiB, a step's small. */
@@ -61,7 +63,6 @@ function cutBytes(text: string, max: number): string {
   return `${text.slice(0, read)}${ellipsis}`
 }
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
-const round3 = (ms: number) => Math.round(ms * 1000) / 1000
 
 /** A JSON value whose text is too long becomes its cut text, so one huge input cannot make the trace unstorable. */
 function boundJson(value: unknown, max: number): unknown {
@@ -81,14 +82,14 @@ function boundedMetadata(
   let size = bytesOf(out)
   let omitted = 0
   for (const [key, value] of Object.entries(extra)) {
-    if (key in out) continue
+    if (Object.hasOwn(out, key)) continue
     const bounded = boundJson(value, ATTRIBUTE_VALUE_CHARS)
     const entry = bytesOf({ [key]: bounded })
     if (size + entry > budget) {
       omitted++
       continue
     }
-    out[key] = bounded
+    setOwn(out, key, bounded)
     size += entry
   }
   if (omitted > 0) out['loupe.omitted_attributes'] = omitted
@@ -211,7 +212,7 @@ function toStep(node: Node): StepInput {
     tool: cutOrNull(m.tool, NAME_CHARS),
     status: m.failed ? 'failed' : 'success',
     error: m.failed ? cutOrNull(m.error, LIMITS.textBytes) : null,
-    latency: span.start_ms > 0 ? round3(span.end_ms - span.start_ms) : null,
+    latency: span.start_ms > 0 ? roundToMicros(span.end_ms - span.start_ms) : null,
     token_count: m.total_tokens,
     input: boundJson(m.input, LIMITS.textBytes),
     output: boundJson(m.output, LIMITS.textBytes),
@@ -252,6 +253,9 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
     ? spanIdentity(root.span)
     : { root_span_missing: true, missing_parent_span_id: top.span.parent_span_id }
   if (dropped > 0) otel.dropped_spans = dropped
+  // Without a root, the trace spans what its spans span: exporters' clocks may put that beyond any real duration.
+  const spread = start > 0 && end > start ? end - start : 0
+  if (spread > BOUNDS.latencyMs) otel.latency_capped_from_ms = roundToMicros(spread)
   const service = top.span.resource['service.name']
   if (typeof service === 'string') otel.service_name = service
   // OpenInference's `metadata` attribute is the user's own metadata (JSON text): its fields go to the top level.
@@ -289,7 +293,7 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
       model: cutOrNull(model, NAME_CHARS),
       prompt: cutBytes(prompt, LIMITS.textBytes),
       response: response === null ? null : cutBytes(response, LIMITS.textBytes),
-      latency: start > 0 && end > start ? round3(end - start) : 0,
+      latency: roundToMicros(Math.min(spread, BOUNDS.latencyMs)),
       prompt_tokens: tokens.prompt_tokens,
       completion_tokens: tokens.completion_tokens,
       token_count: tokens.token_count,

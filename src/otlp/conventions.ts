@@ -3,8 +3,10 @@
 // `openinference.span.kind`, …), OpenLLMetry's older names (`gen_ai.prompt.N.content`, `traceloop.*`, …), and last
 // the Vercel AI SDK's own `ai.*` names. Attributes no rule reads are kept, untouched, for the metadata.
 
+import { BOUNDS } from '../../schemas/common.js'
 import type { OtlpSpan } from '../../schemas/otlp.js'
 import type { StepType } from '../../schemas/step.js'
+import { own, setOwn } from '../lib/own.js'
 
 /** A chat message reduced to what a reader needs: who said it and its text. */
 export interface Message {
@@ -132,7 +134,7 @@ class AttributeReader {
   /** The first of `keys` whose value `as` accepts; only that key counts as used. */
   first<T>(keys: readonly string[], as: (value: unknown) => T | null): T | null {
     for (const key of keys) {
-      if (!(key in this.values)) continue
+      if (!Object.hasOwn(this.values, key)) continue
       const value = as(this.values[key])
       if (value !== null) {
         this.used.add(key)
@@ -167,7 +169,7 @@ class AttributeReader {
       if (!match) continue
       const index = Number(match[1])
       const item = items.get(index) ?? {}
-      item[match[2]!] = value
+      setOwn(item, match[2]!, value)
       items.set(index, item)
       this.used.add(key)
     }
@@ -251,7 +253,7 @@ function eventAttribute(span: OtlpSpan, event: string, key: string): unknown {
 
 function stepType(a: AttributeReader): StepType | null {
   const lookup = (table: Record<string, StepType>) => (v: unknown) =>
-    typeof v === 'string' ? (table[v.trim().toLowerCase()] ?? table[v.trim()] ?? null) : null
+    typeof v === 'string' ? (own(table, v.trim().toLowerCase()) ?? own(table, v.trim()) ?? null) : null
   return (
     a.first(['gen_ai.operation.name'], lookup(GENAI_OPERATIONS)) ??
     a.first(['openinference.span.kind'], lookup(OPENINFERENCE_KINDS)) ??
@@ -394,4 +396,17 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
     rest: a.rest(),
     exception,
   }
+}
+
+/**
+ * Why a span carries a number no real call has (a duration over a week, a token count beyond any model), else null:
+ * such a span is refused when it arrives — counted in the export's partialSuccess — instead of being stored.
+ */
+export function spanOutOfBounds(span: OtlpSpan, meaning: SpanMeaning = readSpanMeaning(span)): string | null {
+  if (span.end_ms - span.start_ms > BOUNDS.latencyMs) return `last more than a week (${BOUNDS.latencyMs} ms)`
+  const counts = [meaning.prompt_tokens, meaning.completion_tokens, meaning.total_tokens]
+  if (counts.some((n) => n !== null && n > BOUNDS.stepTokens)) {
+    return `report more than ${BOUNDS.stepTokens} tokens for one call`
+  }
+  return null
 }

@@ -2,6 +2,7 @@
 // OTLP/JSON differs from protobuf's own JSON mapping: ids are hex (not base64), enums may be integers or names, and
 // 64-bit integers may be strings or numbers. A span that cannot be read is rejected on its own; the others are kept.
 import type { OtlpSpan } from '../../schemas/otlp.js'
+import { setOwn } from '../lib/own.js'
 
 /** Why spans were rejected, with how many each. */
 export type Rejections = Map<string, number>
@@ -112,7 +113,7 @@ export function readAnyValue(value: unknown, depth = 0): unknown {
 export function readAttributes(keyValues: unknown, depth = 0): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const kv of list(keyValues)) {
-    if (isObj(kv) && typeof kv.key === 'string') out[kv.key] = readAnyValue(kv.value, depth)
+    if (isObj(kv) && typeof kv.key === 'string') setOwn(out, kv.key, readAnyValue(kv.value, depth))
   }
   return out
 }

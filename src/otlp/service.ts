@@ -12,6 +12,7 @@ import { InvalidInput, TraceIdTaken } from '../errors.js'
 import type { IngestService, TraceOwner } from '../ingest/service.js'
 import type { PendingTrace, Store } from '../store/types.js'
 import { assembleTrace, spanIdsOf } from './assemble.js'
+import { spanOutOfBounds } from './conventions.js'
 import { readExportRequest } from './decode.js'
 
 export interface OtlpExportResult {
@@ -28,6 +29,11 @@ export interface OtlpService {
   materializeDue(): Promise<number>
   /** Stores what became due while the service was down and arms the timer for the rest. */
   start(): Promise<void>
+  /**
+   * Traces whose spans could not be made into a storable trace: their spans stay pending (nothing acknowledged is
+   * dropped), they are tried again later, and they are counted here and in /health.
+   */
+  stats(): { failed_traces: number }
   /** Disarms the timer and waits for a materialization in progress (before the store closes). */
   stop(): Promise<void>
 }
@@ -43,6 +49,9 @@ export interface OtlpDeps {
 
 /** After a failed materialization (the store was down), try again this much later. */
 const RETRY_MS = 5000
+/** A trace that failed validation is tried again after this, doubling up to an hour (a newer release may store it). */
+const INVALID_RETRY_MS = 60_000
+const INVALID_RETRY_MAX_MS = 3_600_000
 /** Trace ids quoted in a rejection message. */
 const QUOTED_TRACES = 3
 
@@ -62,9 +71,14 @@ export function createOtlpService({ store, ingest, log, now, rootGraceMs, rootle
   let timerAt = Number.POSITIVE_INFINITY
   let sweeping: Promise<number> | null = null
   let stopped = false
+  /** Traces that failed validation: when to try each again, and the wait after that. */
+  const held = new Map<string, { at: number; wait: number }>()
 
   const dueAt = (trace: PendingTrace) =>
-    trace.root_received_at !== null ? trace.root_received_at + rootGraceMs : trace.last_received_at + rootlessWaitMs
+    Math.max(
+      trace.root_received_at !== null ? trace.root_received_at + rootGraceMs : trace.last_received_at + rootlessWaitMs,
+      held.get(trace.trace_id)?.at ?? 0,
+    )
 
   /** Makes sure a sweep runs at `at` (or earlier). */
   function arm(at: number) {
@@ -116,7 +130,14 @@ export function createOtlpService({ store, ingest, log, now, rootGraceMs, rootle
       if (err instanceof TraceIdTaken) {
         log.warn({ ...context, spans: rows.length }, 'OTLP trace id is used by another project; spans not stored')
       } else if (err instanceof InvalidInput) {
-        log.error({ ...context, err, spans: rows.length }, 'OTLP trace failed validation; spans not stored')
+        // Never on what a span carries (assembly cuts and falls back), so a bug: keep every span, say so, retry later.
+        const wait = held.get(pending.trace_id)?.wait ?? INVALID_RETRY_MS
+        held.set(pending.trace_id, { at: now() + wait, wait: Math.min(wait * 2, INVALID_RETRY_MAX_MS) })
+        log.error(
+          { ...context, err, spans: rows.length, retry_in_ms: wait },
+          'OTLP trace failed validation; its spans stay pending and it will be tried again',
+        )
+        return false
       } else {
         throw err
       }
@@ -125,6 +146,7 @@ export function createOtlpService({ store, ingest, log, now, rootGraceMs, rootle
       pending.trace_id,
       rows.map((row) => row.span_id),
     )
+    held.delete(pending.trace_id)
     return created
   }
 
@@ -143,8 +165,13 @@ export function createOtlpService({ store, ingest, log, now, rootGraceMs, rootle
 
   const service: OtlpService = {
     async receive(body, owner) {
-      const { spans, rejected } = readExportRequest(body)
-      const received = spans.length + [...rejected.values()].reduce((sum, n) => sum + n, 0)
+      const { spans: read, rejected } = readExportRequest(body)
+      const received = read.length + [...rejected.values()].reduce((sum, n) => sum + n, 0)
+      const spans = read.filter((span) => {
+        const problem = spanOutOfBounds(span)
+        if (problem !== null) count(rejected, problem)
+        return problem === null
+      })
       const at = now()
       const outcomes = await store.addPendingSpans(
         spans.map((span) => ({
@@ -221,6 +248,10 @@ export function createOtlpService({ store, ingest, log, now, rootGraceMs, rootle
     async start() {
       stopped = false
       await sweepSafely()
+    },
+
+    stats() {
+      return { failed_traces: held.size }
     },
 
     async stop() {

@@ -34,6 +34,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
           version,
           uptime_seconds,
           database: { status: 'up' as const, dialect: app.store.dialect },
+          otlp: app.otlp.stats(),
         }
       } catch (err) {
         app.log.warn({ err }, 'health check: store unavailable')

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { buildApp } from '../../src/app.js'
 import { defaultConfig } from '../../src/config.js'
+import { InvalidInput } from '../../src/errors.js'
 import { buildTestApp, createProject } from '../helper.js'
 import { exportOf, jsonSpan, postOtlp, recordAnnouncements, TRACE } from './http.js'
 
@@ -68,3 +69,106 @@ t.test('closing the app while a trace waits stops the timer: nothing runs agains
   await new Promise((resolve) => setTimeout(resolve, 200))
   t.notOk(swept)
 })
+
+t.test('attribute values and keys named like object members make a trace like any other', async (t) => {
+  const app = await buildTestApp(t, { config: { otlpRootGraceMs: 0 } })
+  const { key } = await createProject(app)
+  const attr = (k: string, v: string) => ({ key: k, value: { stringValue: v } })
+  const res = await postOtlp(
+    app,
+    key,
+    exportOf(
+      jsonSpan(ROOT, { attributes: [attr('gen_ai.operation.name', 'constructor'), attr('__proto__', 'x')] }),
+      jsonSpan(CHILD, {
+        parent: ROOT,
+        startMs: 1,
+        attributes: [
+          attr('openinference.span.kind', '__proto__'),
+          attr('traceloop.span.kind', 'toString'),
+          attr('llm.input_messages.0.__proto__', 'polluted?'),
+          attr('constructor', 'hasOwnProperty'),
+        ],
+      }),
+      jsonSpan('aaaaaaaaaaaaaaa3', {
+        parent: ROOT,
+        startMs: 2,
+        attributes: [attr('gen_ai.operation.name', 'toString')],
+      }),
+    ),
+  )
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), {}, 'every span accepted')
+  const trace = (await app.inject(`/traces/${TRACE}`)).json()
+  t.equal(trace.name, `span ${ROOT}`, 'the root makes the trace')
+  t.same(
+    trace.steps.map((s: { type: string }) => s.type),
+    ['other', 'other'],
+    'an unknown kind is `other`, never a member of a lookup table',
+  )
+  t.equal(
+    Object.getOwnPropertyDescriptor(trace.metadata, '__proto__')?.value,
+    'x',
+    'a `__proto__` attribute is a field',
+  )
+  t.equal(Object.getPrototypeOf(trace.metadata), Object.prototype)
+  t.equal(trace.steps[0].metadata.constructor, 'hasOwnProperty')
+  t.same(await app.store.listPendingTraces(), [])
+  t.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype was touched')
+})
+
+t.test('spans with numbers no real call has are refused in partialSuccess; the others are kept', async (t) => {
+  const app = await buildTestApp(t, { config: { otlpRootGraceMs: 0 } })
+  const { key } = await createProject(app)
+  const tokens = (value: unknown) => ({ key: 'gen_ai.usage.input_tokens', value })
+  const res = await postOtlp(
+    app,
+    key,
+    exportOf(
+      jsonSpan(ROOT),
+      jsonSpan(CHILD, { parent: ROOT, attributes: [tokens({ intValue: '100000000000000000000' })] }),
+      jsonSpan('aaaaaaaaaaaaaaa3', { parent: ROOT, attributes: [tokens({ intValue: '100000001' })] }),
+      jsonSpan('aaaaaaaaaaaaaaa4', {
+        parent: ROOT,
+        startTimeUnixNano: '1000000000000000000',
+        endTimeUnixNano: '1000604800001000000',
+      }),
+      jsonSpan('aaaaaaaaaaaaaaa5', { parent: ROOT, attributes: [tokens({ intValue: '100000000' })] }),
+    ),
+  )
+  t.equal(res.statusCode, 200)
+  const { partialSuccess } = res.json()
+  t.equal(partialSuccess.rejectedSpans, '3')
+  t.match(partialSuccess.errorMessage, /2 spans: report more than 100000000 tokens for one call/)
+  t.match(partialSuccess.errorMessage, /1 span: last more than a week/)
+  const trace = (await app.inject(`/traces/${TRACE}`)).json()
+  t.equal(trace.steps.length, 1, 'the span within bounds is a step')
+  t.equal(trace.steps[0].token_count, 100_000_000)
+})
+
+t.test(
+  'a trace that fails validation keeps every span pending, is counted in /health, and is tried again',
+  async (t) => {
+    let clock = Date.parse('2026-11-21T13:45:00Z')
+    const app = await buildTestApp(t, { config: { otlpRootGraceMs: 0 }, now: () => clock })
+    const { key } = await createProject(app)
+    const ingestOne = app.ingest.ingestOne
+    app.ingest.ingestOne = async () => {
+      throw new InvalidInput('body/steps/0/name must NOT have fewer than 1 characters')
+    }
+    const res = await postOtlp(app, key, exportOf(jsonSpan(ROOT), jsonSpan(CHILD, { parent: ROOT })))
+    t.equal(res.statusCode, 200)
+    t.equal((await app.store.listPendingTraces())[0]?.spans, 2, 'both spans are still pending')
+    t.same((await app.inject('/health')).json().otlp, { failed_traces: 1 })
+    t.equal(await app.otlp.materializeDue(), 0, 'not tried again at once')
+
+    app.ingest.ingestOne = ingestOne
+    const pending = await app.store.listPendingTraces()
+    t.equal(pending.length, 1)
+    clock += 30_000
+    t.equal(await app.otlp.materializeDue(), 0, 'held for a minute')
+    clock += 31_000
+    t.equal(await app.otlp.materializeDue(), 1, 'stored once it can be')
+    t.equal((await app.inject(`/traces/${TRACE}`)).json().steps.length, 1)
+    t.same((await app.inject('/health')).json().otlp, { failed_traces: 0 })
+  },
+)

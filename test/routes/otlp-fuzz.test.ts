@@ -48,22 +48,44 @@ const KEYS = [
   'ai.operationId',
   'ai.prompt.messages',
   'error.type',
+  // Names every JavaScript object inherits: a lookup keyed by data must never reach them.
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'llm.input_messages.0.__proto__',
+  'gen_ai.prompt.0.constructor',
 ]
+const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']
 const text = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.constantFrom('', ' ', 'LLM', 'TOOL', 'chat', 'execute_tool', 'workflow', 'tool', '[1,2]', '{"a":', '"q"', '💥'),
+  fc.constantFrom(...PROTOTYPE_NAMES, '{"__proto__":{"x":1}}', '[{"role":"__proto__","content":"x"}]'),
   fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
 )
 const anyValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small' },
     text.map((stringValue) => ({ stringValue })),
-    fc.oneof(fc.integer(), fc.constantFrom('-5', '9007199254740993', 'x')).map((intValue) => ({ intValue })),
-    fc.oneof(fc.double(), fc.constantFrom('NaN', 'Infinity')).map((doubleValue) => ({ doubleValue })),
+    fc
+      .oneof(
+        fc.integer(),
+        fc.constantFrom('-5', '9007199254740993', 'x', '100000000000000000000', '100000001', '-0', 1e8, 1e8 + 1),
+      )
+      .map((intValue) => ({ intValue })),
+    fc
+      .oneof(fc.double(), fc.constantFrom('NaN', 'Infinity', '-Infinity', 1e308, -1e308, -0, '1e308'))
+      .map((doubleValue) => ({ doubleValue })),
     fc.boolean().map((boolValue) => ({ boolValue })),
     fc.array(tie('value'), { maxLength: 3 }).map((values) => ({ arrayValue: { values } })),
     fc
-      .array(fc.record({ key: fc.string({ maxLength: 8 }), value: tie('value') }), { maxLength: 3 })
+      .array(
+        fc.record({
+          key: fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...PROTOTYPE_NAMES)),
+          value: tie('value'),
+        }),
+        { maxLength: 3 },
+      )
       .map((values) => ({ kvlistValue: { values } })),
     fc.jsonValue({ maxDepth: 1 }),
   ),
@@ -74,14 +96,14 @@ const TRACE_IDS = ['4bf92f3577b34da6a3ce929d0e0e4736', '0af7651916cd43dd8448eb21
 const nanos = fc.oneof(
   fc.bigInt({ min: 0n, max: 4_102_444_800_000_000_000n }).map(String),
   fc.integer({ min: 0 }),
-  fc.constantFrom('', 'soon', '-1'),
+  fc.constantFrom('', 'soon', '-1', '18446744073709551615', '1e308'),
 )
 const span = fc.record(
   {
     traceId: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...TRACE_IDS) }, hex(16), fc.string({ maxLength: 40 })),
     spanId: fc.oneof({ weight: 5, arbitrary: hex(8) }, fc.constantFrom('', '0000000000000000', 'zz')),
     parentSpanId: fc.oneof(hex(8), fc.constantFrom('', 'abc')),
-    name: fc.oneof(fc.string({ maxLength: 20 }), fc.constant('n'.repeat(400))),
+    name: fc.oneof(fc.string({ maxLength: 20 }), fc.constant('n'.repeat(400)), fc.constantFrom(...PROTOTYPE_NAMES)),
     kind: fc.oneof(fc.integer({ min: -1, max: 7 }), fc.constantFrom('SPAN_KIND_CLIENT', 'nope')),
     startTimeUnixNano: nanos,
     endTimeUnixNano: nanos,
