@@ -21,7 +21,8 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
 
 /** What a client is told when the store cannot answer: what is wrong, never a path or SQL. */
 export function describeStoreUnavailable(err: unknown): string {
-  const code = String((err as { code?: unknown } | null)?.code ?? '')
+  const coded = causes(err).find((e) => typeof (e as { code?: unknown } | null)?.code === 'string')
+  const code = String((coded as { code?: unknown } | undefined)?.code ?? '')
   if (code.startsWith('SQLITE_FULL'))
     return 'the database is full (out of disk space?): nothing was stored; retry later'
   if (code.startsWith('SQLITE_READONLY')) return 'the database is read-only: nothing was stored; retry later'
@@ -33,8 +34,25 @@ export function describeStoreUnavailable(err: unknown): string {
 const PG_CONNECTION_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client was closed|Client has encountered a connection error|Cannot use a pool after calling end|connection timeout/i
 
-/** Errors that mean the database itself cannot answer (answered with 503, not 500). */
+/**
+ * Errors that mean the database itself cannot answer (answered with 503, not 500), wherever the driver or the ORM
+ * wrapped them: Drizzle throws a DrizzleQueryError whose `cause` is the driver's error.
+ */
 export function isStoreUnavailableError(err: unknown): boolean {
+  return causes(err).some(isUnavailableCause)
+}
+
+/** An error and the chain of its causes (bounded: a cause chain may loop). */
+function causes(err: unknown): unknown[] {
+  const chain: unknown[] = []
+  for (let e = err; e !== undefined && e !== null && chain.length < 8 && !chain.includes(e); ) {
+    chain.push(e)
+    e = (e as { cause?: unknown }).cause
+  }
+  return chain
+}
+
+function isUnavailableCause(err: unknown): boolean {
   if (!(err instanceof Error)) return false
   const code = (err as { code?: unknown }).code
   if (typeof code === 'string') {

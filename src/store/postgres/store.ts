@@ -37,6 +37,8 @@ export interface PostgresStoreOptions {
   log?: FeedLog
   /** First reconnect delay of the replica feed after its listening connection drops (default 250 ms). */
   feedReconnectMs?: number
+  /** How the pool's connections name themselves to the server (`application_name`; default `loupe`). */
+  applicationName?: string
 }
 
 /** A schema name Loupe accepts in `?schema=`: a plain lower-case identifier, so it needs no quoting anywhere. */
@@ -104,13 +106,19 @@ export async function createPostgresStore(
   const clientConfig: pg.ClientConfig = {
     connectionString,
     types: TYPES,
-    application_name: 'loupe',
+    application_name: options.applicationName ?? 'loupe',
     // Unqualified table names (Drizzle's, the migrations') resolve in Loupe's schema.
     options: schema === 'public' ? undefined : `-c search_path=${schema}`,
     connectionTimeoutMillis: 5000,
   }
   const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 })
-  // An idle connection that the server drops (restart, failover) must not bring the process down.
+  // A connection the server drops (restart, failover, pg_terminate_backend) must never bring the process down. The
+  // pool listens for errors only while a connection is idle; a connection checked out by a query or a transaction
+  // would emit an unhandled 'error'. So every connection gets a listener of its own as it is made: the query in
+  // flight fails (and is answered 503), the pool discards the connection and opens a new one for the next query.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => log.warn({ err }, 'postgres: a connection was lost'))
+  })
   pool.on('error', (err) => log.warn({ err }, 'postgres: idle connection lost'))
   const db: Db = drizzle(pool, { schema: { projects, apiKeys } })
 
