@@ -40,6 +40,9 @@ const DURATION = Number(args.duration ?? (tiny ? 1 : 10))
 const CONNECTIONS = Number(args.connections ?? 10)
 const FANOUT_SOCKETS = Number(args.sockets ?? (tiny ? 50 : 1000))
 const FANOUT_EVENTS = tiny ? 10 : 100
+/** The burst: one batch of this many traces to this many sockets at once, while /health is probed. */
+const BURST_SOCKETS = tiny ? 200 : 10_000
+const BURST_TRACES = tiny ? 100 : 1000
 const FLOOR_INSERT_ROWS = tiny ? 2_000 : 50_000
 const seededPath = args.database ?? join(root, 'bench', 'data', `loupe-${TRACES}.db`)
 const workPath = join(dirname(seededPath), `work-${TRACES}.db`)
@@ -311,6 +314,87 @@ async function fanout(
   return { fromSend, fromAck, connected: sockets.length }
 }
 
+/** The resident set of a process now, in MB. */
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
+}
+
+/** A helper process (scripts/bench-fanout-peers.ts) whose stdout is JSON lines; a line on its stdin ends it. */
+function helperProcess(args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'bench-fanout-peers.ts'), ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const lines: string[] = []
+  let wake: (() => void) | null = null
+  let buffer = ''
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString()
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      lines.push(buffer.slice(0, i))
+      buffer = buffer.slice(i + 1)
+    }
+    wake?.()
+  })
+  return {
+    async next<T>(): Promise<T> {
+      while (lines.length === 0) {
+        if (child.exitCode !== null) throw new Error(`bench-fanout-peers ${args[0]} exited`)
+        await new Promise<void>((resolve) => {
+          wake = resolve
+          setTimeout(resolve, 1000)
+        })
+      }
+      return JSON.parse(lines.shift()!) as T
+    },
+    end() {
+      child.stdin!.write('\n')
+    },
+  }
+}
+
+/**
+ * A burst: BURST_TRACES traces in one batch to BURST_SOCKETS sockets, with /health probed from another process the
+ * whole time. The ingest answer must not wait for the broadcast, nor must /health; every socket must receive every
+ * event; and once the sockets close, the server must give the memory back.
+ */
+async function burstFanout(base: string, key: string, pid: number) {
+  const before = rssMb(pid)
+  const peers = helperProcess([
+    'peers',
+    `${base.replace('http', 'ws')}/ws`,
+    String(BURST_SOCKETS),
+    String(BURST_TRACES),
+  ])
+  const { ready } = await peers.next<{ ready: number }>()
+  const probe = helperProcess(['probe', `${base}/health`])
+  await new Promise((r) => setTimeout(r, 500))
+  const body = JSON.stringify({
+    traces: Array.from({ length: BURST_TRACES }, (_, i) => ({ prompt: `burst ${i}`, model: 'gpt-4o', latency: i })),
+  })
+  const started = performance.now()
+  const res = await fetch(`${base}/traces/batch`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body,
+  })
+  const ackMs = performance.now() - started
+  if (res.status !== 200) throw new Error(`burst batch answered ${res.status}: ${await res.text()}`)
+  const delivered = await peers.next<{ complete: number; received: number; dropped: number; ms: number }>()
+  probe.end()
+  const health = await probe.next<{ requests: number; maxMs: number; p99Ms: number }>()
+  const peak = rssMb(pid)
+  peers.end()
+  // The memory comes back once the sockets are gone: how long until within 64 MB of before (at most 10 s).
+  const closedAt = performance.now()
+  let back = rssMb(pid)
+  while (back > before + 64 && performance.now() - closedAt < 10_000) {
+    await new Promise((r) => setTimeout(r, 250))
+    back = rssMb(pid)
+  }
+  return { ready, ackMs, delivered, health, before, peak, back, backMs: performance.now() - closedAt }
+}
+
 async function main() {
   await ensureSeeded()
   copyFileSync(seededPath, workPath)
@@ -465,6 +549,33 @@ async function main() {
 
   const rss = peakRssMb(server.pid!)
   rows.push({ what: 'server peak RSS', result: `${fmt(rss)} MB`, floor: '—', ratio: '—', goal: '≤ 256 MB' })
+
+  const burst = await burstFanout(base, key, server.pid!)
+  const everyEvent = burst.delivered.complete === burst.ready
+  rows.push({
+    what: `burst: ${fmt(BURST_TRACES)} traces in one batch → ${fmt(burst.ready)} sockets`,
+    result:
+      `batch answered in ${fmt(burst.ackMs)} ms; all delivered in ${fmt(burst.delivered.ms)} ms; ` +
+      `${fmt(burst.delivered.complete)}/${fmt(burst.ready)} sockets got all ${fmt(BURST_TRACES)} ` +
+      `(${fmt(burst.delivered.received)} frames${burst.delivered.dropped ? `, ${burst.delivered.dropped} dropped` : ''}); ` +
+      `/health meanwhile: ${fmt(burst.health.requests)} answers, longest ${fmt(burst.health.maxMs)} ms, p99 ${fmt(burst.health.p99Ms)} ms`,
+    floor: '—',
+    ratio: everyEvent ? 'every socket, every event' : 'MISSED: some sockets lacked events',
+    goal: '/health ≤ 100 ms; every event to every socket',
+  })
+  rows.push({
+    what: 'burst: server memory',
+    result:
+      `RSS ${fmt(burst.before)} MB before, ${fmt(burst.peak)} MB after delivery, ${fmt(burst.back)} MB ` +
+      `${fmt(burst.backMs / 1000, 1)} s after the sockets closed`,
+    floor: `before: ${fmt(burst.before)} MB`,
+    ratio: `+${fmt(burst.back - burst.before)} MB`,
+    goal: 'within 64 MB of before, within 10 s',
+  })
+  say(
+    `burst: ${burst.delivered.complete}/${burst.ready} sockets complete, /health max ${burst.health.maxMs} ms, ` +
+      `RSS ${fmt(burst.before)} → ${fmt(burst.peak)} → ${fmt(burst.back)} MB`,
+  )
   server.kill('SIGTERM')
   await new Promise((r) => server.once('exit', r))
 

@@ -8,6 +8,7 @@ import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify
 import fp from 'fastify-plugin'
 import { componentSchemas } from '../schemas/index.js'
 import type { Config } from './config.js'
+import { redactSecret, redactUrl } from './lib/credentials.js'
 import { toJson } from './lib/json.js'
 import { createValidators, describeErrors, validatorCompiler } from './lib/validation.js'
 import auth from './plugins/auth.js'
@@ -40,28 +41,44 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger']
 }
 
-/** Never let a credential reach a log line: the headers that carry one, and `?token=` in a logged URL. */
-const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.query.token']
-const redactUrl = (url: string | undefined) =>
-  url?.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]').replace(/loupe_sk_[A-Za-z0-9]+/g, 'loupe_sk_[redacted]')
+/** The headers that carry a credential: redacted from every logged request. */
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers["proxy-authorization"]',
+  'req.headers.cookie',
+]
 
-/** Fastify's request serializer, with the URL redacted. */
-const serializers = {
-  req: (req: FastifyRequest) => ({
-    method: req.method,
-    url: redactUrl(req.url),
-    host: req.host,
-    remoteAddress: req.ip,
-    remotePort: req.socket?.remotePort,
-  }),
+/**
+ * The logger Loupe runs with: pino at the configured level, credentials redacted from every line — the headers that
+ * carry one, credential-like query parameters in logged URLs, and, as a last net over the whole written line, any
+ * project key (`loupe_sk_…`) and the admin token wherever they appear (an error message, a URL, a header of any name).
+ */
+export const loggerOptions = (config: Config) => {
+  const adminToken = config.adminToken
+  // The admin token as it may appear in a JSON log line (escaped) or in a URL (percent-encoded).
+  const secret = adminToken === null ? null : JSON.stringify(adminToken).slice(1, -1)
+  return {
+    level: config.logLevel,
+    redact: { paths: REDACT, censor: '[redacted]' },
+    serializers: {
+      req: (req: FastifyRequest) => ({
+        method: req.method,
+        url: redactUrl(req.url, adminToken),
+        host: req.host,
+        remoteAddress: req.ip,
+        remotePort: req.socket?.remotePort,
+      }),
+    },
+    hooks: {
+      streamWrite: (line: string) => {
+        let out = line.replace(/loupe_sk_[A-Za-z0-9]+/g, 'loupe_sk_[redacted]')
+        if (secret !== null) out = redactSecret(redactSecret(out, secret), adminToken as string)
+        return out
+      },
+    },
+  }
 }
-
-/** The logger Loupe runs with: pino at the configured level, credentials redacted from every line. */
-export const loggerOptions = (config: Config) => ({
-  level: config.logLevel,
-  redact: { paths: REDACT, censor: '[redacted]' },
-  serializers,
-})
 
 export async function buildApp(config: Config, options: BuildOptions = {}) {
   const validators = createValidators()

@@ -25,8 +25,9 @@ export const ConfigSchema = Type.Object({
   BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest JSON body in bytes.' }),
   INGEST_RATE_LIMIT: Type.Integer({
     minimum: 0,
-    default: 6000,
-    description: 'Ingest requests per minute per API key; 0 turns the limit off.',
+    default: 600_000,
+    description:
+      'Traces (OTLP: spans) per minute per API key, smoothed (a token bucket holding a minute’s worth); 0 turns the limit off.',
   }),
   OTLP_BODY_LIMIT: Type.Integer({
     minimum: 1024,

@@ -50,3 +50,10 @@ export const UnsupportedContentEncoding = createError<[string]>(
   "Content-Encoding '%s' is not supported: send gzip or no encoding",
   415,
 )
+export const RateLimited = createError<[string]>('LOUPE_RATE_LIMITED', '%s', 429)
+export const UpgradeRequired = createError(
+  'LOUPE_UPGRADE_REQUIRED',
+  '/ws is a WebSocket endpoint: connect with a WebSocket client (ws://<host>/ws, wss:// behind TLS; in protected mode ' +
+    'add ?token=<admin token or project key>), then send {"type":"subscribe","project_id":"…"} to follow one project',
+  426,
+)

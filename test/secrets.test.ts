@@ -75,6 +75,19 @@ t.test('no key, token or key hash in any log line or response body of a full run
       keep(await call('GET', `${path}${path.includes('?') ? '&' : '?'}token=${secret}`))
     }
   }
+  // A credential in any other query parameter, percent-encoded, in the path, or in a header of another name.
+  for (const secret of [ADMIN, a]) {
+    const sep = (path: string) => (path.includes('?') ? '&' : '?')
+    for (const path of ['/traces', '/analytics?project_id=beta', '/no-such-route']) {
+      for (const param of ['access_token', 'api_key', 'apikey', 'key', 'auth', 'x', 'TOKEN']) {
+        keep(await call('GET', `${path}${sep(path)}${param}=${encodeURIComponent(secret)}`))
+      }
+      keep(await call('GET', `${path}${sep(path)}q=${encodeURIComponent(`prefix ${secret} suffix`)}`))
+    }
+    keep(await call('GET', `/traces/${encodeURIComponent(secret)}`))
+    keep(await call('GET', `/${encodeURIComponent(secret)}/x`))
+    keep(await call('GET', '/traces', { 'x-auth-token': secret, 'proxy-authorization': `Bearer ${secret}` }))
+  }
   // Ingest: accepted, idempotent, invalid, conflicting, refused, oversized, unparsable.
   keep(await call('POST', '/traces', { authorization: `Bearer ${a}` }, { trace_id: 't-1', prompt: 'p' }))
   keep(await call('POST', '/traces', { authorization: `Bearer ${a}` }, { trace_id: 't-1', prompt: 'p' }))

@@ -99,8 +99,9 @@ export class Peer {
   }
 
   /**
-   * Sends a ping and returns every message that arrived before its pong. The server answers frames in order and
-   * announces a stored trace before the ingest request is answered, so everything caused before this call is in it.
+   * Sends a ping and returns every message that arrived before its pong. The server queues a stored trace for every
+   * client before the ingest request is answered, and hands a client its replies after what was queued before them,
+   * so everything caused before this call is in it.
    */
   async sync(): Promise<Message[]> {
     const from = this.cursor
@@ -143,11 +144,20 @@ export function serverSide(app: LoupeApp, peer: Peer): WebSocket {
   throw new Error('no server socket for this peer')
 }
 
-/** Counts a server socket's send/terminate calls. */
+/** The TCP socket under a server WebSocket, which the fan-out writes whole frames to. */
+export const rawOf = (socket: WebSocket): Socket => (socket as unknown as { _socket: Socket })._socket
+
+/** Counts what the server does to one of its sockets: frames sent (through ws or written whole), and terminations. */
 export function spyOn(socket: WebSocket) {
   const calls = { send: 0, terminate: 0 }
   const send = socket.send.bind(socket)
   const terminate = socket.terminate.bind(socket)
+  const raw = rawOf(socket)
+  const write = raw.write.bind(raw) as (...args: unknown[]) => boolean
+  raw.write = ((...args: unknown[]) => {
+    calls.send++
+    return write(...args)
+  }) as Socket['write']
   socket.send = ((...args: Parameters<WebSocket['send']>) => {
     calls.send++
     return send(...args)

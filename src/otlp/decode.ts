@@ -188,3 +188,15 @@ export function readExportRequest(body: Obj): ReadExport {
   }
   return { spans, rejected }
 }
+
+/** How many spans an export carries (read or not): what the per-key ingest limit counts. */
+export function countSpans(body: Obj): number {
+  let n = 0
+  for (const resourceSpans of list(field(body, 'resourceSpans', 'resource_spans'))) {
+    if (!isObj(resourceSpans)) continue
+    for (const scopeSpans of list(field(resourceSpans, 'scopeSpans', 'scope_spans'))) {
+      if (isObj(scopeSpans)) n += list(scopeSpans.spans).length
+    }
+  }
+  return n
+}

@@ -2,7 +2,6 @@
 // before the body is read, the presented credential is resolved and the policy (lib/access-policy.ts) decides; once
 // the query and body are validated, it decides again on the project they name. Routes read `request.principal` and
 // `request.scope`, never a header.
-import { createHash, timingSafeEqual } from 'node:crypto'
 import { isIP } from 'node:net'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -17,6 +16,7 @@ import {
   type Principal,
   type Target,
 } from '../lib/access-policy.js'
+import { adminTokenMatcher, presentedKey } from '../lib/credentials.js'
 import type { KeyContext } from '../store/types.js'
 
 declare module 'fastify' {
@@ -45,24 +45,6 @@ declare module 'fastify' {
 
 const kCredential = Symbol('loupe.credential')
 type WithCredential = FastifyRequest & { [kCredential]?: Credential }
-
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest()
-
-/** The secret a request presents, if any: a Bearer token or X-API-Key, and on routes that allow it `?token=`. */
-export function presentedKey(request: FastifyRequest, fromQuery = false): string | null {
-  const header = request.headers.authorization
-  if (typeof header === 'string') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
-    if (match) return match[1] ?? null
-  }
-  const apiKey = request.headers['x-api-key']
-  if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim()
-  if (fromQuery) {
-    const token = (request.query as Record<string, unknown> | undefined)?.token
-    if (typeof token === 'string' && token !== '') return token
-  }
-  return null
-}
 
 /** Whether an address only this machine can reach. */
 export function isLoopback(address: string): boolean {
@@ -105,7 +87,7 @@ function targetOf(request: FastifyRequest, access: Access): Target | null {
 export default fp(
   async (app) => {
     const mode: Mode = app.config.adminToken === null ? 'open' : 'protected'
-    const adminDigest = app.config.adminToken === null ? null : sha256(app.config.adminToken)
+    const isAdminToken = adminTokenMatcher(app.config.adminToken)
     app.decorate('authMode', mode)
     app.decorateRequest('principal', null as never)
     app.decorateRequest('scope', null)
@@ -114,8 +96,7 @@ export default fp(
     async function resolve(request: FastifyRequest): Promise<Credential> {
       const secret = presentedKey(request, request.routeOptions.config?.credentialInQuery === true)
       if (secret === null) return { kind: 'none' }
-      // Constant time: both sides are SHA-256 digests of the same length, whatever was presented.
-      if (adminDigest !== null && timingSafeEqual(sha256(secret), adminDigest)) return { kind: 'admin' }
+      if (isAdminToken(secret)) return { kind: 'admin' }
       const key = await app.projects.identify(secret)
       return key ? { kind: 'key', key } : { kind: 'invalid' }
     }

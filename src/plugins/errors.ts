@@ -23,6 +23,9 @@ export function errorReply(err: FastifyError, request: FastifyRequest, reply: Fa
     message = describeStoreUnavailable(err)
     code = 'LOUPE_STORE_UNAVAILABLE'
   }
+  const retryAfterS = (err as { retryAfterS?: unknown }).retryAfterS
+  if (typeof retryAfterS === 'number' && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', String(retryAfterS))
   if (statusCode === 503) {
     // Expected under load or while the store is down: one line, no stack, and a hint for the client.
     request.log.warn({ code, cause: err.message }, 'service unavailable')

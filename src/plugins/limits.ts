@@ -1,20 +1,26 @@
-// Abuse limits that apply to every route: 503 with Retry-After when the process is saturated (under-pressure),
-// and a per-address request rate (rate-limit; ingest routes replace it with their per-key limit).
+// Abuse limits that apply to every route: 503 with Retry-After when the process is saturated (under-pressure), a
+// per-address request rate on every route but ingest, the live stream and the health checks (rate-limit), and a
+// smooth per-key rate on ingest that counts traces (OTLP: spans), not requests (a token bucket, lib/token-bucket.ts).
 import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { Overloaded } from '../errors.js'
-import { hashApiKey } from '../lib/api-keys.js'
-import { presentedKey } from './auth.js'
+import { Overloaded, RateLimited } from '../errors.js'
+import { hashApiKey, presentedKey } from '../lib/credentials.js'
+import { createTokenBuckets } from '../lib/token-bucket.js'
 
 /** Seconds a client is told to wait when the server is saturated. */
 const PRESSURE_RETRY_AFTER_S = 5
+/** How often buckets that have refilled are forgotten. */
+const SWEEP_MS = 60_000
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Route config of an ingest route: its per-key rate limit (or none). */
-    ingestRateLimit: { max: number; timeWindow: number; keyGenerator: (request: FastifyRequest) => string } | false
+    /**
+     * The ingest limit: takes `count` traces (OTLP: spans) from the bucket of the request's key; throws a 429 with
+     * Retry-After when the key has sent more than INGEST_RATE_LIMIT a minute allows. No-op when the limit is off.
+     */
+    takeIngest(request: FastifyRequest, count: number): void
   }
 }
 
@@ -28,26 +34,48 @@ export default fp(
       retryAfter: PRESSURE_RETRY_AFTER_S,
       customError: Overloaded,
     })
+    // Per address, on every route that does not opt out (ingest has its own limit; /ws its connection cap; / and
+    // /health must answer a load balancer whatever one address does).
     await app.register(rateLimit, {
       global: config.rateLimit > 0,
       max: config.rateLimit,
       timeWindow: 60_000,
       keyGenerator: (request) => `ip:${request.ip}`,
+      errorResponseBuilder: (_request, context) =>
+        new RateLimited(
+          `more than ${context.max} requests a minute from this address (RATE_LIMIT): retry in ${context.after}`,
+        ),
     })
-    app.decorate(
-      'ingestRateLimit',
-      config.ingestRateLimit > 0
-        ? {
-            max: config.ingestRateLimit,
-            timeWindow: 60_000,
-            // Per key: the hash of the presented key (never the key itself, and no database read), else the address.
-            keyGenerator: (request: FastifyRequest) => {
-              const key = presentedKey(request)
-              return key ? `key:${hashApiKey(key)}` : `ip:${request.ip}`
-            },
-          }
-        : false,
-    )
+
+    const buckets = config.ingestRateLimit > 0 ? createTokenBuckets(config.ingestRateLimit) : null
+    // Per key: the hash of the presented key (never the key itself, and no database read), else the address.
+    const keyOf = (request: FastifyRequest) => {
+      const key = presentedKey(request)
+      return key ? `key:${hashApiKey(key)}` : `ip:${request.ip}`
+    }
+    const refuse = (retryAfterS: number) =>
+      Object.assign(
+        new RateLimited(
+          `this key has sent more than ${config.ingestRateLimit} traces a minute (INGEST_RATE_LIMIT): retry in ` +
+            `${retryAfterS} s`,
+        ),
+        { retryAfterS },
+      )
+    app.decorate('takeIngest', (request: FastifyRequest, count: number) => {
+      if (!buckets) return
+      const taken = buckets.take(keyOf(request), count, Date.now())
+      if (!taken.ok) throw refuse(taken.retryAfterS)
+    })
+    if (buckets) {
+      // A key with nothing left is refused before its body is read.
+      app.addHook('onRequest', async (request) => {
+        if (request.routeOptions.config?.access !== 'ingest') return
+        if (!buckets.hasAny(keyOf(request), Date.now())) throw refuse(1)
+      })
+      const sweep = setInterval(() => buckets.sweep(Date.now()), SWEEP_MS)
+      sweep.unref()
+      app.addHook('onClose', async () => clearInterval(sweep))
+    }
   },
   { name: 'loupe-limits', dependencies: ['loupe-config'] },
 )

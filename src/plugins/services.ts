@@ -1,8 +1,9 @@
 // The services routes call: ingest (the one road of a trace), OTLP (spans waiting for their trace, and the timer that
-// stores them) and projects/keys; and the event hub they share, fed by this replica's ingest and by the store with
-// what other replicas store.
+// stores them) and projects/keys; the event hub they share, fed by this replica's ingest and by the store with what
+// other replicas store; and the live stream's sockets, which the hub feeds.
 import fp from 'fastify-plugin'
 import { createEventHub, type EventHub } from '../events/hub.js'
+import { createSocketHub, type SocketHub } from '../events/sockets.js'
 import { createIngestService, type IngestService } from '../ingest/service.js'
 import type { Validators } from '../lib/validation.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
@@ -11,6 +12,7 @@ import { createProjectService, type ProjectService } from '../services/projects.
 declare module 'fastify' {
   interface FastifyInstance {
     hub: EventHub
+    sockets: SocketHub
     ingest: IngestService
     otlp: OtlpService
     projects: ProjectService
@@ -38,6 +40,18 @@ export default fp(
     app.addHook('onReady', () => otlp.start())
     app.addHook('onClose', () => otlp.stop())
     app.decorate('projects', createProjectService(app.store, app.now))
+    const sockets = createSocketHub({
+      maxBufferBytes: app.config.wsMaxBufferBytes,
+      heartbeatMs: app.config.wsHeartbeatMs,
+      maxFramesPerSecond: app.config.wsMaxFramesPerSecond,
+      isKeyLive: async (keyHash) => (await app.store.findApiKey(keyHash)) !== null,
+    })
+    app.decorate('sockets', sockets)
+    const unsubscribe = hub.subscribe((traces) => sockets.publish(traces))
+    app.addHook('onClose', async () => {
+      unsubscribe()
+      sockets.close()
+    })
     // Replicas on one database: what another replica stores reaches this replica's /ws clients through the hub too.
     const stopFollowing = await app.store.followReplicas((traces) => hub.publish(traces))
     app.addHook('onClose', async () => {

@@ -8,7 +8,8 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/',
     {
-      config: { access: 'public' },
+      // Health checks answer a load balancer whatever one address does: no per-address request limit.
+      config: { access: 'public', rateLimit: false },
       schema: { tags: ['health'], summary: 'Health check', response: { 200: RootResponse } },
     },
     async () => ({ message: 'Loupe is running' }),
@@ -18,7 +19,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/health',
     {
-      config: { access: 'public' },
+      config: { access: 'public', rateLimit: false },
       schema: {
         tags: ['health'],
         summary: 'Readiness: the database answers',

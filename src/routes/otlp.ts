@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { errorResponses, OtlpExportRequest, OtlpExportResponse } from '../../schemas/index.js'
 import { BodyTooLarge, InvalidInput, UnsupportedContentEncoding } from '../errors.js'
+import { countSpans } from '../otlp/decode.js'
 import { decodeExportRequest, encodeExportResponse, encodeRpcStatus, rpcCodeOf } from '../otlp/proto.js'
 import { errorReply } from '../plugins/errors.js'
 import { ingestConfig, keyAuth } from './ingest-options.js'
@@ -78,7 +79,7 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
     {
       // Like every ingest route, the key is checked before the body is read: an unauthenticated export costs no
       // decoding (plugins/auth.ts).
-      config: ingestConfig(app),
+      config: ingestConfig(),
       bodyLimit: limit,
       // The documented body is the OTLP request; spans are checked one by one by the OTLP service, so that a bad
       // span rejects itself (in partialSuccess), not the whole export. Here only "an object" is required.
@@ -100,6 +101,7 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      app.takeIngest(request, Math.max(1, countSpans(request.body as Record<string, unknown>)))
       const result = await app.otlp.receive(request.body as Record<string, unknown>, request.apiKey!)
       const partialSuccess =
         result.rejected > 0 ? { rejectedSpans: result.rejected, errorMessage: result.message } : undefined

@@ -28,7 +28,7 @@ const JsonObject = Type.Object({})
 const traces: FastifyPluginAsyncTypebox = async (app) => {
   // Traces are JSON only: without this, Fastify's built-in text/plain parser turns a 415 into a confusing 400.
   app.removeContentTypeParser('text/plain')
-  const ingest = ingestConfig(app)
+  const ingest = ingestConfig()
 
   // GET /traces
   app.get(
@@ -96,6 +96,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      app.takeIngest(request, 1)
       const { created, trace } = await app.ingest.ingestOne(request.body, request.apiKey!)
       return reply.code(created ? 201 : 200).send(trace)
     },
@@ -117,7 +118,10 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: BatchTracesResponse, ...errorResponses(400, 401, 413, 415, 429) },
       },
     },
-    async (request) => app.ingest.ingestBatch(request.body.traces, request.apiKey!),
+    async (request) => {
+      app.takeIngest(request, request.body.traces.length)
+      return app.ingest.ingestBatch(request.body.traces, request.apiKey!)
+    },
   )
 }
 

@@ -5,7 +5,7 @@ import { randomInt } from 'node:crypto'
 import { uuidv7 } from 'uuidv7'
 import type { Environment, Project, StepInput, Trace, TraceInput } from '../../schemas/index.js'
 import { normalizeTrace } from '../ingest/normalize.js'
-import { generateApiKey, hashApiKey, previewApiKey } from '../lib/api-keys.js'
+import { generateApiKey, hashApiKey, previewApiKey } from '../lib/credentials.js'
 import { toZonelessIso } from '../lib/time.js'
 import type { Store } from '../store/types.js'
 

@@ -10,7 +10,7 @@ import type {
   Project,
 } from '../../schemas/index.js'
 import { ApiKeyNotFound, InvalidApiKey, InvalidInput, ProjectExists, ProjectNotFound } from '../errors.js'
-import { generateApiKey, hashApiKey, previewApiKey } from '../lib/api-keys.js'
+import { generateApiKey, hashApiKey, previewApiKey } from '../lib/credentials.js'
 import { toZonelessIso } from '../lib/time.js'
 import { isStoreUnavailableError } from '../store/index.js'
 import type { ApiKeyRecord, KeyContext, Store } from '../store/types.js'

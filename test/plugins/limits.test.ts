@@ -2,8 +2,8 @@
 // Retry-After when the event loop is saturated, and 408 for a request that never finishes arriving.
 import { connect as tcpConnect } from 'node:net'
 import t from 'tap'
-import { buildTestApp, createProject, postTrace } from '../helper.js'
-import { startServer, within } from '../ws-peer.js'
+import { buildTestApp, createProject, postBatch, postTrace } from '../helper.js'
+import { connect as connectPeer, startServer, within } from '../ws-peer.js'
 
 const ERROR_SHAPE = { statusCode: Number, error: String, message: String }
 
@@ -15,9 +15,13 @@ t.test(
     for (let i = 0; i < 4; i++) t.equal((await app.inject('/traces')).statusCode, 200)
     const limited = await app.inject('/traces')
     t.equal(limited.statusCode, 429)
-    t.match(limited.json(), { ...ERROR_SHAPE, statusCode: 429 })
+    t.match(limited.json(), { ...ERROR_SHAPE, statusCode: 429, code: 'LOUPE_RATE_LIMITED', message: /RATE_LIMIT/ })
     t.ok(Number(limited.headers['retry-after']) > 0, `Retry-After: ${limited.headers['retry-after']}`)
-    t.equal((await app.inject('/no-such-route')).statusCode, 429, 'unknown routes count too')
+    const unknown = await app.inject('/no-such-route')
+    t.equal(unknown.statusCode, 429, 'unknown routes count too')
+    t.equal(unknown.json().code, 'LOUPE_RATE_LIMITED')
+    // What a load balancer asks must answer whatever one address did.
+    for (const path of ['/health', '/']) t.equal((await app.inject(path)).statusCode, 200, `${path} is not limited`)
     t.equal((await app.inject({ url: '/traces', remoteAddress: '10.1.2.3' })).statusCode, 200, 'another address')
     for (let i = 0; i < 10; i++) t.equal((await postTrace(app, key, { prompt: 'p' })).statusCode, 201, 'ingest is not')
   },
@@ -37,16 +41,34 @@ t.test('behind a proxy (TRUST_PROXY), each forwarded client has its own budget',
   t.equal((await from('198.51.100.2')).statusCode, 200)
 })
 
-t.test('per key on ingest: INGEST_RATE_LIMIT a minute for each key', async (t) => {
-  const app = await buildTestApp(t, { config: { ingestRateLimit: 3 } })
+t.test('per key on ingest: INGEST_RATE_LIMIT traces a minute for each key, batches counted by trace', async (t) => {
+  const app = await buildTestApp(t, { config: { ingestRateLimit: 10 } })
   const a = await createProject(app, 'A')
   const b = await createProject(app, 'B')
   for (let i = 0; i < 3; i++) t.equal((await postTrace(app, a.key, { prompt: 'p' })).statusCode, 201)
+  const batch = (n: number) =>
+    postBatch(
+      app,
+      a.key,
+      Array.from({ length: n }, () => ({ prompt: 'p' })),
+    )
+  t.equal((await batch(7)).statusCode, 200, 'ten traces in all')
   const limited = await postTrace(app, a.key, { prompt: 'p' })
   t.equal(limited.statusCode, 429)
-  t.ok(limited.headers['retry-after'])
+  t.match(limited.json(), { ...ERROR_SHAPE, statusCode: 429, code: 'LOUPE_RATE_LIMITED', message: /INGEST_RATE_LIMIT/ })
+  t.ok(Number(limited.headers['retry-after']) >= 1, `Retry-After: ${limited.headers['retry-after']}`)
   t.notOk(limited.body.includes(a.key), 'the key is not echoed')
   t.equal((await postTrace(app, b.key, { prompt: 'p' })).statusCode, 201, 'another key has its own budget')
+  t.equal((await app.inject('/traces')).json().total, 11, 'nothing of the refused request was stored')
+})
+
+t.test('/ws upgrades and health checks do not use up the per-address limit; /ws keeps its own cap', async (t) => {
+  const { app, port } = await startServer(t, { rateLimit: 3 })
+  const peers = []
+  for (let i = 0; i < 6; i++) peers.push(await connectPeer(t, port))
+  t.equal(app.sockets.size, 6, 'six streams from one address')
+  for (let i = 0; i < 5; i++) t.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200)
+  t.equal((await fetch(`http://127.0.0.1:${port}/traces`)).status, 200, 'the read budget is untouched')
 })
 
 t.test('a body over BODY_LIMIT is a 413; in protected mode a caller without a credential gets 401 first', async (t) => {

@@ -13,7 +13,18 @@ import {
 } from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
 import { createProject, postBatch, postTrace, schemaErrors } from '../helper.js'
-import { connect, serverSide, sleep, spyOn, startServer, UTC_ISO, WAIT_MS, waitUntil, within } from '../ws-peer.js'
+import {
+  connect,
+  rawOf,
+  serverSide,
+  sleep,
+  spyOn,
+  startServer,
+  UTC_ISO,
+  WAIT_MS,
+  waitUntil,
+  within,
+} from '../ws-peer.js'
 
 let seq = 0
 const aTrace = (extra: Record<string, unknown> = {}) => ({ trace_id: `ws-${++seq}`, prompt: `p${seq}`, ...extra })
@@ -231,10 +242,12 @@ t.test('a client that is gone is removed during a broadcast; the others are unaf
     // What the server sees when the peer vanished but the close has not been processed yet.
     Object.defineProperty(server, 'readyState', { get: () => WebSocket.CLOSING, configurable: true })
     await postTrace(app, key, aTrace())
+    await app.sockets.flushed()
     t.strictSame(calls, { send: 0, terminate: 1 }, 'dropped (terminated) during the broadcast')
     t.equal((await b.events()).length, 1, 'the others still receive it')
     await within(WAIT_MS, 'the dropped peer to see its connection end', gone.closed)
     await postBatch(app, key, [aTrace(), aTrace()])
+    await app.sockets.flushed()
     t.strictSame(calls, { send: 0, terminate: 1 }, 'no longer in the set')
     t.equal((await b.events()).length, 2)
   })
@@ -243,15 +256,19 @@ t.test('a client that is gone is removed during a broadcast; the others are unaf
     const [failing, b] = await Promise.all([connect(t, port), connect(t, port)])
     const server = serverSide(app, failing)
     const calls = spyOn(server)
-    server.send = ((_data: unknown, ...rest: unknown[]) => {
+    const raw = rawOf(server)
+    raw.write = ((_data: unknown, ...rest: unknown[]) => {
       calls.send++
       const cb = rest.find((r) => typeof r === 'function') as ((err?: Error) => void) | undefined
       process.nextTick(() => cb?.(new Error('write EPIPE')))
-    }) as WebSocket['send']
+      return true
+    }) as typeof raw.write
     await postTrace(app, key, aTrace())
+    await app.sockets.flushed()
     t.equal((await b.events()).length, 1)
     t.strictSame(calls, { send: 1, terminate: 1 }, 'terminated after the failed send')
     await postBatch(app, key, [aTrace(), aTrace(), aTrace()])
+    await app.sockets.flushed()
     t.strictSame(calls, { send: 1, terminate: 1 }, 'never sent to again')
     t.equal((await b.events()).length, 3)
     t.strictSame(b.problems, [])
@@ -276,7 +293,7 @@ t.test('heartbeat: a client that does not answer pings is dropped', { timeout: 1
 })
 
 t.test(
-  'a slow peer whose unsent buffer passes the limit is dropped; the others keep receiving',
+  'a peer that stops reading is dropped once it is far behind the stream with its socket full; the others go on',
   {
     timeout: 60_000,
   },
@@ -288,9 +305,13 @@ t.test(
     const slowServer = serverSide(app, slow)
     // The unsent bytes at the moment the server gives up on the peer.
     let backlogAtDrop = -1
+    let sentAtDrop = -1
     const terminate = slowServer.terminate.bind(slowServer)
     slowServer.terminate = () => {
-      if (backlogAtDrop < 0) backlogAtDrop = slowServer.bufferedAmount
+      if (backlogAtDrop < 0) {
+        backlogAtDrop = slowServer.bufferedAmount
+        sentAtDrop = sent
+      }
       terminate()
     }
     // Stop reading: the kernel buffers fill, then the server's unsent buffer grows.
@@ -307,11 +328,52 @@ t.test(
       received += (await fast.events()).length
     }
     t.not(slowServer.readyState, WebSocket.OPEN, `the slow peer was dropped (after ${sent} traces)`)
-    t.ok(backlogAtDrop > 256 * 1024, `its unsent buffer had passed the limit (${backlogAtDrop} bytes) when dropped`)
+    t.ok(backlogAtDrop >= 128 * 1024, `its socket was full when it was dropped (${backlogAtDrop} bytes waiting)`)
+    // Each trace.created of these is a little over 200 KB.
+    t.ok(
+      sentAtDrop * 200_000 >= 16 * 256 * 1024,
+      `not before 16 × the limit of the stream had passed it by (${sentAtDrop} traces)`,
+    )
     t.equal(received, sent, 'the fast peer received every event meanwhile')
     for (let i = 0; i < 3; i++) await postBatch(app, key, [big(), big()])
     t.equal((await fast.events()).length, 6, 'and keeps receiving afterwards')
     await waitUntil('the server to forget the slow peer', () => app.websocketServer.clients.size === 1)
     t.strictSame(fast.problems, [])
+  },
+)
+
+t.test('GET /ws without the WebSocket upgrade says how to connect (426, not an empty 404)', async (t) => {
+  const { app } = await startServer(t)
+  const res = await app.inject('/ws')
+  t.equal(res.statusCode, 426)
+  t.match(res.json(), { statusCode: 426, code: 'LOUPE_UPGRADE_REQUIRED', message: /WebSocket client.*\?token=/ })
+})
+
+t.test(
+  'fan-out runs off the request path: the ingest answer and other requests do not wait for the broadcast',
+  { timeout: 60_000 },
+  async (t) => {
+    const { app, port } = await startServer(t, { rateLimit: 0, ingestRateLimit: 0 })
+    const { key } = await createProject(app, 'Fan-out')
+    const peers: Awaited<ReturnType<typeof connect>>[] = []
+    for (let i = 0; i < 3; i++) peers.push(...(await Promise.all(Array.from({ length: 100 }, () => connect(t, port)))))
+    const batch = Array.from({ length: 200 }, () => aTrace({ prompt: randomBytes(300).toString('hex') }))
+    const res = await postBatch(app, key, batch)
+    t.equal(res.statusCode, 200)
+    const queued = app.sockets.stats().queuedFrames
+    t.ok(queued > 0, `the answer came while ${queued} events were still being handed to the sockets`)
+    const health = await app.inject('/health')
+    t.equal(health.statusCode, 200)
+    t.ok(app.sockets.stats().queuedFrames > 0, '/health was answered in the middle of the broadcast')
+    await app.sockets.flushed()
+    t.equal(app.sockets.stats().queuedFrames, 0, 'the log is emptied once every socket has had it')
+    for (const [i, peer] of [peers[0]!, peers[150]!, peers[299]!].entries()) {
+      t.same(
+        (await peer.events()).map((e) => e.trace_id),
+        batch.map((b) => b.trace_id),
+        `peer ${i} received every event, in order`,
+      )
+    }
+    t.equal(app.sockets.stats().dropped, 0, 'no reading peer was dropped')
   },
 )
