@@ -77,7 +77,7 @@ t.test('loupe serve restarts on the same database while an app records: every tr
   const serveArgs = ['serve', '--port', String(port), '--database', join(dir, 'loupe.db'), '--log-level', 'info']
 
   const first = start(t, serveArgs)
-  await waitFor(() => answers(url), 15_000, 'loupe serve to answer')
+  await waitFor(() => answers(url), 45_000, 'loupe serve to answer')
   const created = await loupe(['--url', url, 'projects', 'create', '--name', 'Restart App', '--quiet'])
   t.equal(created.code, 0)
   const app = new Loupe({ baseUrl: url, apiKey: created.stdout.trim(), flushIntervalMs: 50, maxDelayMs: 200 })
@@ -101,7 +101,7 @@ t.test('loupe serve restarts on the same database while an app records: every tr
   await waitFor(() => app.stats().retries > 0, 5000, 'a failed delivery')
   const second = start(t, serveArgs)
   await record(25, 'restarting')
-  await waitFor(() => answers(url), 15_000, 'loupe serve to answer again')
+  await waitFor(() => answers(url), 45_000, 'loupe serve to answer again')
   t.equal(await app.flush({ timeoutMs: 10_000 }), true, 'delivered once the server is back')
 
   const listed = await loupe(['--url', url, 'traces', 'list', '--project', 'restart-app', '--limit', '1000', '--json'])
@@ -116,7 +116,7 @@ t.test('loupe tail stops on Ctrl-C with exit code 0', async (t) => {
   const port = await unusedPort()
   const url = `http://127.0.0.1:${port}`
   start(t, ['serve', '--port', String(port), '--database', ':memory:', '--log-level', 'warn'])
-  await waitFor(() => answers(url), 15_000, 'loupe serve to answer')
+  await waitFor(() => answers(url), 45_000, 'loupe serve to answer')
   const tail = start(t, ['--url', url, 'tail'], { NO_COLOR: '1' })
   await waitFor(() => tail.output.stderr.includes('Following every project'), 15_000, 'tail to connect')
   tail.child.kill('SIGINT')
