@@ -1,6 +1,11 @@
 // The contract in one import, and the named components every app registers.
 
-import { AnalyticsSummarySchema, BreakdownEntrySchema, ChartPointSchema } from './analytics.js'
+import {
+  AnalyticsSummarySchema,
+  BreakdownEntrySchema,
+  ChartPointSchema,
+  CostBreakdownEntrySchema,
+} from './analytics.js'
 import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
 import { ProjectSchema } from './project.js'
@@ -12,6 +17,7 @@ export * from './api-key.js'
 export * from './common.js'
 export * from './events.js'
 export * from './health.js'
+export * from './model.js'
 export * from './otlp.js'
 export * from './project.js'
 export * from './step.js'
@@ -30,4 +36,5 @@ export const componentSchemas = [
   AnalyticsSummarySchema,
   ChartPointSchema,
   BreakdownEntrySchema,
+  CostBreakdownEntrySchema,
 ] as const

@@ -1,6 +1,6 @@
 // StepSchema: one ordered step of a trace (a model call, a tool call, a retrieval, …), and the looser form clients send.
 import { type Static, Type } from '@sinclair/typebox'
-import { BOUNDS, LatencyMs, Nullable, TimestampInput, TokenCount, UtcTimestamp } from './common.js'
+import { BOUNDS, CostUsd, LatencyMs, Nullable, TimestampInput, TokenCount, UtcTimestamp } from './common.js'
 
 export const STEP_TYPES = ['llm', 'tool', 'retrieval', 'function', 'other'] as const
 export const StepTypeSchema = Type.Union(
@@ -23,6 +23,12 @@ export const StepSchema = Type.Object(
     status: StepStatusSchema,
     latency: Nullable(LatencyMs('Duration of the step in milliseconds.')),
     token_count: Nullable(TokenCount(BOUNDS.stepTokens, 'Tokens used by the step.')),
+    cost: Nullable(
+      CostUsd(
+        'What the step cost: the cost the client reported, else the price of its model (`metadata.model`) times its ' +
+          '`metadata.prompt_tokens` and `metadata.completion_tokens`; null when unpriced.',
+      ),
+    ),
     input: Type.Unknown({ description: 'Input of the step (any JSON value).' }),
     output: Type.Unknown({ description: 'Output of the step (any JSON value).' }),
     error: Nullable(Type.String({ description: 'Error message when the step failed.' })),
@@ -63,6 +69,7 @@ export const StepInputSchema = Type.Object(
     token_count: NonNegativeInt('Tokens used by the step.'),
     tokens: NonNegativeInt('Alias of `token_count`.'),
     total_tokens: NonNegativeInt('Alias of `token_count`.'),
+    cost: Type.Optional(Nullable(CostUsd('What the step cost, when the client knows it.'))),
     input: Type.Optional(Type.Unknown()),
     output: Type.Optional(Type.Unknown()),
     error: Type.Optional(Nullable(Type.String())),

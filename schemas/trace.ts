@@ -2,6 +2,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import {
   BOUNDS,
+  CostUsd,
   EnvironmentSchema,
   LatencyMs,
   LimitQuery,
@@ -63,6 +64,12 @@ export const TraceSchema = Type.Object(
     token_count: TokenCount(BOUNDS.traceTokens, 'Tokens used by the trace.'),
     prompt_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Input tokens.')),
     completion_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Output tokens.')),
+    cost: Nullable(
+      CostUsd(
+        'What the trace cost: the cost the client reported; else the sum of its priced steps; else the price of its ' +
+          'model times its prompt and completion tokens; null when unpriced (never guessed).',
+      ),
+    ),
     status: TraceStatusSchema,
     failure_reason: Nullable(Type.String({ description: 'Why the trace failed.' })),
     retry_count: Type.Integer({
@@ -103,6 +110,7 @@ export const TraceInputSchema = Type.Object(
     total_tokens: NonNegativeInteger('Alias of `token_count`.'),
     prompt_tokens: NonNegativeInteger('Input tokens.'),
     completion_tokens: NonNegativeInteger('Output tokens.'),
+    cost: OptionalNullable(CostUsd('What the call cost, when the client knows it; kept as sent.')),
     status: OptionalNullable(
       Type.String({ maxLength: 64, description: 'Only `failed`/`error` is read: it marks the trace failed.' }),
     ),
@@ -132,6 +140,8 @@ export const ListTracesQuery = Type.Object({
   max_latency: Type.Optional(LatencyMs('Latency ≤ this many ms.')),
   min_tokens: Type.Optional(TokenCount(BOUNDS.traceTokens, 'token_count ≥ this.')),
   max_tokens: Type.Optional(TokenCount(BOUNDS.traceTokens, 'token_count ≤ this.')),
+  min_cost: Type.Optional(CostUsd('cost ≥ this (unpriced traces never match).')),
+  max_cost: Type.Optional(CostUsd('cost ≤ this (unpriced traces never match).')),
   session_id: Type.Optional(Type.String()),
   user_id: Type.Optional(Type.String()),
   environment: Type.Optional(EnvironmentSchema),

@@ -3,11 +3,20 @@
 // process.exit, so tests run it in-process.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { ENVIRONMENTS, TRACE_STATUSES } from '../../schemas/index.js'
-import { DEFAULT_BASE_URL, Loupe, LoupeError, type Trace } from '../client/index.js'
+import { DEFAULT_BASE_URL, Loupe, LoupeError, type ModelPrice, type Trace } from '../client/index.js'
 import { loadConfig } from '../config.js'
 import { version } from '../lib/version.js'
 import { CliError } from './errors.js'
-import { formatLatency, formatTimestamp, type OutputStream, painter, STATUS_STYLE, table, traceLine } from './format.js'
+import {
+  formatCost,
+  formatLatency,
+  formatTimestamp,
+  type OutputStream,
+  painter,
+  STATUS_STYLE,
+  table,
+  traceLine,
+} from './format.js'
 
 export interface CliIo {
   stdout: OutputStream
@@ -245,6 +254,8 @@ export function buildProgram(io: CliIo): Command {
     .option('--max-latency <ms>', 'latency ≤ this many ms', nonNegative('--max-latency'))
     .option('--min-tokens <n>', 'token_count ≥ n', integer('--min-tokens', 0))
     .option('--max-tokens <n>', 'token_count ≤ n', integer('--max-tokens', 0))
+    .option('--min-cost <usd>', 'cost ≥ this many USD', nonNegative('--min-cost'))
+    .option('--max-cost <usd>', 'cost ≤ this many USD', nonNegative('--max-cost'))
     .option('--since <time>', 'created at or after (ISO 8601 or epoch)')
     .option('--until <time>', 'created before (ISO 8601 or epoch)')
     .option('-n, --limit <n>', 'at most n traces (1–1000)', integer('--limit', 1, 1000), 20)
@@ -262,6 +273,8 @@ export function buildProgram(io: CliIo): Command {
         max_latency: options.maxLatency,
         min_tokens: options.minTokens,
         max_tokens: options.maxTokens,
+        min_cost: options.minCost,
+        max_cost: options.maxCost,
         since: options.since,
         until: options.until,
         limit: options.limit,
@@ -281,6 +294,7 @@ export function buildProgram(io: CliIo): Command {
             { header: 'MODEL', value: (tr) => tr.model ?? '-' },
             { header: 'LATENCY', value: (tr) => formatLatency(tr.latency), align: 'right' },
             { header: 'TOKENS', value: (tr) => String(tr.token_count), align: 'right' },
+            { header: 'COST', value: (tr) => formatCost(tr.cost), align: 'right' },
             { header: 'TRACE ID', value: (tr) => tr.trace_id, style: () => 'dim' },
             {
               header: 'NAME / PROMPT',
@@ -303,6 +317,71 @@ export function buildProgram(io: CliIo): Command {
     .argument('<trace_id>')
     .action(async (traceId: string, _options, command: Command) => {
       json(await client(command).getTrace(traceId))
+    })
+
+  // loupe costs …
+  const costs = program.command('costs').description('model prices and re-pricing stored traces (admin)')
+  costs
+    .command('list')
+    .description('list the price overrides (other models are priced from the price database)')
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (options, command: Command) => {
+      const list = await client(command).costs.list()
+      if (options.json) return json(list)
+      if (list.total === 0) return out('No price overrides: every model is priced from the price database.\n')
+      const perMillion = (usd: number | null) => (usd === null ? '-' : `$${usd}`)
+      out(
+        table(
+          list.items,
+          [
+            { header: 'PATTERN', value: (p: ModelPrice) => p.pattern, style: () => 'cyan' },
+            { header: 'INPUT /1M', value: (p) => perMillion(p.input_price), align: 'right' },
+            { header: 'OUTPUT /1M', value: (p) => perMillion(p.output_price), align: 'right' },
+            { header: 'CACHED /1M', value: (p) => perMillion(p.cached_input_price), align: 'right' },
+            { header: 'UPDATED (UTC)', value: (p) => formatTimestamp(p.updated_at), flex: true },
+          ],
+          io.stdout,
+          paint,
+        ),
+      )
+    })
+  costs
+    .command('set')
+    .description('price the models matching a pattern (`*` matches anything), in USD per million tokens')
+    .argument('<pattern>', 'a model name, or a pattern such as gpt-4o* (quote it in a shell)')
+    .requiredOption('--input <usd>', 'USD per million input tokens', nonNegative('--input'))
+    .requiredOption('--output <usd>', 'USD per million output tokens', nonNegative('--output'))
+    .option('--cached <usd>', 'USD per million cached input tokens (default: the input price)', nonNegative('--cached'))
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (pattern: string, options, command: Command) => {
+      const price = await client(command).costs.set(pattern, {
+        input_price: options.input,
+        output_price: options.output,
+        cached_input_price: options.cached ?? null,
+      })
+      if (options.json) return json(price)
+      out(
+        `${price.pattern}: $${price.input_price} input, $${price.output_price} output per million tokens. ` +
+          'Traces stored from now on use it; `loupe costs recompute` prices stored ones again.\n',
+      )
+    })
+  costs
+    .command('remove')
+    .description('remove a price override (matching models fall back to the price database)')
+    .argument('<pattern>')
+    .action(async (pattern: string, _options, command: Command) => {
+      await client(command).costs.remove(pattern)
+      out(`Removed the price of ${pattern}.\n`)
+    })
+  costs
+    .command('recompute')
+    .description('price stored traces again with the prices in force (reported costs are kept)')
+    .option('--since <time>', 'only traces created at or after (ISO 8601 or epoch)')
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (options, command: Command) => {
+      const done = await client(command).costs.recompute(options.since === undefined ? {} : { since: options.since })
+      if (options.json) return json(done)
+      out(`${done.scanned} trace(s) priced again; ${done.changed} changed.\n`)
     })
 
   // loupe tail

@@ -12,9 +12,14 @@ import type {
   FailuresResponse,
   HealthResponse,
   ListApiKeysResponse,
+  ListModelPricesResponse,
   ListProjectsResponse,
   ListTracesQuery,
   ListTracesResponse,
+  ModelPrice,
+  PutModelPriceBody,
+  RecomputeCostsBody,
+  RecomputeCostsResponse,
   Trace,
 } from '../../schemas/index.js'
 import { createHttp, type Http, normalizeBaseUrl } from './http.js'
@@ -201,6 +206,20 @@ export class Loupe {
   /** GET /failures */
   failures(query: FailuresQuery = {}): Promise<FailuresResponse> {
     return this.#http('GET', 'failures', { query })
+  }
+
+  /** Model prices: operators' overrides of the price database, and re-pricing stored traces (admin). */
+  readonly costs = {
+    /** GET /models: every override, pattern ascending. */
+    list: (): Promise<ListModelPricesResponse> => this.#http('GET', 'models'),
+    /** PUT /models/{pattern}: prices the matching models' traces from now on. */
+    set: (pattern: string, price: PutModelPriceBody): Promise<ModelPrice> =>
+      this.#http('PUT', `models/${encodeURIComponent(pattern)}`, { body: price }),
+    /** DELETE /models/{pattern} */
+    remove: (pattern: string): Promise<void> => this.#http('DELETE', `models/${encodeURIComponent(pattern)}`),
+    /** POST /costs/recompute: prices stored traces again (created at or after `since`, else all). */
+    recompute: (body: RecomputeCostsBody = {}): Promise<RecomputeCostsResponse> =>
+      this.#http('POST', 'costs/recompute', { body }),
   }
 
   readonly projects = {

@@ -2,6 +2,7 @@
 import type { Environment } from '../../schemas/common.js'
 import { STEP_TYPES, type Step, type StepInput, type StepType } from '../../schemas/step.js'
 import type { Trace, TraceInput, TraceStatus } from '../../schemas/trace.js'
+import { roundCost } from '../costs/pricing.js'
 import { parseTimestamp, roundToMicros, toUtcIso } from '../lib/time.js'
 
 /**
@@ -44,6 +45,10 @@ function utcTimestamp(value: unknown, field: string, fallback: number | null): s
   return toUtcIso(ms)
 }
 
+/** A reported cost rounded to nano-dollars (pricing fills in the rest, src/costs/pricing.ts); null stays null. */
+const cost = (usd: number | null | undefined): number | null =>
+  usd === undefined || usd === null ? null : roundCost(usd)
+
 /** A latency rounded to microseconds; null stays null. */
 const micros = (ms: number | null): number | null => (ms === null ? null : roundToMicros(ms))
 
@@ -77,6 +82,7 @@ export function normalizeStep(input: StepInput, index: number): Step {
     status: stepStatus(input.status, error),
     latency: micros(firstGiven(input.latency, input.duration, input.duration_ms, input.latency_ms)),
     token_count: firstGiven(input.token_count, input.tokens, input.total_tokens),
+    cost: cost(input.cost),
     input: input.input ?? null,
     output: input.output ?? null,
     error,
@@ -180,6 +186,7 @@ export function normalizeTrace(
       firstGiven(input.token_count, input.total_tokens) ?? tokenSplit ?? sumOf(steps.map((s) => s.token_count)),
     prompt_tokens,
     completion_tokens,
+    cost: cost(input.cost),
     status,
     failure_reason,
     retry_count,

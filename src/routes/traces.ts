@@ -13,6 +13,7 @@ import {
   TraceParams,
   TraceSchema,
 } from '../../schemas/index.js'
+import { roundCost } from '../costs/pricing.js'
 import { TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
 import { parseTimestamp } from '../lib/time.js'
@@ -43,10 +44,13 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until, project_id: _named, ...filter } = request.query
+      const { limit = 50, offset = 0, since, until, min_cost, max_cost, project_id: _named, ...filter } = request.query
       return app.store.listTraces(
         {
           ...filter,
+          // Costs are kept to the nano-dollar: a bound is too, so the rollups and the rows agree on every edge.
+          min_cost: min_cost === undefined ? undefined : roundCost(min_cost),
+          max_cost: max_cost === undefined ? undefined : roundCost(max_cost),
           project_id: request.scope ?? undefined,
           since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
           until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),

@@ -4,6 +4,10 @@
 import { toUtcIso } from '../lib/time.js'
 import type { RollupInput } from './rollups.js'
 
+/** The columns a rebuild reads, in SQL. */
+export const ROLLUP_SOURCE_COLUMNS =
+  'project_id, environment, model, status, retry_count, latency, token_count, cost, created_at'
+
 /** Traces read (and added up) at a time. */
 export const REBUILD_CHUNK = 10_000
 
@@ -18,5 +22,6 @@ export const rollupInput = (row: RollupRow): RollupInput => ({
   retry_count: row.retry_count,
   latency: row.latency,
   token_count: row.token_count,
+  cost: row.cost,
   created_at: toUtcIso(row.created_at),
 })

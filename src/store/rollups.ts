@@ -2,14 +2,17 @@
 // and list totals never scan the traces table. Pure functions, shared by every store implementation.
 //
 // Three kinds:
-// - totals per (project, environment, model, status): traces, retries, latency sum, tokens;
-// - hourly per (project, hour): traces, latency sum, tokens (charts, time-range totals);
-// Sums are exact (see ExactSum): latency in whole microseconds, tokens in whole tokens, each held in two integer
-// columns so that no number of traces within the bounds of the schemas can overflow one or round it.
-// - histograms per project of latency and of token_count, in buckets with integer bounds, so that a rank or a range
-//   is found by summing whole buckets and counting one boundary bucket through an index: exact, and cheap.
+// - totals per (project, environment, model, status): traces, retries, unpriced traces, latency, tokens, cost;
+// - hourly per (project, hour): traces, latency, tokens, cost (charts, time-range totals);
+// Sums are exact (see ExactSum): latency in whole microseconds, tokens in whole tokens, cost in whole nano-dollars,
+// each held in two integer columns so that no number of traces within the bounds of the schemas can overflow one or
+// round it.
+// - histograms per project of latency, of token_count and of cost (nano-dollars, priced traces only), in buckets with
+//   integer bounds, so that a rank or a range is found by summing whole buckets and counting one boundary bucket
+//   through an index: exact, and cheap.
 import type { Trace } from '../../schemas/index.js'
 import { HOUR_MS } from '../analytics/math.js'
+import { costNanos } from '../costs/pricing.js'
 
 /** Key of a trace without a model in rollups and breakdowns. */
 export const UNKNOWN_MODEL = 'unknown'
@@ -62,12 +65,14 @@ export const exactValue = (sum: ExactSum): bigint => BigInt(sum.hi) * BigInt(SPL
 /** A latency in ms as the whole microseconds the rollups sum (latencies are stored rounded to microseconds). */
 export const latencyMicros = (ms: number): number => Math.round(ms * 1000)
 
-/** The sums of traces' latencies (µs) and tokens, as the totals and hourly rollups hold them. */
+/** The sums of traces' latencies (µs), tokens and costs (nano-dollars), as the totals and hourly rollups hold them. */
 export interface RollupSums {
   latency_hi: number
   latency_lo: number
   tokens_hi: number
   tokens_lo: number
+  cost_hi: number
+  cost_lo: number
 }
 
 export interface TotalsDelta extends RollupSums {
@@ -77,6 +82,7 @@ export interface TotalsDelta extends RollupSums {
   status: string
   traces: number
   retries: number
+  unpriced: number
 }
 
 export interface HourlyDelta extends RollupSums {
@@ -91,39 +97,53 @@ export const SUM_COLUMNS = [
   'latency_lo',
   'tokens_hi',
   'tokens_lo',
+  'cost_hi',
+  'cost_lo',
 ] as const satisfies readonly (keyof RollupSums)[]
 
 /** `col = table.col + excluded.col` for each sum column (and any others given): an upsert's SET list. */
 export const addExcluded = (table: string, columns: readonly string[]) =>
   columns.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')
 
-const noSums = (): RollupSums => ({ latency_hi: 0, latency_lo: 0, tokens_hi: 0, tokens_lo: 0 })
+const noSums = (): RollupSums => ({
+  latency_hi: 0,
+  latency_lo: 0,
+  tokens_hi: 0,
+  tokens_lo: 0,
+  cost_hi: 0,
+  cost_lo: 0,
+})
 
 /** What the rollups count of a trace. */
 export type RollupInput = Pick<
   Trace,
-  'project_id' | 'environment' | 'model' | 'status' | 'retry_count' | 'latency' | 'token_count' | 'created_at'
+  'project_id' | 'environment' | 'model' | 'status' | 'retry_count' | 'latency' | 'token_count' | 'cost' | 'created_at'
 >
 
-/** Adds one trace's latency and tokens to a row's sums. */
-function addSums(row: RollupSums, t: RollupInput) {
+/** Adds `sign` × one trace's latency, tokens and cost to a row's sums. */
+function addSums(row: RollupSums, t: RollupInput, sign: number) {
   const latency = splitValue(latencyMicros(t.latency))
   const tokens = splitValue(t.token_count)
-  row.latency_hi += latency.hi
-  row.latency_lo += latency.lo
-  row.tokens_hi += tokens.hi
-  row.tokens_lo += tokens.lo
+  const cost = splitValue(t.cost === null ? 0 : costNanos(t.cost))
+  row.latency_hi += sign * latency.hi
+  row.latency_lo += sign * latency.lo
+  row.tokens_hi += sign * tokens.hi
+  row.tokens_lo += sign * tokens.lo
+  row.cost_hi += sign * cost.hi
+  row.cost_lo += sign * cost.lo
 }
 
-/** The latency (µs) and token sums of rows, exact. */
-export function sumRollups(rows: readonly RollupSums[]): { latencyMicros: bigint; tokens: bigint } {
+/** The latency (µs), token and cost (nano-dollar) sums of rows, exact. */
+export function sumRollups(rows: readonly RollupSums[]): { latencyMicros: bigint; tokens: bigint; costNanos: bigint } {
   let latency = 0n
   let tokens = 0n
+  let cost = 0n
   for (const r of rows) {
     latency += exactValue({ hi: r.latency_hi, lo: r.latency_lo })
     tokens += exactValue({ hi: r.tokens_hi, lo: r.tokens_lo })
+    cost += exactValue({ hi: r.cost_hi, lo: r.cost_lo })
   }
-  return { latencyMicros: latency, tokens }
+  return { latencyMicros: latency, tokens, costNanos: cost }
 }
 
 export interface HistogramDelta {
@@ -137,6 +157,7 @@ export interface RollupDeltas {
   hourly: HourlyDelta[]
   latency: HistogramDelta[]
   tokens: HistogramDelta[]
+  cost: HistogramDelta[]
 }
 
 function add<T extends { traces: number }>(map: Map<string, T>, key: string, create: () => T, apply: (row: T) => void) {
@@ -148,13 +169,27 @@ function add<T extends { traces: number }>(map: Map<string, T>, key: string, cre
   apply(row)
 }
 
-/** What storing these traces adds to each rollup, grouped so that a batch writes each rollup row once. */
-export function rollupDeltas(traces: readonly RollupInput[]): RollupDeltas {
+/**
+ * What storing these traces adds to each rollup, grouped so that a batch writes each rollup row once. A trace listed
+ * in `removed` is taken away instead (a trace re-priced is its old form removed and its new one added).
+ */
+export function rollupDeltas(traces: readonly RollupInput[], removed: readonly RollupInput[] = []): RollupDeltas {
   const totals = new Map<string, TotalsDelta>()
   const hourly = new Map<string, HourlyDelta>()
   const latency = new Map<string, HistogramDelta>()
   const tokens = new Map<string, HistogramDelta>()
-  for (const t of traces) {
+  const cost = new Map<string, HistogramDelta>()
+  const histogram = (map: Map<string, HistogramDelta>, t: RollupInput, bucket: number, sign: number) =>
+    add(
+      map,
+      `${t.project_id}\u0000${bucket}`,
+      () => ({ project_id: t.project_id, bucket, traces: 0 }),
+      (row) => {
+        row.traces += sign
+      },
+    )
+  const signed = [...traces.map((t) => ({ t, sign: 1 })), ...removed.map((t) => ({ t, sign: -1 }))]
+  for (const { t, sign } of signed) {
     const model = t.model ?? UNKNOWN_MODEL
     const hour = Math.floor(Date.parse(t.created_at) / HOUR_MS) * HOUR_MS
     const retried = t.retry_count > 0 ? 1 : 0
@@ -168,12 +203,14 @@ export function rollupDeltas(traces: readonly RollupInput[]): RollupDeltas {
         status: t.status,
         traces: 0,
         retries: 0,
+        unpriced: 0,
         ...noSums(),
       }),
       (row) => {
-        row.traces += 1
-        row.retries += retried
-        addSums(row, t)
+        row.traces += sign
+        row.retries += sign * retried
+        row.unpriced += t.cost === null ? sign : 0
+        addSums(row, t, sign)
       },
     )
     add(
@@ -181,39 +218,31 @@ export function rollupDeltas(traces: readonly RollupInput[]): RollupDeltas {
       `${t.project_id}\u0000${hour}`,
       () => ({ project_id: t.project_id, hour, traces: 0, ...noSums() }),
       (row) => {
-        row.traces += 1
-        addSums(row, t)
+        row.traces += sign
+        addSums(row, t, sign)
       },
     )
-    const lb = bucketOf(t.latency)
-    add(
-      latency,
-      `${t.project_id}\u0000${lb}`,
-      () => ({ project_id: t.project_id, bucket: lb, traces: 0 }),
-      (row) => {
-        row.traces += 1
-      },
-    )
-    const tb = bucketOf(t.token_count)
-    add(
-      tokens,
-      `${t.project_id}\u0000${tb}`,
-      () => ({ project_id: t.project_id, bucket: tb, traces: 0 }),
-      (row) => {
-        row.traces += 1
-      },
-    )
+    histogram(latency, t, bucketOf(t.latency), sign)
+    histogram(tokens, t, bucketOf(t.token_count), sign)
+    if (t.cost !== null) histogram(cost, t, bucketOf(costNanos(t.cost)), sign)
   }
   return {
     totals: [...totals.values()],
     hourly: [...hourly.values()],
     latency: [...latency.values()],
     tokens: [...tokens.values()],
+    cost: [...cost.values()],
   }
 }
 
 /** Every rollup table. */
-export const ROLLUP_TABLES = ['rollup_totals', 'rollup_hourly', 'latency_histogram', 'token_histogram'] as const
+export const ROLLUP_TABLES = [
+  'rollup_totals',
+  'rollup_hourly',
+  'latency_histogram',
+  'token_histogram',
+  'cost_histogram',
+] as const
 
 export interface HistogramRow {
   bucket: number

@@ -1,7 +1,7 @@
 // The read side of traces, shared by every store: how GET /traces, /analytics and /failures are answered from the
 // rollups (src/store/rollups.ts) plus a few indexed seeks, so that no request scans the traces table. Each store
 // supplies the primitive queries in its own dialect (TraceReadQueries); the plan and the arithmetic live here once.
-import type { AnalyticsResponse, FailuresResponse, Trace } from '../../schemas/index.js'
+import type { AnalyticsResponse, CostBreakdownEntry, FailuresResponse, Trace } from '../../schemas/index.js'
 import {
   CHART_BUCKETS,
   chartPoints,
@@ -13,7 +13,9 @@ import {
   RECENT_FAILURES,
   sortBreakdown,
   toCount,
+  toUsd,
 } from '../analytics/math.js'
+import { costNanos, NANOS_PER_USD } from '../costs/pricing.js'
 import {
   bucketBounds,
   type HistogramRow,
@@ -26,7 +28,17 @@ import {
 } from './rollups.js'
 import type { AnalyticsParams, FailuresParams, Page, TraceFilter } from './types.js'
 
-export type HistogramKind = 'latency' | 'tokens'
+export type HistogramKind = 'latency' | 'tokens' | 'cost'
+
+/**
+ * Each histogram's table, the traces column it counts, and the column's value of one histogram unit (cost is counted
+ * in nano-dollars, stored in USD): a boundary `from ≤ v < below` is `from / scale ≤ column < below / scale`.
+ */
+export const HISTOGRAMS = {
+  latency: { table: 'latency_histogram', column: 'latency', scale: 1 },
+  tokens: { table: 'token_histogram', column: 'token_count', scale: 1 },
+  cost: { table: 'cost_histogram', column: 'cost', scale: NANOS_PER_USD },
+} as const satisfies Record<HistogramKind, { table: string; column: string; scale: number }>
 
 /** A rollup_totals row: the totals of one (project, environment, model, status). */
 export type TotalsRow = TotalsDelta
@@ -52,7 +64,7 @@ export interface Selection {
   limit: number
   offset: number
   /** Which index should drive the walk, when the store's planner needs telling (SQLite does; PostgreSQL decides). */
-  walk?: 'latency' | 'tokens' | 'created'
+  walk?: HistogramKind | 'created'
 }
 
 /** The primitive queries a store answers in its own dialect. */
@@ -104,11 +116,21 @@ export function traceWhere(f: TraceFilter, extra: ExtraConditions, bind: (value:
   cmp('latency', '<=', f.max_latency)
   cmp('token_count', '>=', f.min_tokens)
   cmp('token_count', '<=', f.max_tokens)
+  cmp('cost', '>=', f.min_cost)
+  cmp('cost', '<=', f.max_cost)
   cmp('created_at', '>=', f.since)
   cmp('created_at', '<', f.until)
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)
   return clauses.length ? `where ${clauses.join(' and ')}` : ''
+}
+
+/** A filter's range of one histogram's column, in the histogram's units. */
+function rangeOf(f: TraceFilter, kind: HistogramKind): { min?: number; max?: number } {
+  if (kind === 'latency') return { min: f.min_latency, max: f.max_latency }
+  if (kind === 'tokens') return { min: f.min_tokens, max: f.max_tokens }
+  const nanos = (usd: number | undefined) => (usd === undefined ? undefined : costNanos(usd))
+  return { min: nanos(f.min_cost), max: nanos(f.max_cost) }
 }
 
 /** Which filters are set, by kind: the rollup dimensions, the ranges, and the rest. */
@@ -117,13 +139,40 @@ function shapeOf(f: TraceFilter) {
   const dims = (['project_id', 'environment', 'model', 'status'] as const).filter(set)
   const latency = set('min_latency') || set('max_latency')
   const tokens = set('min_tokens') || set('max_tokens')
+  const cost = set('min_cost') || set('max_cost')
   const time = set('since') || set('until')
   const others = set('session_id') || set('user_id')
-  return { dims, latency, tokens, time, others }
+  const ranges = [latency && 'latency', tokens && 'tokens', cost && 'cost'].filter(
+    (r): r is HistogramKind => typeof r === 'string',
+  )
+  return { dims, ranges, time, others }
 }
 
 const sum = <T>(rows: readonly T[], pick: (r: T) => number, where: (r: T) => boolean = () => true) =>
   rows.filter(where).reduce((n, r) => n + pick(r), 0)
+
+/** Cost per model: the models with traces, by cost desc, then traces desc, then model asc. */
+function costBreakdown(rows: readonly TotalsRow[]): CostBreakdownEntry[] {
+  const map = new Map<string, { rows: TotalsRow[]; count: number; unpriced: number }>()
+  for (const r of rows) {
+    const entry = map.get(r.model) ?? { rows: [], count: 0, unpriced: 0 }
+    entry.rows.push(r)
+    entry.count += r.traces
+    entry.unpriced += r.unpriced
+    map.set(r.model, entry)
+  }
+  return [...map]
+    .filter(([, e]) => e.count > 0)
+    .map(([key, e]) => ({ key, nanos: sumRollups(e.rows).costNanos, count: e.count, unpriced: e.unpriced }))
+    .sort((a, b) =>
+      a.nanos !== b.nanos
+        ? b.nanos > a.nanos
+          ? 1
+          : -1
+        : b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    )
+    .map(({ key, nanos, count, unpriced }) => ({ key, cost: toUsd(nanos), count, unpriced }))
+}
 
 function breakdown(rows: readonly TotalsRow[], key: (r: TotalsRow) => string) {
   const map = new Map<string, number>()
@@ -164,7 +213,7 @@ export function createTraceReads(q: TraceReadQueries) {
     const shape = shapeOf(f)
     const onlyProject = shape.dims.length === 0 || (shape.dims.length === 1 && shape.dims[0] === 'project_id')
     // Rollup dimensions only (a model filter matches the column exactly; the rollup folds null into `unknown`).
-    if (!shape.latency && !shape.tokens && !shape.time && !shape.others && f.model !== UNKNOWN_MODEL) {
+    if (shape.ranges.length === 0 && !shape.time && !shape.others && f.model !== UNKNOWN_MODEL) {
       return sum(
         await q.totals(f.project_id),
         (r) => r.traces,
@@ -174,13 +223,11 @@ export function createTraceReads(q: TraceReadQueries) {
           (f.status === undefined || r.status === f.status),
       )
     }
-    if (onlyProject && shape.latency && !shape.tokens && !shape.time && !shape.others) {
-      return countRange('latency', { min: f.min_latency, max: f.max_latency }, f.project_id)
+    const [range] = shape.ranges
+    if (onlyProject && range && shape.ranges.length === 1 && !shape.time && !shape.others) {
+      return countRange(range, rangeOf(f, range), f.project_id)
     }
-    if (onlyProject && shape.tokens && !shape.latency && !shape.time && !shape.others) {
-      return countRange('tokens', { min: f.min_tokens, max: f.max_tokens }, f.project_id)
-    }
-    if (onlyProject && shape.time && !shape.latency && !shape.tokens && !shape.others) {
+    if (onlyProject && shape.time && shape.ranges.length === 0 && !shape.others) {
       return countTimeRange(f.project_id, f.since, f.until)
     }
     return q.count(f)
@@ -193,10 +240,10 @@ export function createTraceReads(q: TraceReadQueries) {
     // the walk steps over about (limit + offset) × scope / matches entries and reads only the page's rows), or
     // through the range's own index, reading every match and sorting them. The rollups give both sizes.
     let walk: Selection['walk']
-    const range = shape.latency ? 'latency' : shape.tokens ? 'tokens' : null
+    const [range] = shape.ranges
     if (
       range &&
-      !(shape.latency && shape.tokens) &&
+      shape.ranges.length === 1 &&
       !shape.others &&
       !shape.time &&
       shape.dims.every((d) => d === 'project_id')
@@ -208,7 +255,7 @@ export function createTraceReads(q: TraceReadQueries) {
     const extra: ExtraConditions = {}
     let skip = offset
     const plain =
-      shape.dims.every((d) => d === 'project_id') && !shape.latency && !shape.tokens && !shape.time && !shape.others
+      shape.dims.every((d) => d === 'project_id') && shape.ranges.length === 0 && !shape.time && !shape.others
     if (plain && offset >= DEEP_OFFSET) {
       // Skip whole hours (newest first) by their rollup counts, then step only within the hour the offset lands in.
       let before = 0
@@ -245,6 +292,7 @@ export function createTraceReads(q: TraceReadQueries) {
       failed: withStatus('failed'),
       warning: withStatus('warning'),
       retries: sum(rows, (r) => r.retries),
+      unpriced: sum(rows, (r) => r.unpriced),
       ...sumRollups(rows),
       slow: await countRange('latency', { min: slowThresholdMs }, projectId),
     }
@@ -274,6 +322,8 @@ export function createTraceReads(q: TraceReadQueries) {
           warning_traces: c.warning,
           retries: c.retries,
           slow_requests: c.slow,
+          total_cost: toUsd(c.costNanos),
+          unpriced_traces: c.unpriced,
         },
         charts: chartPoints(
           start,
@@ -284,6 +334,7 @@ export function createTraceReads(q: TraceReadQueries) {
         status_breakdown: breakdown(c.rows, (r) => r.status),
         model_breakdown: breakdown(c.rows, (r) => r.model),
         project_breakdown: breakdown(c.rows, (r) => r.project_id),
+        cost_breakdown: costBreakdown(c.rows),
         recent_failures: await newest({ project_id, status: 'failed' }, RECENT_FAILURES),
       }
     },

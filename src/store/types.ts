@@ -10,6 +10,21 @@ import type {
   Trace,
   TraceStatus,
 } from '../../schemas/index.js'
+import type { PriceRule, ReportedCosts } from '../costs/pricing.js'
+
+/** An operator's price for the model names matching a pattern, as stored (updated_at in epoch ms). */
+export interface PriceRuleRecord extends PriceRule {
+  updated_at: number
+}
+
+/** Works out a stored trace's costs again (src/costs/pricing.ts), from what its client reported and today's prices. */
+export type Repricer = (trace: Trace, reported: ReportedCosts | null) => Trace
+
+/** What a re-pricing did: traces read, and traces whose cost (or a step's) changed. */
+export interface RepriceOutcome {
+  scanned: number
+  changed: number
+}
 
 /** Filters of GET /traces; timestamps as epoch ms. */
 export interface TraceFilter {
@@ -23,6 +38,9 @@ export interface TraceFilter {
   max_latency?: number
   min_tokens?: number
   max_tokens?: number
+  /** USD, rounded to nano-dollars (a cost is stored so): unpriced traces never match. */
+  min_cost?: number
+  max_cost?: number
   since?: number
   until?: number
 }
@@ -121,6 +139,18 @@ export interface Store {
   listTraces(filter: TraceFilter, page: Page): Promise<{ total: number; items: Trace[] }>
   analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
   failures(params: FailuresParams): Promise<FailuresResponse>
+
+  /** Every price override, pattern ascending. */
+  listPriceRules(): Promise<PriceRuleRecord[]>
+  /** Adds or replaces the override of a pattern; true when it was new. */
+  putPriceRule(rule: PriceRuleRecord): Promise<boolean>
+  /** Removes the override of a pattern; false when there was none. */
+  deletePriceRule(pattern: string): Promise<boolean>
+  /**
+   * Prices stored traces again (created_at ≥ since; all when undefined), oldest first, in chunks: each chunk's changed
+   * traces and their rollups in one transaction, so every figure stays exact at every moment.
+   */
+  repriceTraces(since: number | undefined, reprice: Repricer): Promise<RepriceOutcome>
 
   /**
    * Follows the traces that other processes on the same database (other replicas) store, so that they are announced

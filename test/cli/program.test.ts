@@ -135,6 +135,26 @@ t.test('keys list, create and revoke', async (t) => {
   t.match(unknown.err, /404/)
 })
 
+t.test('costs: set a price, list it, re-price stored traces, remove it', async (t) => {
+  const { url, run } = await server(t)
+  const key = (await run('projects', 'create', '--name', 'Costly', '-q')).out.trim()
+  const loupe = new Loupe({ baseUrl: url, apiKey: key })
+  await loupe.trace({ model: 'house-model-1', prompt: 'p' }, (tr) => {
+    tr.setTokens({ prompt_tokens: 1000, completion_tokens: 1000 })
+  })
+  await loupe.shutdown()
+  t.match((await run('costs', 'list')).out, /No price overrides/)
+  const set = await run('costs', 'set', 'house-model-*', '--input', '2', '--output', '8')
+  t.equal(set.code, 0)
+  t.match(set.out, /house-model-\*: \$2 input, \$8 output/)
+  t.match((await run('costs', 'list')).out, /house-model-\*\s+\$2\s+\$8\s+-/)
+  t.match((await run('costs', 'recompute')).out, /^1 trace\(s\) priced again; 1 changed\.$/m)
+  t.match((await run('traces', 'list', '--min-cost', '0.01')).out, /house-model-1\s+\d+ ms\s+2000\s+\$0\.01/)
+  t.equal((await run('costs', 'set', 'x', '--input', '-1', '--output', '1')).code, 2, 'a negative price is misuse')
+  t.equal((await run('costs', 'remove', 'house-model-*')).code, 0)
+  t.equal((await run('costs', 'remove', 'house-model-*')).code, 1, 'an unknown pattern is a 404')
+})
+
 t.test('traces list is a readable table with filters, a page footer, and --json for scripts', async (t) => {
   const { url, run } = await server(t)
   const key = (await run('projects', 'create', '--name', 'Listing', '-q')).out.trim()
@@ -155,10 +175,17 @@ t.test('traces list is a readable table with filters, a page footer, and --json 
   const all = await run('traces', 'list')
   t.equal(all.code, 0)
   const lines = all.out.trim().split('\n')
-  t.match(lines[0], /^CREATED \(UTC\)\s+STATUS\s+PROJECT\s+MODEL\s+LATENCY\s+TOKENS\s+TRACE ID\s+NAME \/ PROMPT$/)
+  t.match(
+    lines[0],
+    /^CREATED \(UTC\)\s+STATUS\s+PROJECT\s+MODEL\s+LATENCY\s+TOKENS\s+COST\s+TRACE ID\s+NAME \/ PROMPT$/,
+  )
   t.equal(lines.length, 6, 'a header, four traces, a footer')
-  t.match(lines[1], /failed\s+listing\s+claude\s+\d+ ms\s+0\s+[0-9a-f-]{36}\s+broken: upstream said no$/)
-  t.match(lines[2], /success\s+listing\s+gpt-4o\s+\d+ ms\s+12\s+[0-9a-f-]{36}\s+answer: question 2 with a newline$/)
+  // A total alone cannot be priced without guessing its split: unpriced, shown as `-`.
+  t.match(lines[1], /failed\s+listing\s+claude\s+\d+ ms\s+0\s+-\s+[0-9a-f-]{36}\s+broken: upstream said no$/)
+  t.match(
+    lines[2],
+    /success\s+listing\s+gpt-4o\s+\d+ ms\s+12\s+-\s+[0-9a-f-]{36}\s+answer: question 2 with a newline$/,
+  )
   t.equal(lines[5], '4 of 4 trace(s), newest first')
   t.notOk(all.out.includes(ESC), 'no colour when the output is not a terminal')
 

@@ -79,6 +79,25 @@ function hourLabel(at: number): string {
   return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`
 }
 
+/** Σ cost in whole nano-dollars, as USD: what the rollups must hold exactly. */
+function costOf(traces: readonly Trace[]): number {
+  const nanos = traces.reduce((sum, tr) => sum + (tr.cost === null ? 0n : BigInt(Math.round(tr.cost * 1e9))), 0n)
+  return Number(nanos) / 1e9
+}
+
+function costBreakdownOf(traces: readonly Trace[]) {
+  const byModel = new Map<string, Trace[]>()
+  for (const tr of traces) byModel.set(tr.model ?? 'unknown', [...(byModel.get(tr.model ?? 'unknown') ?? []), tr])
+  return [...byModel]
+    .map(([key, list]) => ({
+      key,
+      cost: costOf(list),
+      count: list.length,
+      unpriced: list.filter((tr) => tr.cost === null).length,
+    }))
+    .sort((a, b) => b.cost - a.cost || b.count - a.count || (a.key < b.key ? -1 : 1))
+}
+
 function expectedAnalytics(traces: readonly Trace[], now: number, slowMs: number) {
   const n = traces.length
   const byStatus = (s: string) => traces.filter((tr) => tr.status === s).length
@@ -95,6 +114,7 @@ function expectedAnalytics(traces: readonly Trace[], now: number, slowMs: number
       latency: meanLatency(inBucket),
       tokens: inBucket.reduce((sum, tr) => sum + tr.token_count, 0),
       traces: inBucket.length,
+      cost: costOf(inBucket),
     }
   })
   return {
@@ -108,11 +128,14 @@ function expectedAnalytics(traces: readonly Trace[], now: number, slowMs: number
       warning_traces: byStatus('warning'),
       retries: traces.filter((tr) => tr.retry_count > 0).length,
       slow_requests: traces.filter((tr) => tr.latency >= slowMs).length,
+      total_cost: costOf(traces),
+      unpriced_traces: traces.filter((tr) => tr.cost === null).length,
     },
     charts,
     status_breakdown: breakdownOf(traces.map((tr) => tr.status)),
     model_breakdown: breakdownOf(traces.map((tr) => tr.model ?? 'unknown')),
     project_breakdown: breakdownOf(traces.map((tr) => tr.project_id)),
+    cost_breakdown: costBreakdownOf(traces),
     recent_failures: traces
       .filter((tr) => tr.status === 'failed')
       .sort(newestFirst)
@@ -254,6 +277,17 @@ function randomTrace(r: Rng, now: number, slowMs: number, id: string): Record<st
   else if (tokens === 5) trace.token_count = r.chance(0.5) ? MAX_TOKENS : MAX_TOKENS - r.int(1, 999_999)
   else if (tokens === 1) Object.assign(trace, { prompt_tokens: r.int(0, 900), completion_tokens: r.int(0, 900) })
   const steps = randomSteps(r)
+  // Costs: reported by the client (up to the bound), or priced from the model and its tokens, or on model steps.
+  if (r.chance(0.15)) trace.cost = r.chance(0.1) ? 1_000_000 : r.int(0, 5_000_000_000) / 1e9
+  if (steps !== undefined && r.chance(0.3)) {
+    const stepModel = r.pick(MODELS)
+    steps.push({
+      type: 'llm',
+      name: 'priced call',
+      metadata: { model: stepModel, prompt_tokens: r.int(0, 5000), completion_tokens: r.int(0, 900) },
+      ...(r.chance(0.3) ? { cost: r.int(0, 1_000_000) / 1e9 } : {}),
+    })
+  }
   if (steps !== undefined) trace.steps = steps
   else if (r.chance(0.3)) trace.retry_count = r.int(0, 3) // no steps: the client's count is kept
   if (r.chance(0.1)) trace.failure_reason = 'upstream 500'
@@ -361,6 +395,18 @@ async function ingestDataSet(
     'some model is null',
   )
   t.ok(
+    traces.some((tr) => tr.cost === null),
+    'some traces are unpriced',
+  )
+  t.ok(
+    traces.some((tr) => tr.cost !== null && tr.cost > 0 && tr.cost < 0.001),
+    'some traces cost fractions of a cent',
+  )
+  t.ok(
+    traces.some((tr) => tr.steps.some((step) => step.cost !== null)),
+    'some steps are priced',
+  )
+  t.ok(
     traces.some((tr) => tr.retry_count > 0),
     'some traces retried',
   )
@@ -403,6 +449,7 @@ async function checkAnalytics(t: Test, ds: DataSet, projectId: string | undefine
   t.strictSame(body.status_breakdown, expected.status_breakdown, 'status_breakdown')
   t.strictSame(body.model_breakdown, expected.model_breakdown, 'model_breakdown')
   t.strictSame(body.project_breakdown, expected.project_breakdown, 'project_breakdown')
+  t.strictSame(body.cost_breakdown, expected.cost_breakdown, 'cost_breakdown')
   t.strictSame(body.recent_failures, expected.recent_failures, 'recent_failures')
 
   for (const limit of [undefined, 1, 7, 1000]) {
@@ -449,6 +496,32 @@ for (const spec of DATA_SETS) {
   t.test(`analytics and failures match a recomputation: seed ${spec.seed}, ${spec.name}`, async (t) => {
     const ds = await ingestDataSet(t, spec.seed, spec.now, { slowMs: spec.slowMs, count: spec.count })
     await checkEverything(t, ds)
+    if (spec.seed > 2) return
+    // New prices, then every stored trace priced again: every figure still equals a recount.
+    const put = await ds.app.inject({
+      method: 'PUT',
+      url: '/models/llama*',
+      payload: { input_price: 0.9, output_price: 0.9 },
+    })
+    t.equal(put.statusCode, 201)
+    t.equal(
+      (await ds.app.inject({ method: 'PUT', url: '/models/gpt-4o', payload: { input_price: 1, output_price: 3 } }))
+        .statusCode,
+      201,
+    )
+    const recompute = await ds.app.inject({ method: 'POST', url: '/costs/recompute' })
+    t.equal(recompute.statusCode, 200)
+    t.equal(recompute.json().scanned, ds.traces.length, 'every trace priced again')
+    t.ok(recompute.json().changed > 0, 'some costs changed')
+    const again = await ds.app.inject({ method: 'POST', url: '/costs/recompute' })
+    t.equal(again.json().changed, 0, 'a second re-pricing changes nothing')
+    const list = await ds.app.inject({ url: '/traces', query: { limit: '1000' } })
+    const repriced: Trace[] = list.json().items
+    t.ok(
+      repriced.some((tr) => tr.model === 'llama-3.1-70b' && tr.cost !== null),
+      'llama traces are priced now',
+    )
+    await t.test('after re-pricing', async (t) => checkEverything(t, { ...ds, traces: repriced }))
   })
 }
 
@@ -468,7 +541,10 @@ t.test('an empty store: zero summary, 24 zero points, empty breakdowns and lists
     warning_traces: 0,
     retries: 0,
     slow_requests: 0,
+    total_cost: 0,
+    unpriced_traces: 0,
   })
+  t.strictSame(body.cost_breakdown, [])
   // 13:45 now: the window is 14:00 yesterday … 13:00 today.
   t.equal(body.charts[0].label, '14:00')
   t.equal(body.charts[23].label, '13:00')
@@ -495,11 +571,30 @@ t.test('a hand-made data set: known numbers, worked out by hand', async (t) => {
   const { key, project_id } = await createProject(app, 'Hand')
   const at = (hoursAgo: number) => new Date(NOW - 45 * MINUTE - hoursAgo * HOUR).toISOString()
   const traces = [
-    { trace_id: 'a', prompt: '', latency: 100, token_count: 10, model: 'm1', created_at: at(0) },
-    { trace_id: 'b', prompt: '', latency: 5000, token_count: 20, model: 'm1', created_at: at(0) },
-    { trace_id: 'c', prompt: '', latency: 4999.999, token_count: 30, created_at: at(1), failure_reason: 'boom' },
+    { trace_id: 'a', prompt: '', latency: 100, token_count: 10, model: 'm1', created_at: at(0), cost: 0.1 },
+    { trace_id: 'b', prompt: '', latency: 5000, token_count: 20, model: 'm1', created_at: at(0), cost: 0.2 },
+    // No model and no reported cost: unpriced, even with its tokens split.
+    {
+      trace_id: 'c',
+      prompt: '',
+      latency: 4999.999,
+      prompt_tokens: 20,
+      completion_tokens: 10,
+      created_at: at(1),
+      failure_reason: 'boom',
+    },
     { trace_id: 'd', prompt: '', latency: 0.001, token_count: 0, model: 'm2', created_at: at(23), retry_count: 2 },
-    { trace_id: 'e', prompt: '', latency: 7000, token_count: 5, model: 'm2', created_at: at(24) },
+    // gpt-4o-mini: $0.15 and $0.60 per million tokens → 0.000015 + 0.0000024 = 0.0000174.
+    {
+      trace_id: 'e',
+      prompt: '',
+      latency: 7000,
+      prompt_tokens: 100,
+      completion_tokens: 4,
+      token_count: 5,
+      model: 'gpt-4o-mini',
+      created_at: at(24),
+    },
   ]
   for (const trace of traces) t.equal((await postTrace(app, key, trace)).statusCode, 201)
   const body = (await app.inject('/analytics')).json()
@@ -513,10 +608,12 @@ t.test('a hand-made data set: known numbers, worked out by hand', async (t) => {
     warning_traces: 1,
     retries: 1,
     slow_requests: 2, // b (= 5000) and e; not c (4999.999)
+    total_cost: 0.3000174, // a + b + e, exactly (0.1 + 0.2 in floating point would be 0.30000000000000004)
+    unpriced_traces: 2, // c and d
   })
-  t.strictSame(body.charts[23], { label: '13:00', latency: 2550, tokens: 30, traces: 2 })
-  t.strictSame(body.charts[22], { label: '12:00', latency: 5000, tokens: 30, traces: 1 })
-  t.strictSame(body.charts[0], { label: '14:00', latency: 0, tokens: 0, traces: 1 })
+  t.strictSame(body.charts[23], { label: '13:00', latency: 2550, tokens: 30, traces: 2, cost: 0.3 })
+  t.strictSame(body.charts[22], { label: '12:00', latency: 5000, tokens: 30, traces: 1, cost: 0 })
+  t.strictSame(body.charts[0], { label: '14:00', latency: 0, tokens: 0, traces: 1, cost: 0 })
   t.equal(
     body.charts.reduce((sum: number, p: { traces: number }) => sum + p.traces, 0),
     4,
@@ -529,8 +626,15 @@ t.test('a hand-made data set: known numbers, worked out by hand', async (t) => {
   ])
   t.strictSame(body.model_breakdown, [
     { key: 'm1', count: 2 },
-    { key: 'm2', count: 2 },
+    { key: 'gpt-4o-mini', count: 1 },
+    { key: 'm2', count: 1 },
     { key: 'unknown', count: 1 },
+  ])
+  t.strictSame(body.cost_breakdown, [
+    { key: 'm1', cost: 0.3, count: 2, unpriced: 0 },
+    { key: 'gpt-4o-mini', cost: 0.0000174, count: 1, unpriced: 0 },
+    { key: 'm2', cost: 0, count: 1, unpriced: 1 },
+    { key: 'unknown', cost: 0, count: 1, unpriced: 1 },
   ])
   t.strictSame(body.project_breakdown, [{ key: project_id, count: 5 }])
   t.strictSame(

@@ -329,6 +329,7 @@ t.test('POST /traces answers 201 with the trace normalized (UTC, ms, aliases, fa
   const step = {
     tool: null,
     status: 'success',
+    cost: null,
     input: null,
     output: null,
     error: null,
@@ -346,6 +347,8 @@ t.test('POST /traces answers 201 with the trace normalized (UTC, ms, aliases, fa
     token_count: 42,
     prompt_tokens: 12,
     completion_tokens: 30,
+    // gpt-4o's price: $2.50 per million input tokens, $10 per million output tokens.
+    cost: 0.00033,
     status: 'success',
     failure_reason: null,
     retry_count: 0,

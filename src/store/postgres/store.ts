@@ -3,7 +3,7 @@
 // trace-queries.ts, and the replica feed (LISTEN/NOTIFY) that brings traces stored by other replicas to this one.
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
-import { and, asc, eq, getTableColumns, isNull } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
@@ -11,17 +11,19 @@ import type { Project, Trace } from '../../../schemas/index.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, type KeyRow, keyContextFromRow } from '../key-rows.js'
+import { repriceAll } from '../reprice.js'
 import type { KeyContext, Store } from '../types.js'
 import { decodeText, encodeText, parseEncodedJson } from './nul.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { createReplicaFeed, type FeedLog, type ReplicaFeed } from './replica-feed.js'
-import { apiKeys, projects } from './tables.js'
+import { apiKeys, modelPrices, projects } from './tables.js'
 import {
   getTrace,
   insertTraces,
   maxSeq,
   type Queryable,
   rebuildRollups,
+  repriceChunk,
   traceReads,
   tracesAfter,
   tracesBySeq,
@@ -271,6 +273,33 @@ export async function createPostgresStore(
 
     async failures(params) {
       return snapshot((client) => traceReads(client).failures(params))
+    },
+
+    async listPriceRules() {
+      return db.select().from(modelPrices).orderBy(asc(modelPrices.pattern))
+    },
+
+    async putPriceRule(rule) {
+      const rows = await db
+        .insert(modelPrices)
+        .values(rule)
+        .onConflictDoUpdate({ target: modelPrices.pattern, set: rule })
+        .returning({ created: sql<boolean>`xmax = 0` })
+      return rows[0]?.created === true
+    },
+
+    async deletePriceRule(pattern) {
+      const rows = await db
+        .delete(modelPrices)
+        .where(eq(modelPrices.pattern, pattern))
+        .returning({ p: modelPrices.pattern })
+      return rows.length > 0
+    },
+
+    async repriceTraces(since, reprice) {
+      return repriceAll((from) =>
+        transaction((client) => repriceChunk(client, from, since ?? Number.MIN_SAFE_INTEGER, reprice)),
+      )
     },
 
     ...pendingSpans,

@@ -4,7 +4,9 @@
 import type { QueryResultRow } from 'pg'
 import { StepSchema, type Trace } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
-import { REBUILD_CHUNK, type RollupRow, rollupInput } from '../rollup-rebuild.js'
+import { parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
+import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } from '../reprice.js'
+import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
   addExcluded,
   type HistogramRow,
@@ -14,8 +16,15 @@ import {
   SUM_COLUMNS,
 } from '../rollups.js'
 import { TRACE_KEYS } from '../stored-trace.js'
-import { createTraceReads, type ExtraConditions, type HourRow, type TotalsRow, traceWhere } from '../trace-reads.js'
-import type { InsertOutcome, TraceFilter } from '../types.js'
+import {
+  createTraceReads,
+  type ExtraConditions,
+  HISTOGRAMS,
+  type HourRow,
+  type TotalsRow,
+  traceWhere,
+} from '../trace-reads.js'
+import type { InsertOutcome, Repricer, TraceFilter } from '../types.js'
 import { encodeJson, encodeText } from './nul.js'
 import type { TraceRow } from './tables.js'
 
@@ -41,7 +50,7 @@ export const fromRow = (row: TraceRow): Trace => ({
 })
 
 /** Column arrays for `insert … select * from unnest(…)`, with the SQL type of each. */
-const INSERT_TYPES: Record<keyof Trace, string> = {
+const INSERT_TYPES: Record<InsertColumn, string> = {
   trace_id: 'text',
   project_id: 'text',
   environment: 'text',
@@ -53,6 +62,7 @@ const INSERT_TYPES: Record<keyof Trace, string> = {
   token_count: 'int8',
   prompt_tokens: 'int8',
   completion_tokens: 'int8',
+  cost: 'float8',
   status: 'text',
   failure_reason: 'text',
   retry_count: 'int4',
@@ -62,19 +72,25 @@ const INSERT_TYPES: Record<keyof Trace, string> = {
   metadata: 'jsonb',
   created_at: 'int8',
   steps: 'jsonb',
+  reported_cost: 'text',
 }
 
-const toColumnValue = (t: Trace, column: keyof Trace): unknown => {
+/** The columns written at insert: the trace's, then what the client reported of its costs. */
+type InsertColumn = keyof Trace | typeof REPORTED_COST
+const INSERT_COLUMNS: InsertColumn[] = [...COLUMNS, REPORTED_COST]
+
+const toColumnValue = (t: Trace, column: InsertColumn): unknown => {
+  if (column === REPORTED_COST) return reportedCostJson(t)
   const value = t[column]
   if (column === 'created_at') return Date.parse(t.created_at)
   if (column === 'tags' || column === 'metadata' || column === 'steps') return encodeJson(value)
   return typeof value === 'string' ? encodeText(value) : value
 }
 
-const INSERT_TRACES = `insert into traces (${COLUMNS.join(', ')})
-  select ${COLUMNS.map((c) => (INSERT_TYPES[c] === 'jsonb' ? `${c}::jsonb` : c)).join(', ')}
-  from unnest(${COLUMNS.map((c, i) => `$${i + 1}::${INSERT_TYPES[c] === 'jsonb' ? 'text' : INSERT_TYPES[c]}[]`).join(', ')})
-    with ordinality as t(${COLUMNS.join(', ')}, ord)
+const INSERT_TRACES = `insert into traces (${INSERT_COLUMNS.join(', ')})
+  select ${INSERT_COLUMNS.map((c) => (INSERT_TYPES[c] === 'jsonb' ? `${c}::jsonb` : c)).join(', ')}
+  from unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${INSERT_TYPES[c] === 'jsonb' ? 'text' : INSERT_TYPES[c]}[]`).join(', ')})
+    with ordinality as t(${INSERT_COLUMNS.join(', ')}, ord)
   order by ord
   returning trace_id, seq`
 
@@ -219,7 +235,7 @@ export async function insertTraces(
 
   const inserted = await db.query<{ trace_id: string; seq: number }>(
     INSERT_TRACES,
-    COLUMNS.map((c) => created.map((t) => toColumnValue(t, c))),
+    INSERT_COLUMNS.map((c) => created.map((t) => toColumnValue(t, c))),
   )
 
   await applyDeltas(db, rollupDeltas(created))
@@ -240,7 +256,7 @@ async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
     db,
     'rollup_totals',
     { project_id: 'text', environment: 'text', model: 'text', status: 'text' },
-    ['traces', 'retries', ...SUM_COLUMNS],
+    ['traces', 'retries', 'unpriced', ...SUM_COLUMNS],
     totals.map((r) => ({ ...r, model: encodeText(r.model) })),
   )
   const hourly = sortedBy(deltas.hourly, (r) => `${r.project_id}\u0000${String(r.hour).padStart(16, '0')}`)
@@ -248,6 +264,7 @@ async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
   for (const [table, rows] of [
     ['latency_histogram', deltas.latency],
     ['token_histogram', deltas.tokens],
+    ['cost_histogram', deltas.cost],
   ] as const) {
     const sorted = sortedBy(rows, (r) => `${r.project_id}\u0000${String(r.bucket).padStart(8, '0')}`)
     await upsertRollup(db, table, { project_id: 'text', bucket: 'int4' }, ['traces'], sorted)
@@ -260,8 +277,7 @@ export async function rebuildRollups(db: Queryable): Promise<void> {
   let cursor = 0
   for (;;) {
     const { rows } = await db.query<RollupRow & { cursor: number }>(
-      `select seq as cursor, project_id, environment, model, status, retry_count, latency, token_count, created_at
-       from traces where seq > $1 order by seq limit $2`,
+      `select seq as cursor, ${ROLLUP_SOURCE_COLUMNS} from traces where seq > $1 order by seq limit $2`,
       [cursor, REBUILD_CHUNK],
     )
     if (rows.length === 0) break
@@ -269,6 +285,51 @@ export async function rebuildRollups(db: Queryable): Promise<void> {
     cursor = rows.at(-1)!.cursor
   }
   await db.query(`delete from loupe_meta where key = 'rollups_stale'`)
+}
+
+/**
+ * One chunk of a re-pricing, inside the caller's transaction: the next traces from a position in (created_at,
+ * trace_id) order, locked so that two re-pricings never count a change twice; the changed rows and their rollups
+ * (old form out, new form in) written together.
+ */
+export async function repriceChunk(
+  db: Queryable,
+  position: RepricePosition,
+  since: number,
+  reprice: Repricer,
+): Promise<RepriceChunk> {
+  const { rows } = await db.query<TraceRow & { reported_cost: string | null }>(
+    `${SELECT_TRACE.replace(' from', ', reported_cost from')}
+     where created_at >= $1 and (created_at, trace_id) > ($2, $3)
+     order by created_at, trace_id limit $4 for update`,
+    [since, position.at, position.id, REPRICE_CHUNK],
+  )
+  const before: Trace[] = []
+  const after: Trace[] = []
+  for (const row of rows) {
+    const { reported_cost, ...columns } = row
+    const old = fromRow(columns)
+    const next = reprice(old, parseReportedCosts(reported_cost))
+    if (!costsDiffer(old, next)) continue
+    before.push(old)
+    after.push(next)
+  }
+  if (after.length > 0) {
+    await db.query(
+      `update traces t set cost = u.cost, steps = u.steps::jsonb
+       from unnest($1::text[], $2::text[], $3::float8[], $4::text[]) as u(project_id, trace_id, cost, steps)
+       where t.project_id = u.project_id and t.trace_id = u.trace_id`,
+      [
+        after.map((t) => t.project_id),
+        after.map((t) => t.trace_id),
+        after.map((t) => t.cost),
+        after.map((t) => encodeJson(t.steps)),
+      ],
+    )
+    await applyDeltas(db, rollupDeltas(after, before))
+  }
+  const last = rows.at(-1)
+  return { scanned: rows.length, changed: after.length, next: last ? { at: last.created_at, id: last.trace_id } : null }
 }
 
 /** Traces by their seq numbers, in seq order. */
@@ -312,9 +373,6 @@ export async function getTrace(db: Queryable, traceId: string): Promise<Trace | 
   return row ? fromRow(row) : null
 }
 
-const HISTOGRAMS = { latency: 'latency_histogram', tokens: 'token_histogram' } as const
-const COLUMN = { latency: 'latency', tokens: 'token_count' } as const
-
 /** The shared read plan over one connection (inside a read-only snapshot, see store.ts). */
 export function traceReads(db: Queryable) {
   /** A statement with the project condition (and its parameter) only when a project is given. */
@@ -336,7 +394,8 @@ export function traceReads(db: Queryable) {
     async totals(projectId) {
       const s = scoped(projectId)
       const rows = await db.query<TotalsRow>(
-        `select project_id, environment, model, status, traces, retries, ${SUM_COLUMNS.join(', ')} from rollup_totals
+        `select project_id, environment, model, status, traces, retries, unpriced, ${SUM_COLUMNS.join(', ')}
+         from rollup_totals
          where ${s.cond}`,
         s.params,
       )
@@ -346,15 +405,15 @@ export function traceReads(db: Queryable) {
     async histogram(kind, projectId) {
       const s = scoped(projectId)
       const rows = await db.query<HistogramRow>(
-        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind]} where ${s.cond} group by bucket order by bucket`,
+        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} where ${s.cond} group by bucket order by bucket`,
         s.params,
       )
       return rows.rows
     },
 
     async countBoundary(kind, projectId, from, below, max) {
-      const c = COLUMN[kind]
-      const s = scoped(projectId, [from, below, max])
+      const { column: c, scale } = HISTOGRAMS[kind]
+      const s = scoped(projectId, [from / scale, below / scale, max / scale])
       const rows = await db.query<{ n: number }>(
         `select count(*) as n from traces where ${s.cond} and ${c} >= $1 and ${c} < $2 and ${c} <= $3`,
         s.params,

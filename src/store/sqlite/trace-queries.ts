@@ -3,7 +3,9 @@
 import type Database from 'better-sqlite3'
 import type { Trace } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
-import { REBUILD_CHUNK, type RollupRow, rollupInput } from '../rollup-rebuild.js'
+import { parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
+import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition, repriceAll } from '../reprice.js'
+import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
   addExcluded,
   type HistogramRow,
@@ -16,18 +18,20 @@ import { storedTrace, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
   type ExtraConditions,
+  HISTOGRAMS,
   type HourRow,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
 } from '../trace-reads.js'
-import type { InsertOutcome, TraceFilter } from '../types.js'
+import type { InsertOutcome, RepriceOutcome, Repricer, TraceFilter } from '../types.js'
 import type { TraceRow } from './tables.js'
 
 /** A traces row as better-sqlite3 returns it: JSON columns still text. */
 type RawTraceRow = Omit<TraceRow, 'tags' | 'metadata' | 'steps'> & { tags: string; metadata: string; steps: string }
 
-const COLUMNS = TRACE_KEYS
+/** The columns written at insert: the trace's, then what the client reported of its costs. */
+const COLUMNS = [...TRACE_KEYS, REPORTED_COST]
 
 const fromRow = (row: RawTraceRow): Trace => storedTrace({ ...row, created_at: toUtcIso(row.created_at) })
 
@@ -37,6 +41,7 @@ const toRow = (t: Trace) => ({
   tags: JSON.stringify(t.tags),
   metadata: JSON.stringify(t.metadata),
   steps: JSON.stringify(t.steps),
+  reported_cost: reportedCostJson(t),
 })
 
 export function createTraceQueries(db: Database.Database) {
@@ -66,7 +71,7 @@ export function createTraceQueries(db: Database.Database) {
   const upsertTotals = upsert(
     'rollup_totals',
     ['project_id', 'environment', 'model', 'status'],
-    ['traces', 'retries', ...SUM_COLUMNS],
+    ['traces', 'retries', 'unpriced', ...SUM_COLUMNS],
   )
   const upsertHourly = upsert('rollup_hourly', ['project_id', 'hour'], ['traces', ...SUM_COLUMNS])
   const upsertHistogram = (table: string) =>
@@ -76,6 +81,7 @@ export function createTraceQueries(db: Database.Database) {
     )
   const upsertLatency = upsertHistogram('latency_histogram')
   const upsertTokens = upsertHistogram('token_histogram')
+  const upsertCost = upsertHistogram('cost_histogram')
 
   /** Adds what some traces count to every rollup (inside the caller's transaction). */
   const applyDeltas = (deltas: RollupDeltas) => {
@@ -83,6 +89,7 @@ export function createTraceQueries(db: Database.Database) {
     for (const row of deltas.hourly) upsertHourly.run(row)
     for (const row of deltas.latency) upsertLatency.run(row)
     for (const row of deltas.tokens) upsertTokens.run(row)
+    for (const row of deltas.cost) upsertCost.run(row)
   }
 
   /** Trace rows and their rollups in one transaction: a crash keeps both or neither. */
@@ -103,8 +110,7 @@ export function createTraceQueries(db: Database.Database) {
   })
 
   const rollupSource = db.prepare(
-    `select rowid as cursor, project_id, environment, model, status, retry_count, latency, token_count, created_at
-     from traces where rowid > ? order by rowid limit ?`,
+    `select rowid as cursor, ${ROLLUP_SOURCE_COLUMNS} from traces where rowid > ? order by rowid limit ?`,
   )
   /** Every rollup recounted from the traces, in one transaction (see rollup-rebuild.ts). */
   const rebuildRollups = db.transaction(() => {
@@ -119,11 +125,43 @@ export function createTraceQueries(db: Database.Database) {
     db.prepare(`delete from loupe_meta where key = 'rollups_stale'`).run()
   })
 
+  /** A chunk of traces from a position in (created_at, trace_id) order, with what their clients reported. */
+  const repriceSource = db.prepare(
+    `select * from traces where created_at >= @since and (created_at > @at or (created_at = @at and trace_id > @id))
+     order by created_at, trace_id limit @limit`,
+  )
+  const updateCost = db.prepare('update traces set cost = @cost, steps = @steps where trace_id = @trace_id')
+  /** One chunk re-priced in one transaction: the changed rows and their rollups (old form out, new form in). */
+  const repriceChunk = db.transaction((position: RepricePosition, since: number, reprice: Repricer): RepriceChunk => {
+    const rows = repriceSource.all({
+      since,
+      at: position.at,
+      id: position.id,
+      limit: REPRICE_CHUNK,
+    }) as (RawTraceRow & {
+      reported_cost: string | null
+    })[]
+    const before: Trace[] = []
+    const after: Trace[] = []
+    for (const row of rows) {
+      const old = fromRow(row)
+      const next = reprice(old, parseReportedCosts(row.reported_cost))
+      if (!costsDiffer(old, next)) continue
+      updateCost.run({ trace_id: old.trace_id, cost: next.cost, steps: JSON.stringify(next.steps) })
+      before.push(old)
+      after.push(next)
+    }
+    applyDeltas(rollupDeltas(after, before))
+    const last = rows.at(-1)
+    return {
+      scanned: rows.length,
+      changed: after.length,
+      next: last ? { at: last.created_at, id: last.trace_id } : null,
+    }
+  })
+
   const projectScope = (projectId: string | undefined) =>
     projectId === undefined ? { sql: '', params: [] } : { sql: 'where project_id = ?', params: [projectId] }
-
-  const HISTOGRAMS = { latency: 'latency_histogram', tokens: 'token_histogram' } as const
-  const COLUMN = { latency: 'latency', tokens: 'token_count' } as const
 
   /** The filter's WHERE clause with `?` markers, and its values in order. */
   const where = (f: TraceFilter, extra: ExtraConditions = {}) => {
@@ -139,7 +177,7 @@ export function createTraceQueries(db: Database.Database) {
     async totals(projectId) {
       const scope = projectScope(projectId)
       return stmt(
-        `select project_id, environment, model, status, traces, retries, ${SUM_COLUMNS.join(', ')}
+        `select project_id, environment, model, status, traces, retries, unpriced, ${SUM_COLUMNS.join(', ')}
          from rollup_totals ${scope.sql}`,
       ).all(...scope.params) as TotalsRow[]
     },
@@ -147,14 +185,15 @@ export function createTraceQueries(db: Database.Database) {
     async histogram(kind, projectId) {
       const scope = projectScope(projectId)
       return stmt(
-        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind]} ${scope.sql} group by bucket order by bucket`,
+        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} ${scope.sql} group by bucket order by bucket`,
       ).all(...scope.params) as HistogramRow[]
     },
 
     async countBoundary(kind, projectId, from, below, max) {
-      const column = COLUMN[kind]
+      const { column, scale } = HISTOGRAMS[kind]
       const project = projectId === undefined ? '' : 'project_id = ? and'
-      const params = projectId === undefined ? [from, below, max] : [projectId, from, below, max]
+      const bounds = [from / scale, below / scale, max / scale]
+      const params = projectId === undefined ? bounds : [projectId, ...bounds]
       return (
         stmt(
           `select count(*) as n from traces where ${project} ${column} >= ? and ${column} < ? and ${column} <= ?`,
@@ -220,6 +259,9 @@ export function createTraceQueries(db: Database.Database) {
       const row = traceById.get(traceId) as RawTraceRow | undefined
       return row ? fromRow(row) : null
     },
+
+    repriceTraces: (since: number | undefined, reprice: Repricer): Promise<RepriceOutcome> =>
+      repriceAll((from) => repriceChunk(from, since ?? Number.MIN_SAFE_INTEGER, reprice)),
 
     listTraces: reads.listTraces,
     analytics: reads.analytics,
