@@ -1,6 +1,14 @@
 // Analytics and failures shapes.
 import { type Static, Type } from '@sinclair/typebox'
 import { LimitQuery, Ref } from './common.js'
+import {
+  analyticsExample,
+  analyticsSummaryExample,
+  breakdownEntryExample,
+  chartPointExample,
+  costBreakdownEntryExample,
+  failuresExample,
+} from './examples.js'
 import { TraceSchema } from './trace.js'
 
 export const AnalyticsSummarySchema = Type.Object(
@@ -17,7 +25,7 @@ export const AnalyticsSummarySchema = Type.Object(
     total_cost: Type.Number({ description: 'Σ cost of the priced traces, USD (exact to the nano-dollar).' }),
     unpriced_traces: Type.Integer({ description: 'Traces without a cost (no reported cost, no known price).' }),
   },
-  { $id: 'AnalyticsSummarySchema', additionalProperties: false },
+  { $id: 'AnalyticsSummarySchema', additionalProperties: false, examples: [analyticsSummaryExample] },
 )
 export type AnalyticsSummary = Static<typeof AnalyticsSummarySchema>
 
@@ -29,13 +37,13 @@ export const ChartPointSchema = Type.Object(
     traces: Type.Integer(),
     cost: Type.Number({ description: 'Σ cost of the priced traces in the bucket, USD.' }),
   },
-  { $id: 'ChartPointSchema', additionalProperties: false },
+  { $id: 'ChartPointSchema', additionalProperties: false, examples: [chartPointExample] },
 )
 export type ChartPoint = Static<typeof ChartPointSchema>
 
 export const BreakdownEntrySchema = Type.Object(
   { key: Type.String(), count: Type.Integer() },
-  { $id: 'BreakdownEntrySchema', additionalProperties: false },
+  { $id: 'BreakdownEntrySchema', additionalProperties: false, examples: [breakdownEntryExample] },
 )
 export type BreakdownEntry = Static<typeof BreakdownEntrySchema>
 
@@ -46,7 +54,7 @@ export const CostBreakdownEntrySchema = Type.Object(
     count: Type.Integer({ description: 'Its traces.' }),
     unpriced: Type.Integer({ description: 'Of them, traces without a cost.' }),
   },
-  { $id: 'CostBreakdownEntrySchema', additionalProperties: false },
+  { $id: 'CostBreakdownEntrySchema', additionalProperties: false, examples: [costBreakdownEntryExample] },
 )
 export type CostBreakdownEntry = Static<typeof CostBreakdownEntrySchema>
 
@@ -56,19 +64,22 @@ export const AnalyticsQuery = Type.Object({
 })
 export type AnalyticsQuery = Static<typeof AnalyticsQuery>
 
-export const AnalyticsResponse = Type.Object({
-  summary: Ref(AnalyticsSummarySchema),
-  charts: Type.Array(Ref(ChartPointSchema), { description: 'The last 24 hours, 1-hour UTC buckets, oldest first.' }),
-  status_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
-  model_breakdown: Type.Array(Ref(BreakdownEntrySchema), {
-    description: 'A trace without a model counts as `unknown`.',
-  }),
-  project_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
-  cost_breakdown: Type.Array(Ref(CostBreakdownEntrySchema), {
-    description: 'Per model with traces: cost desc, then traces desc, then model asc.',
-  }),
-  recent_failures: Type.Array(Ref(TraceSchema), { description: 'The 10 newest failed traces.' }),
-})
+export const AnalyticsResponse = Type.Object(
+  {
+    summary: Ref(AnalyticsSummarySchema),
+    charts: Type.Array(Ref(ChartPointSchema), { description: 'The last 24 hours, 1-hour UTC buckets, oldest first.' }),
+    status_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
+    model_breakdown: Type.Array(Ref(BreakdownEntrySchema), {
+      description: 'A trace without a model counts as `unknown`.',
+    }),
+    project_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
+    cost_breakdown: Type.Array(Ref(CostBreakdownEntrySchema), {
+      description: 'Per model with traces: cost desc, then traces desc, then model asc.',
+    }),
+    recent_failures: Type.Array(Ref(TraceSchema), { description: 'The 10 newest failed traces.' }),
+  },
+  { examples: [analyticsExample] },
+)
 export type AnalyticsResponse = Static<typeof AnalyticsResponse>
 
 // GET /failures
@@ -85,10 +96,13 @@ export const FailureTotalsSchema = Type.Object({
 })
 export type FailureTotals = Static<typeof FailureTotalsSchema>
 
-export const FailuresResponse = Type.Object({
-  failed_traces: Type.Array(Ref(TraceSchema), { description: 'status `failed`, newest first.' }),
-  retries: Type.Array(Ref(TraceSchema), { description: 'retry_count > 0, newest first.' }),
-  slow_requests: Type.Array(Ref(TraceSchema), { description: 'latency ≥ the slow threshold, newest first.' }),
-  totals: FailureTotalsSchema,
-})
+export const FailuresResponse = Type.Object(
+  {
+    failed_traces: Type.Array(Ref(TraceSchema), { description: 'status `failed`, newest first.' }),
+    retries: Type.Array(Ref(TraceSchema), { description: 'retry_count > 0, newest first.' }),
+    slow_requests: Type.Array(Ref(TraceSchema), { description: 'latency ≥ the slow threshold, newest first.' }),
+    totals: FailureTotalsSchema,
+  },
+  { examples: [failuresExample] },
+)
 export type FailuresResponse = Static<typeof FailuresResponse>

@@ -8,6 +8,7 @@ import {
 } from './analytics.js'
 import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
+import { ModelPriceSchema } from './model.js'
 import { ProjectSchema } from './project.js'
 import { StepInputSchema, StepSchema } from './step.js'
 import { TraceInputSchema, TraceSchema } from './trace.js'
@@ -37,4 +38,5 @@ export const componentSchemas = [
   ChartPointSchema,
   BreakdownEntrySchema,
   CostBreakdownEntrySchema,
+  ModelPriceSchema,
 ] as const

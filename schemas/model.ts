@@ -1,6 +1,13 @@
 // Model prices: operators' overrides of the price database, per model-name pattern, and re-pricing stored traces.
 import { type Static, Type } from '@sinclair/typebox'
-import { BOUNDS, TimestampQuery, UtcTimestamp } from './common.js'
+import { BOUNDS, Ref, TimestampQuery, UtcTimestamp } from './common.js'
+import {
+  listModelPricesExample,
+  modelPriceExample,
+  putModelPriceExample,
+  recomputeCostsBodyExample,
+  recomputeCostsResponseExample,
+} from './examples.js'
 
 const PricePerMillion = (description: string) =>
   Type.Number({
@@ -32,16 +39,20 @@ export const ModelPriceSchema = Type.Object(
   {
     $id: 'ModelPriceSchema',
     additionalProperties: false,
+    examples: [modelPriceExample],
     description: 'A price override: traces of matching models stored after it are priced with it.',
   },
 )
 export type ModelPrice = Static<typeof ModelPriceSchema>
 
 // GET /models
-export const ListModelPricesResponse = Type.Object({
-  total: Type.Integer(),
-  items: Type.Array(ModelPriceSchema, { description: 'Pattern ascending.' }),
-})
+export const ListModelPricesResponse = Type.Object(
+  {
+    total: Type.Integer(),
+    items: Type.Array(Ref(ModelPriceSchema), { description: 'Pattern ascending.' }),
+  },
+  { examples: [listModelPricesExample] },
+)
 export type ListModelPricesResponse = Static<typeof ListModelPricesResponse>
 
 // GET, PUT and DELETE /models/{pattern}
@@ -58,19 +69,22 @@ export const PutModelPriceBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [putModelPriceExample] },
 )
 export type PutModelPriceBody = Static<typeof PutModelPriceBody>
 
 // POST /costs/recompute
 export const RecomputeCostsBody = Type.Object(
   { since: Type.Optional(TimestampQuery('Only traces with created_at ≥ since (default: every trace).')) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [recomputeCostsBodyExample] },
 )
 export type RecomputeCostsBody = Static<typeof RecomputeCostsBody>
 
-export const RecomputeCostsResponse = Type.Object({
-  scanned: Type.Integer({ description: 'Traces priced again.' }),
-  changed: Type.Integer({ description: 'Of them, traces whose cost (or a step’s) changed.' }),
-})
+export const RecomputeCostsResponse = Type.Object(
+  {
+    scanned: Type.Integer({ description: 'Traces priced again.' }),
+    changed: Type.Integer({ description: 'Of them, traces whose cost (or a step’s) changed.' }),
+  },
+  { examples: [recomputeCostsResponseExample] },
+)
 export type RecomputeCostsResponse = Static<typeof RecomputeCostsResponse>

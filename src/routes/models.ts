@@ -9,6 +9,7 @@ import {
   PutModelPriceBody,
   RecomputeCostsBody,
   RecomputeCostsResponse,
+  Ref,
 } from '../../schemas/index.js'
 import { parseTimestamp } from '../lib/time.js'
 import { acceptJsonOrNothing, mergeQueryIntoBody } from './merge-input.js'
@@ -23,6 +24,7 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags: ['costs'],
+        operationId: 'listModelPrices',
         summary: 'Price overrides, pattern ascending',
         description: 'Models without an override are priced from the price database that ships with Loupe.',
         response: { 200: ListModelPricesResponse, ...errorResponses(401, 403) },
@@ -41,9 +43,10 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags: ['costs'],
+        operationId: 'getModelPrice',
         summary: 'One price override',
         params: ModelPriceParams,
-        response: { 200: ModelPriceSchema, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: Ref(ModelPriceSchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => app.prices.get(request.params.pattern),
@@ -56,13 +59,14 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags: ['costs'],
+        operationId: 'putModelPrice',
         summary: 'Set the price of the models matching a pattern',
         description:
           'Applies to traces stored from now on (within seconds on other replicas); `POST /costs/recompute` prices ' +
           'stored traces again. 201 when the pattern is new, 200 when its price is replaced.',
         params: ModelPriceParams,
         body: PutModelPriceBody,
-        response: { 200: ModelPriceSchema, 201: ModelPriceSchema, ...errorResponses(400, 401, 403, 415) },
+        response: { 200: Ref(ModelPriceSchema), 201: Ref(ModelPriceSchema), ...errorResponses(400, 401, 403, 415) },
       },
     },
     async (request, reply) => {
@@ -78,6 +82,7 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags: ['costs'],
+        operationId: 'deleteModelPrice',
         summary: 'Remove a price override (matching models fall back to the price database)',
         params: ModelPriceParams,
         response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) },
@@ -97,6 +102,7 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags: ['costs'],
+        operationId: 'recomputeCosts',
         summary: 'Price stored traces again with the prices in force',
         description:
           'Costs a client reported are kept; every other cost is worked out again. Traces are re-priced oldest first ' +

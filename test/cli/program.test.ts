@@ -182,10 +182,7 @@ t.test('traces list is a readable table with filters, a page footer, and --json 
   t.equal(lines.length, 6, 'a header, four traces, a footer')
   // A total alone cannot be priced without guessing its split: unpriced, shown as `-`.
   t.match(lines[1], /failed\s+listing\s+claude\s+\d+ ms\s+0\s+-\s+[0-9a-f-]{36}\s+broken: upstream said no$/)
-  t.match(
-    lines[2],
-    /success\s+listing\s+gpt-4o\s+\d+ ms\s+12\s+-\s+[0-9a-f-]{36}\s+answer: question 2 with a newline$/,
-  )
+  t.match(lines[2], /success\s+listing\s+gpt-4o\s+\d+ ms\s+12\s+-\s+[0-9a-f-]{36}\s+answer: question 2 with a newline$/)
   t.equal(lines[5], '4 of 4 trace(s), newest first')
   t.notOk(all.out.includes(ESC), 'no colour when the output is not a terminal')
 
