@@ -95,7 +95,7 @@ export const traceExample = {
   steps: stepExamples,
 }
 
-export const listTracesExample = { total: 1, items: [traceExample] }
+export const listTracesExample = { total: 1, items: [traceExample], next_cursor: null }
 
 export const batchTracesBodyExample = {
   traces: [traceInputExample, { prompt: 'Summarise this ticket', model: 'gpt-4o', latency: 1200 }],

@@ -144,6 +144,10 @@ export const TraceInputSchema = Type.Object(
 )
 export type TraceInput = Static<typeof TraceInputSchema>
 
+/** The orders of GET /traces. */
+export const TRACE_SORTS = ['created_at', 'latency', 'token_count', 'cost'] as const
+export type TraceSort = (typeof TRACE_SORTS)[number]
+
 // GET /traces
 export const ListTracesQuery = Type.Object({
   status: Type.Optional(TraceStatusSchema),
@@ -160,6 +164,25 @@ export const ListTracesQuery = Type.Object({
   environment: Type.Optional(EnvironmentSchema),
   since: Type.Optional(TimestampQuery('created_at ≥ since.')),
   until: Type.Optional(TimestampQuery('created_at < until.')),
+  sort: Type.Optional(
+    Type.Union(
+      TRACE_SORTS.map((s) => Type.Literal(s)),
+      {
+        default: 'created_at',
+        description: 'The order: by this field, ties broken by trace_id. An unpriced trace sorts as the cheapest.',
+      },
+    ),
+  ),
+  order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' })),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'The `next_cursor` of the previous page (same filters, sort and order): the page after it, in constant time ' +
+        'however deep. Not with a non-zero `offset`.',
+    }),
+  ),
   limit: Type.Optional(LimitQuery),
   offset: Type.Optional(
     Type.Integer({ minimum: 0, maximum: BOUNDS.offset, default: 0, description: 'Items to skip.' }),
@@ -170,7 +193,12 @@ export type ListTracesQuery = Static<typeof ListTracesQuery>
 export const ListTracesResponse = Type.Object(
   {
     total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
-    items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
+    items: Type.Array(Ref(TraceSchema), {
+      description: 'In the order asked for; by default newest first (created_at desc, trace_id desc).',
+    }),
+    next_cursor: Nullable(
+      Type.String({ description: 'Pass as `cursor` for the next page; null when this page is the last.' }),
+    ),
   },
   { examples: [listTracesExample] },
 )

@@ -2,7 +2,7 @@
 // (through the SDK's read client), and returns the exit code: 0 done, 1 failed, 2 used wrongly. It never calls
 // process.exit, so tests run it in-process.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
-import { ENVIRONMENTS, TRACE_STATUSES } from '../../schemas/index.js'
+import { ENVIRONMENTS, TRACE_SORTS, TRACE_STATUSES } from '../../schemas/index.js'
 import { DEFAULT_BASE_URL, Loupe, LoupeError, type ModelPrice, type Trace } from '../client/index.js'
 import { loadConfig } from '../config.js'
 import { version } from '../lib/version.js'
@@ -258,8 +258,11 @@ export function buildProgram(io: CliIo): Command {
     .option('--max-cost <usd>', 'cost ≤ this many USD', nonNegative('--max-cost'))
     .option('--since <time>', 'created at or after (ISO 8601 or epoch)')
     .option('--until <time>', 'created before (ISO 8601 or epoch)')
+    .addOption(new Option('--sort <field>', 'order by this field').choices(TRACE_SORTS).default('created_at'))
+    .addOption(new Option('--order <order>', 'descending or ascending').choices(['desc', 'asc']).default('desc'))
     .option('-n, --limit <n>', 'at most n traces (1–1000)', integer('--limit', 1, 1000), 20)
-    .option('--offset <n>', 'skip the n newest', integer('--offset', 0), 0)
+    .option('--offset <n>', 'skip the first n', integer('--offset', 0), 0)
+    .option('--cursor <cursor>', 'the page after this one (printed below each page that has more)')
     .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
       const list = await client(command).listTraces({
@@ -277,6 +280,9 @@ export function buildProgram(io: CliIo): Command {
         max_cost: options.maxCost,
         since: options.since,
         until: options.until,
+        sort: options.sort,
+        order: options.order,
+        cursor: options.cursor,
         limit: options.limit,
         offset: options.offset,
       })
@@ -306,9 +312,14 @@ export function buildProgram(io: CliIo): Command {
           paint,
         ),
       )
-      const shown = options.offset + list.items.length
-      const more = shown < list.total ? `; next page: --offset ${shown}` : ''
-      out(paint('dim', `${list.items.length} of ${list.total} trace(s), newest first${more}\n`))
+      const order =
+        options.sort === 'created_at'
+          ? options.order === 'desc'
+            ? 'newest first'
+            : 'oldest first'
+          : `by ${options.sort} ${options.order}`
+      const more = list.next_cursor ? `; next page: --cursor ${list.next_cursor}` : ''
+      out(paint('dim', `${list.items.length} of ${list.total} trace(s), ${order}${more}\n`))
     })
 
   traces

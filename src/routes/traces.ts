@@ -14,8 +14,9 @@ import {
   TraceSchema,
 } from '../../schemas/index.js'
 import { roundCost } from '../costs/pricing.js'
-import { TraceNotFound } from '../errors.js'
+import { InvalidInput, TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
+import { decodeCursor, encodeCursor, sortValue } from '../lib/cursor.js'
 import { parseTimestamp } from '../lib/time.js'
 import { ingestConfig } from './ingest-options.js'
 
@@ -45,8 +46,25 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until, min_cost, max_cost, project_id: _named, ...filter } = request.query
-      return app.store.listTraces(
+      const {
+        limit = 50,
+        offset = 0,
+        sort = 'created_at',
+        order = 'desc',
+        cursor,
+        since,
+        until,
+        min_cost,
+        max_cost,
+        project_id: _named,
+        ...filter
+      } = request.query
+      if (cursor !== undefined && offset > 0) {
+        throw new InvalidInput(
+          'querystring/cursor cannot be combined with a non-zero offset: page with one or the other',
+        )
+      }
+      const page = await app.store.listTraces(
         {
           ...filter,
           // Costs are kept to the nano-dollar: a bound is too, so the rollups and the rows agree on every edge.
@@ -56,8 +74,12 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
           since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
           until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
         },
-        { limit, offset },
+        { limit, offset, sort, order, after: cursor === undefined ? undefined : decodeCursor(cursor, { sort, order }) },
       )
+      const last = page.items.at(-1)
+      const next_cursor =
+        page.more && last ? encodeCursor({ sort, order, value: sortValue(last, sort), trace_id: last.trace_id }) : null
+      return { total: page.total, items: page.items, next_cursor }
     },
   )
 

@@ -26,7 +26,16 @@ import {
   type TotalsDelta,
   UNKNOWN_MODEL,
 } from './rollups.js'
-import type { AnalyticsParams, FailuresParams, Page, TraceFilter } from './types.js'
+import type {
+  AnalyticsParams,
+  FailuresParams,
+  Page,
+  PageAfter,
+  SortOrder,
+  TraceFilter,
+  TracePage,
+  TraceSort,
+} from './types.js'
 
 export type HistogramKind = 'latency' | 'tokens' | 'cost'
 
@@ -55,14 +64,47 @@ export interface ExtraConditions {
   retried?: boolean
   /** created_at < this */
   createdBefore?: number
+  /** Past this position in the order (keyset paging). */
+  after?: { sort: TraceSort; order: SortOrder; at: PageAfter }
 }
 
-/** A page of traces, newest first (created_at desc, trace_id desc). */
+/** The ORDER BY of an ordering (newest first without one); `nulls` says where null costs go when the dialect needs telling. */
+export function orderBy(ordering: Ordering | undefined, nulls: boolean): string {
+  const { sort, order } = ordering ?? { sort: 'created_at', order: 'desc' }
+  const place = nulls && sort === 'cost' ? (order === 'asc' ? ' nulls first' : ' nulls last') : ''
+  return `order by ${sort} ${order}${place}, trace_id ${order}`
+}
+
+/** The order of a selection: newest first unless told. */
+export interface Ordering {
+  sort: TraceSort
+  order: SortOrder
+}
+
+/**
+ * The traces after a position in an order, as SQL: (column, trace_id) compared as a row, so that the order's index
+ * is entered at the position. Cost may be null, and null sorts as the smallest value: first ascending, last
+ * descending.
+ */
+function afterClause(after: NonNullable<ExtraConditions['after']>, bind: (value: unknown) => string): string {
+  const { sort, order, at } = after
+  const cmp = order === 'asc' ? '>' : '<'
+  if (at.value === null) {
+    // Only a nullable column has null positions: the rest of the nulls, then (ascending) every value.
+    const rest = `(${sort} is null and trace_id ${cmp} ${bind(at.trace_id)})`
+    return order === 'asc' ? `(${rest} or ${sort} is not null)` : rest
+  }
+  const row = `(${sort}, trace_id) ${cmp} (${bind(at.value)}, ${bind(at.trace_id)})`
+  return sort === 'cost' && order === 'desc' ? `(${row} or cost is null)` : row
+}
+
+/** A page of traces, newest first (created_at desc, trace_id desc) unless `ordering` says otherwise. */
 export interface Selection {
   filter: TraceFilter
   extra?: ExtraConditions
   limit: number
   offset: number
+  ordering?: Ordering
   /** Which index should drive the walk, when the store's planner needs telling (SQLite does; PostgreSQL decides). */
   walk?: HistogramKind | 'created'
 }
@@ -122,6 +164,7 @@ export function traceWhere(f: TraceFilter, extra: ExtraConditions, bind: (value:
   cmp('created_at', '<', f.until)
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)
+  if (extra.after) clauses.push(afterClause(extra.after, bind))
   return clauses.length ? `where ${clauses.join(' and ')}` : ''
 }
 
@@ -233,6 +276,16 @@ export function createTraceReads(q: TraceReadQueries) {
     return q.count(f)
   }
 
+  /**
+   * A page in another order than newest first, or past a position: the order's own index (value, trace_id) is
+   * entered at the position, so a page costs the same however deep it is.
+   */
+  async function orderedPage(f: TraceFilter, p: Page, limit: number): Promise<Trace[]> {
+    const ordering: Ordering = { sort: p.sort ?? 'created_at', order: p.order ?? 'desc' }
+    const extra: ExtraConditions = p.after ? { after: { ...ordering, at: p.after } } : {}
+    return q.select({ filter: f, extra, limit, offset: p.offset, ordering })
+  }
+
   /** A page, newest first. Deep offsets are narrowed to their hour first; selective ranges walk their own index. */
   async function page(f: TraceFilter, limit: number, offset: number, total: number): Promise<Trace[]> {
     const shape = shapeOf(f)
@@ -302,9 +355,17 @@ export function createTraceReads(q: TraceReadQueries) {
     q.select({ filter, extra, limit, offset: 0 })
 
   return {
-    async listTraces(f: TraceFilter, p: Page): Promise<{ total: number; items: Trace[] }> {
+    async listTraces(f: TraceFilter, p: Page): Promise<TracePage> {
       const total = await countTraces(f)
-      return { total, items: total > p.offset ? await page(f, p.limit, p.offset, total) : [] }
+      if (total === 0) return { total, items: [], more: false }
+      const newestFirst = (p.sort ?? 'created_at') === 'created_at' && (p.order ?? 'desc') === 'desc' && !p.after
+      if (newestFirst) {
+        const items = total > p.offset ? await page(f, p.limit, p.offset, total) : []
+        return { total, items, more: p.offset + items.length < total }
+      }
+      // One more than the page tells whether another follows.
+      const rows = await orderedPage(f, p, p.limit + 1)
+      return { total, items: rows.slice(0, p.limit), more: rows.length > p.limit }
     },
 
     async analytics({ project_id, now, slowThresholdMs }: AnalyticsParams): Promise<AnalyticsResponse> {

@@ -8,6 +8,7 @@ import type {
   OtlpSpan,
   Project,
   Trace,
+  TraceSort,
   TraceStatus,
 } from '../../schemas/index.js'
 import type { PriceRule, ReportedCosts } from '../costs/pricing.js'
@@ -45,9 +46,31 @@ export interface TraceFilter {
   until?: number
 }
 
+/** The orders of GET /traces (TRACE_SORTS): a trace column, each tie broken by trace_id in the same direction. */
+export type { TraceSort }
+export type SortOrder = 'asc' | 'desc'
+
+/** Where a page starts: after the trace with this sort value (null: an unpriced trace) and trace_id. */
+export interface PageAfter {
+  value: number | null
+  trace_id: string
+}
+
 export interface Page {
   limit: number
   offset: number
+  /** Default created_at, desc. An unpriced trace (cost null) sorts as the cheapest. */
+  sort?: TraceSort
+  order?: SortOrder
+  /** Keyset paging: the page after this position (then offset counts from there). */
+  after?: PageAfter
+}
+
+/** A page of traces: `total` counts every match; `more` tells whether traces follow this page. */
+export interface TracePage {
+  total: number
+  items: Trace[]
+  more: boolean
 }
 
 /** What storing one trace did: stored now, already there for this project, or held by another project. */
@@ -136,7 +159,7 @@ export interface Store {
   /** Stores the traces in one transaction, each idempotent on trace_id; outcomes in input order. */
   insertTraces(traces: Trace[]): Promise<InsertOutcome[]>
   getTrace(traceId: string): Promise<Trace | null>
-  listTraces(filter: TraceFilter, page: Page): Promise<{ total: number; items: Trace[] }>
+  listTraces(filter: TraceFilter, page: Page): Promise<TracePage>
   analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
   failures(params: FailuresParams): Promise<FailuresResponse>
 

@@ -188,7 +188,26 @@ t.test('traces list is a readable table with filters, a page footer, and --json 
 
   const page = await run('traces', 'list', '--model', 'gpt-4o', '--min-tokens', '11', '--limit', '1')
   t.match(page.out, /answer: question 2/)
-  t.match(page.out, /1 of 2 trace\(s\), newest first; next page: --offset 1\n$/)
+  const next = /1 of 2 trace\(s\), newest first; next page: --cursor (\S+)\n$/.exec(page.out)
+  t.ok(next, 'the footer names the next page')
+  const second = await run(
+    'traces',
+    'list',
+    '--model',
+    'gpt-4o',
+    '--min-tokens',
+    '11',
+    '--limit',
+    '1',
+    '--cursor',
+    next![1]!,
+  )
+  t.match(second.out, /answer: question 1/)
+  t.match(second.out, /1 of 2 trace\(s\), newest first\n$/, 'the last page names none')
+  const bySize = await run('traces', 'list', '--sort', 'token_count', '--order', 'asc', '--limit', '1')
+  t.match(bySize.out, /broken/)
+  t.match(bySize.out, /by token_count asc; next page/)
+  t.equal((await run('traces', 'list', '--sort', 'name')).code, 2, 'an unknown sort is misuse')
   const failed = JSON.parse((await run('traces', 'list', '--status', 'failed', '--json')).out)
   t.equal(failed.total, 1)
   t.equal(failed.items[0].failure_reason, 'upstream said no')

@@ -42,11 +42,11 @@ const auth = (key: string) => ({ authorization: `Bearer ${key}` })
 
 // ---------------------------------------------------------------- GET /traces
 
-t.test('GET /traces on an empty store answers { total: 0, items: [] }', async (t) => {
+t.test('GET /traces on an empty store answers { total: 0, items: [], next_cursor: null }', async (t) => {
   const app = await buildTestApp(t)
   const res = await list(app)
   t.equal(res.statusCode, 200)
-  t.same(res.json(), { total: 0, items: [] })
+  t.same(res.json(), { total: 0, items: [], next_cursor: null })
 })
 
 t.test('GET /traces lists newest first: created_at desc, then trace_id desc on a tie', async (t) => {
@@ -168,7 +168,7 @@ t.test('GET /traces?project_id= keeps only that project', async (t) => {
   ])
   t.same(await ids(t, app, { project_id: 'acme' }), ['a1'])
   t.same(await ids(t, app, { project_id: 'globex' }), ['g2', 'g1'])
-  t.same((await list(app, { project_id: 'nobody' })).json(), { total: 0, items: [] })
+  t.same((await list(app, { project_id: 'nobody' })).json(), { total: 0, items: [], next_cursor: null })
   t.equal((await list(app)).json().total, 3)
 })
 
@@ -593,7 +593,7 @@ t.test('POST /traces: invalid input is a 400 naming the field, and nothing is st
     if (typeof expected === 'string') t.equal(message, expected, label)
     else t.match(message, expected, `${label}: ${message}`)
   }
-  t.same((await list(app)).json(), { total: 0, items: [] }, 'nothing was stored')
+  t.same((await list(app)).json(), { total: 0, items: [], next_cursor: null }, 'nothing was stored')
 })
 
 t.test('POST /traces accepts every number up to its bound, and -0 as 0; latencies keep microseconds', async (t) => {
@@ -658,7 +658,7 @@ t.test('POST /traces without a valid key is a 401 that never echoes the key, and
   // Auth comes before validation: an anonymous caller learns nothing about the body.
   const anonymousInvalid = await app.inject({ method: 'POST', url: '/traces', payload: { prompt: 7 } })
   t.equal(anonymousInvalid.statusCode, 401, 'an invalid body without a key is still 401')
-  t.same((await list(app)).json(), { total: 0, items: [] })
+  t.same((await list(app)).json(), { total: 0, items: [], next_cursor: null })
 })
 
 t.test('POST /traces accepts the key in X-API-Key as well as Authorization: Bearer', async (t) => {

@@ -21,6 +21,7 @@ import {
   type ExtraConditions,
   HISTOGRAMS,
   type HourRow,
+  orderBy,
   type TotalsRow,
   traceWhere,
 } from '../trace-reads.js'
@@ -446,11 +447,11 @@ export function traceReads(db: Queryable) {
       return rows.rows[0]?.n ?? 0
     },
 
-    async select({ filter, extra, limit, offset }) {
+    async select({ filter, extra, limit, offset, ordering }) {
       const w = where(filter, extra)
       const n = w.params.length
       const rows = await db.query<TraceRow>(
-        `${SELECT_TRACE} ${w.sql} order by created_at desc, trace_id desc limit $${n + 1} offset $${n + 2}`,
+        `${SELECT_TRACE} ${w.sql} ${orderBy(ordering, true)} limit $${n + 1} offset $${n + 2}`,
         [...w.params, limit, offset],
       )
       return rows.rows.map(fromRow)

@@ -20,6 +20,7 @@ import {
   type ExtraConditions,
   HISTOGRAMS,
   type HourRow,
+  orderBy,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
@@ -221,14 +222,17 @@ export function createTraceQueries(db: Database.Database) {
       return (stmt(`select count(*) as n from traces ${w.sql}`).get(...w.params) as { n: number }).n
     },
 
-    async select({ filter, extra, limit, offset, walk }) {
+    async select({ filter, extra, limit, offset, walk, ordering }) {
       // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
       const scoped = filter.project_id !== undefined ? 'project_' : ''
       const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
       const w = where(filter, extra)
-      const rows = stmt(
-        `select * from traces ${hint} ${w.sql} order by created_at desc, trace_id desc limit ? offset ?`,
-      ).all(...w.params, limit, offset) as RawTraceRow[]
+      // SQLite sorts null first ascending and last descending: as the contract wants unpriced traces.
+      const rows = stmt(`select * from traces ${hint} ${w.sql} ${orderBy(ordering, false)} limit ? offset ?`).all(
+        ...w.params,
+        limit,
+        offset,
+      ) as RawTraceRow[]
       return rows.map(fromRow)
     },
 
