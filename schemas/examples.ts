@@ -260,3 +260,38 @@ export const putModelPriceExample = { input_price: 3, output_price: 15, cached_i
 export const recomputeCostsBodyExample = { since: '2026-11-01T00:00:00Z' }
 
 export const recomputeCostsResponseExample = { scanned: 120000, changed: 3150 }
+
+export const sessionSummaryExample = {
+  session_id: 'sess_42',
+  project_id: 'support-bot',
+  user_id: 'user_7',
+  traces: 3,
+  first_at: '2026-11-23T10:15:02.932Z',
+  last_at: '2026-11-23T10:19:40.110Z',
+  latency_total: 2437.5,
+  token_count: 412,
+  cost: 0.0041039,
+  unpriced: 0,
+  failed: 1,
+  warnings: 0,
+}
+
+export const userSummaryExample = {
+  user_id: 'user_7',
+  project_id: 'support-bot',
+  sessions: 1,
+  traces: 3,
+  first_at: '2026-11-23T10:15:02.932Z',
+  last_at: '2026-11-23T10:19:40.110Z',
+  latency_total: 2437.5,
+  token_count: 412,
+  cost: 0.0041039,
+  unpriced: 0,
+  failed: 1,
+  warnings: 0,
+}
+
+export const listSessionsExample = { total: 1, items: [sessionSummaryExample] }
+export const sessionDetailExample = { session: sessionSummaryExample, traces: [traceExample] }
+export const listUsersExample = { total: 1, items: [userSummaryExample] }
+export const userDetailExample = { user: userSummaryExample, sessions: [sessionSummaryExample] }

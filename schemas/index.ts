@@ -10,6 +10,7 @@ import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
 import { ModelPriceSchema } from './model.js'
 import { ProjectSchema } from './project.js'
+import { SessionSummarySchema, UserSummarySchema } from './session.js'
 import { StepInputSchema, StepSchema } from './step.js'
 import { TraceInputSchema, TraceSchema } from './trace.js'
 
@@ -21,6 +22,7 @@ export * from './health.js'
 export * from './model.js'
 export * from './otlp.js'
 export * from './project.js'
+export * from './session.js'
 export * from './step.js'
 export * from './trace.js'
 
@@ -39,4 +41,6 @@ export const componentSchemas = [
   BreakdownEntrySchema,
   CostBreakdownEntrySchema,
   ModelPriceSchema,
+  SessionSummarySchema,
+  UserSummarySchema,
 ] as const

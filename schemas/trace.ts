@@ -164,6 +164,15 @@ export const ListTracesQuery = Type.Object({
   environment: Type.Optional(EnvironmentSchema),
   since: Type.Optional(TimestampQuery('created_at ≥ since.')),
   until: Type.Optional(TimestampQuery('created_at < until.')),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description:
+        'Full-text search: traces whose name, prompt, response, failure reason or step inputs, outputs and errors ' +
+        'contain every word of q (split on spaces), as a substring, whatever the case — in any language.',
+    }),
+  ),
   sort: Type.Optional(
     Type.Union(
       TRACE_SORTS.map((s) => Type.Literal(s)),

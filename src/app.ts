@@ -23,6 +23,7 @@ import health from './routes/health.js'
 import models from './routes/models.js'
 import otlp from './routes/otlp.js'
 import projects from './routes/projects.js'
+import sessions from './routes/sessions.js'
 import traces from './routes/traces.js'
 import ws from './routes/ws.js'
 import type { Store } from './store/types.js'
@@ -136,6 +137,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(otlp)
   await app.register(analytics)
   await app.register(models)
+  await app.register(sessions)
   await app.register(projects)
   await app.register(apiKeys)
   await app.register(ws)

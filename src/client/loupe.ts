@@ -14,13 +14,21 @@ import type {
   ListApiKeysResponse,
   ListModelPricesResponse,
   ListProjectsResponse,
+  ListSessionsQuery,
+  ListSessionsResponse,
   ListTracesQuery,
   ListTracesResponse,
+  ListUsersQuery,
+  ListUsersResponse,
   ModelPrice,
   PutModelPriceBody,
   RecomputeCostsBody,
   RecomputeCostsResponse,
+  SessionDetailResponse,
+  SessionQuery,
   Trace,
+  UserDetailResponse,
+  UserQuery,
 } from '../../schemas/index.js'
 import { createHttp, type Http, normalizeBaseUrl } from './http.js'
 import { CLIENT_LIMITS, safeStringify } from './json.js'
@@ -206,6 +214,22 @@ export class Loupe {
   /** GET /failures */
   failures(query: FailuresQuery = {}): Promise<FailuresResponse> {
     return this.#http('GET', 'failures', { query })
+  }
+
+  readonly sessions = {
+    /** GET /sessions: newest activity first. */
+    list: (query: ListSessionsQuery = {}): Promise<ListSessionsResponse> => this.#http('GET', 'sessions', { query }),
+    /** GET /sessions/{session_id}: the session and its traces, oldest first. */
+    get: (sessionId: string, query: SessionQuery = {}): Promise<SessionDetailResponse> =>
+      this.#http('GET', `sessions/${encodeURIComponent(sessionId)}`, { query }),
+  }
+
+  readonly users = {
+    /** GET /users: newest activity first. */
+    list: (query: ListUsersQuery = {}): Promise<ListUsersResponse> => this.#http('GET', 'users', { query }),
+    /** GET /users/{user_id}: the user and its sessions, newest activity first. */
+    get: (userId: string, query: UserQuery = {}): Promise<UserDetailResponse> =>
+      this.#http('GET', `users/${encodeURIComponent(userId)}`, { query }),
   }
 
   /** Model prices: operators' overrides of the price database, and re-pricing stored traces (admin). */

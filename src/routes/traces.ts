@@ -18,6 +18,7 @@ import { InvalidInput, TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
 import { decodeCursor, encodeCursor, sortValue } from '../lib/cursor.js'
 import { parseTimestamp } from '../lib/time.js'
+import { searchWords } from '../search/text.js'
 import { ingestConfig } from './ingest-options.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
@@ -56,9 +57,12 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         until,
         min_cost,
         max_cost,
+        q,
         project_id: _named,
         ...filter
       } = request.query
+      const words = q === undefined ? undefined : searchWords(q)
+      if (words === null) throw new InvalidInput('querystring/q must contain a word (it is only white space)')
       if (cursor !== undefined && offset > 0) {
         throw new InvalidInput(
           'querystring/cursor cannot be combined with a non-zero offset: page with one or the other',
@@ -70,6 +74,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
           // Costs are kept to the nano-dollar: a bound is too, so the rollups and the rows agree on every edge.
           min_cost: min_cost === undefined ? undefined : roundCost(min_cost),
           max_cost: max_cost === undefined ? undefined : roundCost(max_cost),
+          q: words,
           project_id: request.scope ?? undefined,
           since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
           until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),

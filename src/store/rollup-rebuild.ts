@@ -6,7 +6,7 @@ import type { RollupInput } from './rollups.js'
 
 /** The columns a rebuild reads, in SQL. */
 export const ROLLUP_SOURCE_COLUMNS =
-  'project_id, environment, model, status, retry_count, latency, token_count, cost, created_at'
+  'project_id, environment, model, status, retry_count, latency, token_count, cost, session_id, user_id, created_at'
 
 /** Traces read (and added up) at a time. */
 export const REBUILD_CHUNK = 10_000
@@ -23,5 +23,7 @@ export const rollupInput = (row: RollupRow): RollupInput => ({
   latency: row.latency,
   token_count: row.token_count,
   cost: row.cost,
+  session_id: row.session_id,
+  user_id: row.user_id,
   created_at: toUtcIso(row.created_at),
 })

@@ -117,8 +117,65 @@ const noSums = (): RollupSums => ({
 /** What the rollups count of a trace. */
 export type RollupInput = Pick<
   Trace,
-  'project_id' | 'environment' | 'model' | 'status' | 'retry_count' | 'latency' | 'token_count' | 'cost' | 'created_at'
+  | 'project_id'
+  | 'environment'
+  | 'model'
+  | 'status'
+  | 'retry_count'
+  | 'latency'
+  | 'token_count'
+  | 'cost'
+  | 'created_at'
+  | 'session_id'
+  | 'user_id'
 >
+
+/** The totals of a group of traces (a session, a user): counts, activity span, exact sums. */
+export interface ActivityDelta extends RollupSums {
+  project_id: string
+  traces: number
+  unpriced: number
+  failed: number
+  warnings: number
+  /** Earliest and latest created_at (epoch ms). A trace removed only to be added again (re-pricing) leaves both. */
+  first_at: number
+  last_at: number
+}
+
+/** A session's totals, and its user: the one its earliest trace naming a user names (ties: the smallest). */
+export interface SessionDelta extends ActivityDelta {
+  session_id: string
+  user_id: string | null
+  /** created_at of the trace the user comes from. */
+  user_at: number | null
+}
+
+export interface UserDelta extends ActivityDelta {
+  user_id: string
+}
+
+/** The sessions and users rollups' SET list of an upsert: counts and sums added, the activity span widened. */
+export function activityUpsertSet(table: string, counted: readonly string[], min: string, max: string): string {
+  return [
+    addExcluded(table, counted),
+    `first_at = ${min}(${table}.first_at, excluded.first_at)`,
+    `last_at = ${max}(${table}.last_at, excluded.last_at)`,
+  ].join(', ')
+}
+
+/** A session's user, kept from the earliest trace that names one (set together with user_at, from the old row). */
+export function sessionUserSet(table: string): string {
+  const earlier =
+    `excluded.user_id is not null and (${table}.user_id is null or excluded.user_at < ${table}.user_at or ` +
+    `(excluded.user_at = ${table}.user_at and excluded.user_id < ${table}.user_id))`
+  return [
+    `user_id = case when ${earlier} then excluded.user_id else ${table}.user_id end`,
+    `user_at = case when ${earlier} then excluded.user_at else ${table}.user_at end`,
+  ].join(', ')
+}
+
+/** The counted columns of the sessions and users rollups. */
+export const ACTIVITY_COUNTED = ['traces', 'unpriced', 'failed', 'warnings', ...SUM_COLUMNS] as const
 
 /** Adds `sign` × one trace's latency, tokens and cost to a row's sums. */
 function addSums(row: RollupSums, t: RollupInput, sign: number) {
@@ -158,6 +215,8 @@ export interface RollupDeltas {
   latency: HistogramDelta[]
   tokens: HistogramDelta[]
   cost: HistogramDelta[]
+  sessions: SessionDelta[]
+  users: UserDelta[]
 }
 
 function add<T extends { traces: number }>(map: Map<string, T>, key: string, create: () => T, apply: (row: T) => void) {
@@ -179,6 +238,8 @@ export function rollupDeltas(traces: readonly RollupInput[], removed: readonly R
   const latency = new Map<string, HistogramDelta>()
   const tokens = new Map<string, HistogramDelta>()
   const cost = new Map<string, HistogramDelta>()
+  const sessions = new Map<string, SessionDelta>()
+  const users = new Map<string, UserDelta>()
   const histogram = (map: Map<string, HistogramDelta>, t: RollupInput, bucket: number, sign: number) =>
     add(
       map,
@@ -225,6 +286,51 @@ export function rollupDeltas(traces: readonly RollupInput[], removed: readonly R
     histogram(latency, t, bucketOf(t.latency), sign)
     histogram(tokens, t, bucketOf(t.token_count), sign)
     if (t.cost !== null) histogram(cost, t, bucketOf(costNanos(t.cost)), sign)
+    const at = Date.parse(t.created_at)
+    const activity = (row: ActivityDelta) => {
+      row.traces += sign
+      row.unpriced += t.cost === null ? sign : 0
+      row.failed += t.status === 'failed' ? sign : 0
+      row.warnings += t.status === 'warning' ? sign : 0
+      row.first_at = Math.min(row.first_at, at)
+      row.last_at = Math.max(row.last_at, at)
+      addSums(row, t, sign)
+    }
+    const fresh = () => ({
+      project_id: t.project_id,
+      traces: 0,
+      unpriced: 0,
+      failed: 0,
+      warnings: 0,
+      first_at: at,
+      last_at: at,
+      ...noSums(),
+    })
+    if (t.session_id !== null) {
+      const session_id = t.session_id
+      add(
+        sessions,
+        JSON.stringify([t.project_id, session_id]),
+        () => ({ ...fresh(), session_id, user_id: null, user_at: null }),
+        (row) => {
+          activity(row)
+          const earlier =
+            t.user_id !== null &&
+            (row.user_id === null ||
+              row.user_at === null ||
+              at < row.user_at ||
+              (at === row.user_at && t.user_id < row.user_id))
+          if (earlier) {
+            row.user_id = t.user_id
+            row.user_at = at
+          }
+        },
+      )
+    }
+    if (t.user_id !== null) {
+      const user_id = t.user_id
+      add(users, JSON.stringify([t.project_id, user_id]), () => ({ ...fresh(), user_id }), activity)
+    }
   }
   return {
     totals: [...totals.values()],
@@ -232,6 +338,8 @@ export function rollupDeltas(traces: readonly RollupInput[], removed: readonly R
     latency: [...latency.values()],
     tokens: [...tokens.values()],
     cost: [...cost.values()],
+    sessions: [...sessions.values()],
+    users: [...users.values()],
   }
 }
 
@@ -242,6 +350,8 @@ export const ROLLUP_TABLES = [
   'latency_histogram',
   'token_histogram',
   'cost_histogram',
+  'session_totals',
+  'user_totals',
 ] as const
 
 export interface HistogramRow {

@@ -142,8 +142,16 @@ const ROW_READ_COST_IN_INDEX_STEPS = 20
 /** Offsets this deep are first narrowed to an hour through the hourly rollup. */
 const DEEP_OFFSET = 5000
 
+/** A store's condition that a trace's searchable text holds every word (src/search/text.ts). */
+export type SearchClause = (words: readonly string[], bind: (value: unknown) => string) => string
+
 /** The WHERE clause of a filter: fixed column names, every value bound through `bind` (which returns its marker). */
-export function traceWhere(f: TraceFilter, extra: ExtraConditions, bind: (value: unknown) => string): string {
+export function traceWhere(
+  f: TraceFilter,
+  extra: ExtraConditions,
+  bind: (value: unknown) => string,
+  search?: SearchClause,
+): string {
   const clauses: string[] = []
   const cmp = (column: string, op: string, value: unknown) => {
     if (value !== undefined) clauses.push(`${column} ${op} ${bind(value)}`)
@@ -162,6 +170,10 @@ export function traceWhere(f: TraceFilter, extra: ExtraConditions, bind: (value:
   cmp('cost', '<=', f.max_cost)
   cmp('created_at', '>=', f.since)
   cmp('created_at', '<', f.until)
+  if (f.q !== undefined && f.q.length > 0) {
+    if (!search) throw new Error('this store cannot search')
+    clauses.push(search(f.q, bind))
+  }
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)
   if (extra.after) clauses.push(afterClause(extra.after, bind))
@@ -184,7 +196,7 @@ function shapeOf(f: TraceFilter) {
   const tokens = set('min_tokens') || set('max_tokens')
   const cost = set('min_cost') || set('max_cost')
   const time = set('since') || set('until')
-  const others = set('session_id') || set('user_id')
+  const others = set('session_id') || set('user_id') || set('q')
   const ranges = [latency && 'latency', tokens && 'tokens', cost && 'cost'].filter(
     (r): r is HistogramKind => typeof r === 'string',
   )

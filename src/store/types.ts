@@ -5,13 +5,18 @@ import type {
   ApiKeyCreated,
   Environment,
   FailuresResponse,
+  ListSessionsResponse,
+  ListUsersResponse,
   OtlpSpan,
   Project,
+  SessionDetailResponse,
   Trace,
   TraceSort,
   TraceStatus,
+  UserDetailResponse,
 } from '../../schemas/index.js'
 import type { PriceRule, ReportedCosts } from '../costs/pricing.js'
+import type { ActivityFilter } from './activity-reads.js'
 
 /** An operator's price for the model names matching a pattern, as stored (updated_at in epoch ms). */
 export interface PriceRuleRecord extends PriceRule {
@@ -42,6 +47,8 @@ export interface TraceFilter {
   /** USD, rounded to nano-dollars (a cost is stored so): unpriced traces never match. */
   min_cost?: number
   max_cost?: number
+  /** Full-text search: lower-cased words, each of which must occur in the trace's searchable text. */
+  q?: string[]
   since?: number
   until?: number
 }
@@ -162,6 +169,15 @@ export interface Store {
   listTraces(filter: TraceFilter, page: Page): Promise<TracePage>
   analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
   failures(params: FailuresParams): Promise<FailuresResponse>
+
+  /** Sessions, newest activity first (from their rollup). */
+  listSessions(filter: ActivityFilter, page: Page): Promise<ListSessionsResponse>
+  /** A session (of the project given, else the most recently active with this id) and its traces, oldest first. */
+  getSession(sessionId: string, projectId: string | undefined, limit: number): Promise<SessionDetailResponse | null>
+  /** Users, newest activity first (from their rollup); `user_id` of the filter is not used. */
+  listUsers(filter: ActivityFilter, page: Page): Promise<ListUsersResponse>
+  /** A user (of the project given, else the most recently active with this id) and its sessions, newest first. */
+  getUser(userId: string, projectId: string | undefined, limit: number): Promise<UserDetailResponse | null>
 
   /** Every price override, pattern ascending. */
   listPriceRules(): Promise<PriceRuleRecord[]>

@@ -208,6 +208,9 @@ t.test('traces list is a readable table with filters, a page footer, and --json 
   t.match(bySize.out, /broken/)
   t.match(bySize.out, /by token_count asc; next page/)
   t.equal((await run('traces', 'list', '--sort', 'name')).code, 2, 'an unknown sort is misuse')
+  const searched = await run('traces', 'list', '--q', 'QUESTION 1')
+  t.match(searched.out, /answer: question 1/)
+  t.match(searched.out, /1 of 1 trace\(s\), newest first\n$/)
   const failed = JSON.parse((await run('traces', 'list', '--status', 'failed', '--json')).out)
   t.equal(failed.total, 1)
   t.equal(failed.items[0].failure_reason, 'upstream said no')
@@ -328,4 +331,23 @@ t.test('protected mode: --token (or LOUPE_ADMIN_TOKEN) is sent; without it the 4
   t.notOk(tail.stderr.text.includes(admin), 'the token is never printed')
   tail.stop()
   t.equal(await tail.code, 0)
+})
+
+t.test('sessions and users: a table of conversations, one of them in order', async (t) => {
+  const { url, run } = await server(t)
+  const key = (await run('projects', 'create', '--name', 'Talks', '-q')).out.trim()
+  const loupe = new Loupe({ baseUrl: url, apiKey: key })
+  for (const prompt of ['hello', 'and then?']) {
+    await loupe.trace({ prompt, sessionId: 'talk-1', userId: 'ann' }, () => 'ok')
+  }
+  await loupe.shutdown()
+  const list = await run('sessions')
+  t.equal(list.code, 0)
+  t.match(list.out, /Talks|talks/)
+  t.match(list.out, /ann\s+2\s+0\s+\d+\s+-\s+talk-1/)
+  const one = await run('sessions', 'get', 'talk-1')
+  t.match(one.out, /^talk-1 \(talks, user ann\): 2 trace\(s\), 0 failed/)
+  t.ok(one.out.indexOf('hello') < one.out.indexOf('and then?'), 'the conversation in order')
+  t.match((await run('users')).out, /1\s+2\s+0\s+-\s+ann/)
+  t.equal((await run('sessions', 'get', 'nope')).code, 1)
 })

@@ -1,6 +1,12 @@
 // GET /analytics and GET /failures against a from-scratch recomputation over randomized (seeded) data sets.
 import t, { type Test } from 'tap'
-import { AnalyticsResponse, FailuresResponse, type Trace } from '../../schemas/index.js'
+import {
+  AnalyticsResponse,
+  FailuresResponse,
+  ListSessionsResponse,
+  ListUsersResponse,
+  type Trace,
+} from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
 import { buildTestApp, createProject, postBatch, postTrace, schemaErrors } from '../helper.js'
 
@@ -141,6 +147,67 @@ function expectedAnalytics(traces: readonly Trace[], now: number, slowMs: number
       .sort(newestFirst)
       .slice(0, 10),
   }
+}
+
+/** The totals of a group of traces, recounted: what /sessions and /users must say of it. */
+function activityOf(list: readonly Trace[]) {
+  const at = list.map((tr) => ms(tr.created_at))
+  return {
+    traces: list.length,
+    first_at: new Date(Math.min(...at)).toISOString(),
+    last_at: new Date(Math.max(...at)).toISOString(),
+    latency_total: Number(list.reduce((sum, tr) => sum + BigInt(Math.round(tr.latency * 1000)), 0n)) / 1000,
+    token_count: list.reduce((sum, tr) => sum + tr.token_count, 0),
+    cost: costOf(list),
+    unpriced: list.filter((tr) => tr.cost === null).length,
+    failed: list.filter((tr) => tr.status === 'failed').length,
+    warnings: list.filter((tr) => tr.status === 'warning').length,
+  }
+}
+
+function groupBy(traces: readonly Trace[], key: (tr: Trace) => string | null) {
+  const groups = new Map<string, Trace[]>()
+  for (const tr of traces) {
+    const k = key(tr)
+    if (k !== null)
+      groups.set(JSON.stringify([tr.project_id, k]), [...(groups.get(JSON.stringify([tr.project_id, k])) ?? []), tr])
+  }
+  return [...groups.values()]
+}
+
+/** Newest activity first, then the id desc, then the project desc. */
+function byActivity<K extends string>(key: K) {
+  type Row = { last_at: string; project_id: string } & Record<K, string>
+  const desc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0)
+  return (a: Row, b: Row) => desc(a.last_at, b.last_at) || desc(a[key], b[key]) || desc(a.project_id, b.project_id)
+}
+
+function expectedSessions(traces: readonly Trace[]) {
+  return groupBy(traces, (tr) => tr.session_id)
+    .map((list) => {
+      const named = list
+        .filter((tr) => tr.user_id !== null)
+        .sort((a, b) => ms(a.created_at) - ms(b.created_at) || (a.user_id! < b.user_id! ? -1 : 1))
+      return {
+        session_id: list[0]!.session_id!,
+        project_id: list[0]!.project_id,
+        user_id: named[0]?.user_id ?? null,
+        ...activityOf(list),
+      }
+    })
+    .sort(byActivity('session_id'))
+}
+
+function expectedUsers(traces: readonly Trace[]) {
+  const sessions = expectedSessions(traces)
+  return groupBy(traces, (tr) => tr.user_id)
+    .map((list) => ({
+      user_id: list[0]!.user_id!,
+      project_id: list[0]!.project_id,
+      sessions: sessions.filter((s) => s.project_id === list[0]!.project_id && s.user_id === list[0]!.user_id).length,
+      ...activityOf(list),
+    }))
+    .sort(byActivity('user_id'))
 }
 
 function expectedFailures(traces: readonly Trace[], limit: number, slowMs: number) {
@@ -290,6 +357,8 @@ function randomTrace(r: Rng, now: number, slowMs: number, id: string): Record<st
   }
   if (steps !== undefined) trace.steps = steps
   else if (r.chance(0.3)) trace.retry_count = r.int(0, 3) // no steps: the client's count is kept
+  if (r.chance(0.6)) trace.session_id = `s${r.int(1, 8)}`
+  if (r.chance(0.6)) trace.user_id = `u${r.int(1, 5)}`
   if (r.chance(0.1)) trace.failure_reason = 'upstream 500'
   if (r.chance(0.05)) trace.status = 'error'
   const createdAt = randomCreatedAt(r, now)
@@ -451,6 +520,37 @@ async function checkAnalytics(t: Test, ds: DataSet, projectId: string | undefine
   t.strictSame(body.project_breakdown, expected.project_breakdown, 'project_breakdown')
   t.strictSame(body.cost_breakdown, expected.cost_breakdown, 'cost_breakdown')
   t.strictSame(body.recent_failures, expected.recent_failures, 'recent_failures')
+
+  const scoped: Record<string, string> = projectId === undefined ? {} : { project_id: projectId }
+  const sessions = await ds.app.inject({ url: '/sessions', query: { ...scoped, limit: '1000' } })
+  t.equal(sessions.statusCode, 200)
+  t.strictSame(schemaErrors(ListSessionsResponse, sessions.json()), [], 'matches ListSessionsResponse')
+  const expectedS = expectedSessions(scope)
+  t.strictSame(sessions.json(), { total: expectedS.length, items: expectedS }, '/sessions')
+  const users = await ds.app.inject({ url: '/users', query: { ...scoped, limit: '1000' } })
+  t.strictSame(schemaErrors(ListUsersResponse, users.json()), [], 'matches ListUsersResponse')
+  const expectedU = expectedUsers(scope)
+  t.strictSame(users.json(), { total: expectedU.length, items: expectedU }, '/users')
+  for (const session of expectedS.slice(0, 3)) {
+    const one = await ds.app.inject({
+      url: `/sessions/${session.session_id}`,
+      query: { project_id: session.project_id },
+    })
+    const conversation = scope
+      .filter((tr) => tr.project_id === session.project_id && tr.session_id === session.session_id)
+      .sort((a, b) => ms(a.created_at) - ms(b.created_at) || (a.trace_id < b.trace_id ? -1 : 1))
+    t.strictSame(one.json(), { session, traces: conversation }, `/sessions/${session.session_id}`)
+  }
+  for (const user of expectedU.slice(0, 2)) {
+    const one = await ds.app.inject({ url: `/users/${user.user_id}`, query: { project_id: user.project_id } })
+    t.strictSame(
+      one.json(),
+      { user, sessions: expectedS.filter((s) => s.project_id === user.project_id && s.user_id === user.user_id) },
+      `/users/${user.user_id}`,
+    )
+  }
+  const page = await ds.app.inject({ url: '/sessions', query: { ...scoped, limit: '2', offset: '1' } })
+  t.strictSame(page.json().items, expectedS.slice(1, 3), '/sessions, a page')
 
   for (const limit of [undefined, 1, 7, 1000]) {
     const query: Record<string, string> = {}

@@ -82,6 +82,44 @@ function check(t: Test, summary: Record<string, number>, charts: { tokens: numbe
   )
 }
 
+/** A step as the previous release stored it: no cost. */
+const OLD_STEPS = JSON.stringify([
+  {
+    index: 0,
+    name: 'search',
+    type: 'tool',
+    tool: 'search',
+    status: 'success',
+    latency: null,
+    token_count: null,
+    input: 'needle in an old step',
+    output: null,
+    error: null,
+    started_at: null,
+    metadata: {},
+  },
+])
+
+/** What later releases added, on an upgraded database: costs (unpriced), search, sessions. */
+async function checkAdditions(t: Test, store: Store) {
+  const a = await analyticsOf(store)
+  t.equal(a.summary.unpriced_traces, 4, 'older traces are unpriced')
+  t.equal(a.summary.total_cost, 0)
+  const c = await store.getTrace('c')
+  t.strictSame(
+    c?.steps.map((s) => s.cost),
+    [null],
+    'their steps gain a null cost',
+  )
+  const found = await store.listTraces({ q: ['needle in an old'] }, { limit: 10, offset: 0 })
+  t.strictSame(
+    found.items.map((tr) => tr.trace_id),
+    ['c'],
+    'older traces are searchable',
+  )
+  t.equal((await store.listTraces({ q: ['prompt'] }, { limit: 10, offset: 0 })).total, 4)
+}
+
 async function analyticsOf(store: Store) {
   return store.analytics({ now: T0 + 2 * HOUR, slowThresholdMs: 5000 })
 }
@@ -98,6 +136,7 @@ t.test('SQLite: a database of the previous release is migrated and its rollups r
   migrateSqlite(drizzleSqlite(old), { migrationsFolder: migrations })
   const insert = old.prepare(`insert into traces (${traceColumns}) values (${traceColumns.replace(/\w+/g, '?')})`)
   for (const row of OLD_TRACES) insert.run(...oldRow(row))
+  old.prepare(`update traces set steps = ? where trace_id = 'c'`).run(OLD_STEPS)
   // The old rollups as the bug left them: a latency sum of Infinity.
   old
     .prepare(
@@ -114,6 +153,7 @@ t.test('SQLite: a database of the previous release is migrated and its rollups r
   const b = await store.getTrace('b')
   t.equal(b?.latency, 0.802, 'float noise rounded to microseconds')
   t.equal((store.raw.prepare(`select count(*) as n from loupe_meta`).get() as { n: number }).n, 0, 'rebuilt once')
+  await checkAdditions(t, store)
 })
 
 t.test(
@@ -140,6 +180,7 @@ t.test(
       )
       await client.query(`insert into trace_ids (trace_id, project_id) values ($1, 'p')`, [row[0]])
     }
+    await client.query(`update traces set steps = $1::jsonb where trace_id = 'c'`, [OLD_STEPS])
     await client.query(
       `insert into rollup_totals (project_id, environment, model, status, traces, retries, latency_sum, tokens)
        values ('p', 'production', 'm', 'success', 4, 0, 'Infinity', 52)`,
@@ -158,5 +199,6 @@ t.test(
     t.equal(summary.p95_latency, 604_800_000)
     t.equal((await store.getTrace('b'))?.latency, 0.802)
     t.equal((await store.pool.query('select count(*)::int as n from loupe_meta')).rows[0].n, 0, 'rebuilt once')
+    await checkAdditions(t, store)
   },
 )

@@ -18,6 +18,7 @@ import { createPendingSpanQueries } from './pending-spans.js'
 import { createReplicaFeed, type FeedLog, type ReplicaFeed } from './replica-feed.js'
 import { apiKeys, modelPrices, projects } from './tables.js'
 import {
+  fillSearchText,
   getTrace,
   insertTraces,
   maxSeq,
@@ -275,6 +276,22 @@ export async function createPostgresStore(
       return snapshot((client) => traceReads(client).failures(params))
     },
 
+    async listSessions(filter, page) {
+      return snapshot((client) => traceReads(client).listSessions(filter, page))
+    },
+
+    async getSession(sessionId, projectId, limit) {
+      return snapshot((client) => traceReads(client).getSession(sessionId, projectId, limit))
+    },
+
+    async listUsers(filter, page) {
+      return snapshot((client) => traceReads(client).listUsers(filter, page))
+    },
+
+    async getUser(userId, projectId, limit) {
+      return snapshot((client) => traceReads(client).getUser(userId, projectId, limit))
+    },
+
     async listPriceRules() {
       return db.select().from(modelPrices).orderBy(asc(modelPrices.pattern))
     },
@@ -355,6 +372,8 @@ async function migrateLocked(pool: pg.Pool, schema: string): Promise<void> {
           throw err
         }
       }
+      const search = await client.query(`select 1 from loupe_meta where key = 'search_stale'`)
+      if (search.rows.length > 0) await fillSearchText(client)
     } finally {
       await client.query('select pg_advisory_unlock(hashtext($1))', [`loupe:migrate:${schema}`])
     }

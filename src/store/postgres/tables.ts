@@ -80,6 +80,11 @@ export const traces = pgTable(
     seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
     /** The costs the client reported (JSON of ReportedCosts, src/costs/pricing.ts), kept so a re-pricing keeps them. */
     reported_cost: text('reported_cost'),
+    /**
+     * The lower-cased searchable text (src/search/text.ts), indexed by pg_trgm for `q`: the GIN index
+     * `traces_search` is written by hand in its migration (its operator class lives in the extension).
+     */
+    search_text: text('search_text'),
   },
   // One index per filter and sort of GET /traces, /failures and /analytics, each ending in the list order. The two
   // newest-first walks also carry latency and token_count (as on SQLite), so a range filter is checked in the index.
@@ -170,6 +175,50 @@ export const tokenHistogram = histogram('token_histogram')
 /** Priced traces by cost in nano-dollars. */
 export const costHistogram = histogram('cost_histogram')
 
+/** The totals of a group of traces: counts, activity span and exact sums (ActivityDelta in rollups.ts). */
+const activityColumns = () => ({
+  traces: bigint('traces', { mode: 'number' }).notNull(),
+  unpriced: bigint('unpriced', { mode: 'number' }).notNull(),
+  failed: bigint('failed', { mode: 'number' }).notNull(),
+  warnings: bigint('warnings', { mode: 'number' }).notNull(),
+  first_at: epochMs('first_at').notNull(),
+  last_at: epochMs('last_at').notNull(),
+  ...sumColumns(),
+})
+
+/** Per session (GET /sessions): newest activity first, overall, per project and per user. */
+export const sessionTotals = pgTable(
+  'session_totals',
+  {
+    project_id: id('project_id').notNull(),
+    session_id: id('session_id').notNull(),
+    user_id: id('user_id'),
+    user_at: epochMs('user_at'),
+    ...activityColumns(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.session_id] }),
+    index('session_totals_last').on(t.last_at, t.session_id),
+    index('session_totals_project_last').on(t.project_id, t.last_at, t.session_id),
+    index('session_totals_user_last').on(t.user_id, t.last_at, t.session_id),
+  ],
+)
+
+/** Per user (GET /users): newest activity first, overall and per project. */
+export const userTotals = pgTable(
+  'user_totals',
+  {
+    project_id: id('project_id').notNull(),
+    user_id: id('user_id').notNull(),
+    ...activityColumns(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.user_id] }),
+    index('user_totals_last').on(t.last_at, t.user_id),
+    index('user_totals_project_last').on(t.project_id, t.last_at, t.user_id),
+  ],
+)
+
 /** Operators' prices per model-name pattern (src/costs/pricing.ts), ahead of the price database. */
 export const modelPrices = pgTable('model_prices', {
   pattern: id('pattern').primaryKey(),
@@ -188,7 +237,7 @@ export const loupeMeta = pgTable('loupe_meta', {
   value: text('value').notNull(),
 })
 
-export type TraceRow = Omit<typeof traces.$inferSelect, 'seq' | 'reported_cost'>
+export type TraceRow = Omit<typeof traces.$inferSelect, 'seq' | 'reported_cost' | 'search_text'>
 export type ProjectRow = typeof projects.$inferSelect
 export type ApiKeyRow = typeof apiKeys.$inferSelect
 

@@ -4,16 +4,21 @@
 import type { QueryResultRow } from 'pg'
 import { StepSchema, type Trace } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
+import { searchText } from '../../search/text.js'
+import { createActivityReads } from '../activity-reads.js'
 import { parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
 import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } from '../reprice.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
+  ACTIVITY_COUNTED,
+  activityUpsertSet,
   addExcluded,
   type HistogramRow,
   ROLLUP_TABLES,
   type RollupDeltas,
   rollupDeltas,
   SUM_COLUMNS,
+  sessionUserSet,
 } from '../rollups.js'
 import { TRACE_KEYS } from '../stored-trace.js'
 import {
@@ -22,7 +27,9 @@ import {
   HISTOGRAMS,
   type HourRow,
   orderBy,
+  type SearchClause,
   type TotalsRow,
+  type TraceReadQueries,
   traceWhere,
 } from '../trace-reads.js'
 import type { InsertOutcome, Repricer, TraceFilter } from '../types.js'
@@ -74,14 +81,16 @@ const INSERT_TYPES: Record<InsertColumn, string> = {
   created_at: 'int8',
   steps: 'jsonb',
   reported_cost: 'text',
+  search_text: 'text',
 }
 
 /** The columns written at insert: the trace's, then what the client reported of its costs. */
-type InsertColumn = keyof Trace | typeof REPORTED_COST
-const INSERT_COLUMNS: InsertColumn[] = [...COLUMNS, REPORTED_COST]
+type InsertColumn = keyof Trace | typeof REPORTED_COST | 'search_text'
+const INSERT_COLUMNS: InsertColumn[] = [...COLUMNS, REPORTED_COST, 'search_text']
 
 const toColumnValue = (t: Trace, column: InsertColumn): unknown => {
   if (column === REPORTED_COST) return reportedCostJson(t)
+  if (column === 'search_text') return encodeText(searchText(t))
   const value = t[column]
   if (column === 'created_at') return Date.parse(t.created_at)
   if (column === 'tags' || column === 'metadata' || column === 'steps') return encodeJson(value)
@@ -105,13 +114,15 @@ async function upsertRollup<R extends object>(
   keys: Record<string, string>,
   counted: readonly string[],
   rows: readonly R[],
+  more: { columns: Record<string, string>; set: string } = { columns: {}, set: addExcluded(table, counted) },
 ) {
-  const columns = [...Object.keys(keys), ...counted]
-  const types = columns.map((c) => keys[c] ?? 'int8')
+  if (rows.length === 0) return
+  const columns = [...Object.keys(keys), ...counted, ...Object.keys(more.columns)]
+  const types = columns.map((c) => keys[c] ?? more.columns[c] ?? 'int8')
   await db.query(
     `insert into ${table} (${columns.join(', ')})
      select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
-     on conflict (${Object.keys(keys).join(', ')}) do update set ${addExcluded(table, counted)}`,
+     on conflict (${Object.keys(keys).join(', ')}) do update set ${more.set}`,
     columns.map((c) => rows.map((r) => (r as Record<string, unknown>)[c])),
   )
 }
@@ -270,6 +281,28 @@ async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
     const sorted = sortedBy(rows, (r) => `${r.project_id}\u0000${String(r.bucket).padStart(8, '0')}`)
     await upsertRollup(db, table, { project_id: 'text', bucket: 'int4' }, ['traces'], sorted)
   }
+  const span = { first_at: 'int8', last_at: 'int8' }
+  const sessions = sortedBy(deltas.sessions, (r) => JSON.stringify([r.project_id, r.session_id]))
+  await upsertRollup(
+    db,
+    'session_totals',
+    { project_id: 'text', session_id: 'text' },
+    ACTIVITY_COUNTED,
+    sessions.map((r) => ({ ...r, session_id: encodeText(r.session_id), user_id: r.user_id && encodeText(r.user_id) })),
+    {
+      columns: { ...span, user_id: 'text', user_at: 'int8' },
+      set: `${activityUpsertSet('session_totals', ACTIVITY_COUNTED, 'least', 'greatest')}, ${sessionUserSet('session_totals')}`,
+    },
+  )
+  const users = sortedBy(deltas.users, (r) => JSON.stringify([r.project_id, r.user_id]))
+  await upsertRollup(
+    db,
+    'user_totals',
+    { project_id: 'text', user_id: 'text' },
+    ACTIVITY_COUNTED,
+    users.map((r) => ({ ...r, user_id: encodeText(r.user_id) })),
+    { columns: span, set: activityUpsertSet('user_totals', ACTIVITY_COUNTED, 'least', 'greatest') },
+  )
 }
 
 /** Every rollup recounted from the traces, in chunks, inside the caller's transaction (see rollup-rebuild.ts). */
@@ -333,6 +366,38 @@ export async function repriceChunk(
   return { scanned: rows.length, changed: after.length, next: last ? { at: last.created_at, id: last.trace_id } : null }
 }
 
+/**
+ * Fills the searchable text of the traces stored before search existed (a migration sets `search_stale`), in chunks
+ * of their own transactions: searching meanwhile finds the traces filled so far.
+ */
+export async function fillSearchText(db: Queryable): Promise<void> {
+  for (;;) {
+    const { rows } = await db.query<
+      Pick<TraceRow, 'project_id' | 'trace_id' | 'name' | 'prompt' | 'response' | 'failure_reason' | 'steps'>
+    >(
+      `select project_id, trace_id, name, prompt, response, failure_reason, steps from traces
+       where search_text is null limit $1`,
+      [REBUILD_CHUNK],
+    )
+    if (rows.length === 0) break
+    await db.query(
+      `update traces t set search_text = u.search_text
+       from unnest($1::text[], $2::text[], $3::text[]) as u(project_id, trace_id, search_text)
+       where t.project_id = u.project_id and t.trace_id = u.trace_id`,
+      [
+        rows.map((r) => r.project_id),
+        rows.map((r) => encodeText(r.trace_id)),
+        rows.map((r) => encodeText(searchText(r))),
+      ],
+    )
+  }
+  await db.query(`delete from loupe_meta where key = 'search_stale'`)
+}
+
+/** Each word a substring of the searchable text (pg_trgm's GIN index serves LIKE for words of 3 characters or more). */
+const searchClause: SearchClause = (words, bind) =>
+  words.map((w) => `search_text like ${bind(`%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`).join(' and ')
+
 /** Traces by their seq numbers, in seq order. */
 export async function tracesBySeq(db: Queryable, seqs: readonly number[]): Promise<(Trace & { seq: number })[]> {
   const rows = await db.query<TraceRow & { seq: number }>(
@@ -384,14 +449,19 @@ export function traceReads(db: Queryable) {
 
   const where = (f: TraceFilter, extra: ExtraConditions = {}) => {
     const params: unknown[] = []
-    const text = traceWhere(f, extra, (value) => {
-      params.push(typeof value === 'string' ? encodeText(value) : value)
-      return `$${params.length}`
-    })
+    const text = traceWhere(
+      f,
+      extra,
+      (value) => {
+        params.push(typeof value === 'string' ? encodeText(value) : value)
+        return `$${params.length}`
+      },
+      searchClause,
+    )
     return { sql: text, params }
   }
 
-  return createTraceReads({
+  const queries: TraceReadQueries = {
     async totals(projectId) {
       const s = scoped(projectId)
       const rows = await db.query<TotalsRow>(
@@ -466,5 +536,17 @@ export function traceReads(db: Queryable) {
       )
       return rows.rows[0]?.latency
     },
+  }
+  const activity = createActivityReads({
+    async query<R>(build: (bind: (value: unknown) => string) => string) {
+      const params: unknown[] = []
+      const text = build((value) => {
+        params.push(typeof value === 'string' ? encodeText(value) : value)
+        return `$${params.length}`
+      })
+      return (await db.query(text, params)).rows as R[]
+    },
+    select: queries.select,
   })
+  return { ...createTraceReads(queries), ...activity }
 }

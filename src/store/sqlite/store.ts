@@ -51,7 +51,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   const db: Db = drizzle(sqlite, { schema: { projects, apiKeys } })
   if (options.migrate !== false) migrate(db, { migrationsFolder: join(packageRoot(), 'drizzle', 'sqlite') })
   const traces = createTraceQueries(sqlite)
-  if (options.migrate !== false) traces.rebuildRollupsIfStale()
+  if (options.migrate !== false) {
+    traces.rebuildRollupsIfStale()
+    traces.rebuildSearchIfStale()
+  }
   const pendingSpans = createPendingSpanQueries(sqlite)
 
   const keysWithProject = () =>
@@ -152,6 +155,22 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
 
     async failures(params) {
       return traces.failures(params)
+    },
+
+    async listSessions(filter, page) {
+      return traces.listSessions(filter, page)
+    },
+
+    async getSession(sessionId, projectId, limit) {
+      return traces.getSession(sessionId, projectId, limit)
+    },
+
+    async listUsers(filter, page) {
+      return traces.listUsers(filter, page)
+    },
+
+    async getUser(userId, projectId, limit) {
+      return traces.getUser(userId, projectId, limit)
     },
 
     async listPriceRules() {

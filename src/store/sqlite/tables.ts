@@ -133,6 +133,50 @@ export const tokenHistogram = histogram('token_histogram')
 /** Priced traces by cost in nano-dollars. */
 export const costHistogram = histogram('cost_histogram')
 
+/** The totals of a group of traces: counts, activity span and exact sums (ActivityDelta in rollups.ts). */
+const activityColumns = () => ({
+  traces: integer('traces').notNull(),
+  unpriced: integer('unpriced').notNull(),
+  failed: integer('failed').notNull(),
+  warnings: integer('warnings').notNull(),
+  first_at: integer('first_at').notNull(),
+  last_at: integer('last_at').notNull(),
+  ...sumColumns(),
+})
+
+/** Per session (GET /sessions): newest activity first, overall, per project and per user. */
+export const sessionTotals = sqliteTable(
+  'session_totals',
+  {
+    project_id: text('project_id').notNull(),
+    session_id: text('session_id').notNull(),
+    user_id: text('user_id'),
+    user_at: integer('user_at'),
+    ...activityColumns(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.session_id] }),
+    index('session_totals_last').on(t.last_at, t.session_id),
+    index('session_totals_project_last').on(t.project_id, t.last_at, t.session_id),
+    index('session_totals_user_last').on(t.user_id, t.last_at, t.session_id),
+  ],
+)
+
+/** Per user (GET /users): newest activity first, overall and per project. */
+export const userTotals = sqliteTable(
+  'user_totals',
+  {
+    project_id: text('project_id').notNull(),
+    user_id: text('user_id').notNull(),
+    ...activityColumns(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.user_id] }),
+    index('user_totals_last').on(t.last_at, t.user_id),
+    index('user_totals_project_last').on(t.project_id, t.last_at, t.user_id),
+  ],
+)
+
 /** Operators' prices per model-name pattern (src/costs/pricing.ts), ahead of the price database. */
 export const modelPrices = sqliteTable('model_prices', {
   pattern: text('pattern').primaryKey(),

@@ -3,16 +3,21 @@
 import type Database from 'better-sqlite3'
 import type { Trace } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
+import { charCount, searchText, TRIGRAM } from '../../search/text.js'
+import { createActivityReads } from '../activity-reads.js'
 import { parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
 import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition, repriceAll } from '../reprice.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
+  ACTIVITY_COUNTED,
+  activityUpsertSet,
   addExcluded,
   type HistogramRow,
   ROLLUP_TABLES,
   type RollupDeltas,
   rollupDeltas,
   SUM_COLUMNS,
+  sessionUserSet,
 } from '../rollups.js'
 import { storedTrace, TRACE_KEYS } from '../stored-trace.js'
 import {
@@ -21,6 +26,7 @@ import {
   HISTOGRAMS,
   type HourRow,
   orderBy,
+  type SearchClause,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
@@ -62,6 +68,8 @@ export function createTraceQueries(db: Database.Database) {
      on conflict (trace_id) do nothing`,
   )
   const traceById = db.prepare('select * from traces where trace_id = ?')
+  // The searchable text of each trace, under the trace's rowid, in the same transaction (src/search/text.ts).
+  const insertSearch = db.prepare('insert into traces_search (rowid, body) values (?, ?)')
   const upsert = (table: string, keys: readonly string[], counted: readonly string[]) => {
     const columns = [...keys, ...counted]
     return db.prepare(
@@ -83,6 +91,25 @@ export function createTraceQueries(db: Database.Database) {
   const upsertLatency = upsertHistogram('latency_histogram')
   const upsertTokens = upsertHistogram('token_histogram')
   const upsertCost = upsertHistogram('cost_histogram')
+  const upsertActivity = (table: string, keys: readonly string[], extra: readonly string[], set: string) => {
+    const columns = [...keys, ...ACTIVITY_COUNTED, 'first_at', 'last_at', ...extra]
+    return db.prepare(
+      `insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})
+       on conflict (${keys.join(', ')}) do update set ${set}`,
+    )
+  }
+  const upsertSession = upsertActivity(
+    'session_totals',
+    ['project_id', 'session_id'],
+    ['user_id', 'user_at'],
+    `${activityUpsertSet('session_totals', ACTIVITY_COUNTED, 'min', 'max')}, ${sessionUserSet('session_totals')}`,
+  )
+  const upsertUser = upsertActivity(
+    'user_totals',
+    ['project_id', 'user_id'],
+    [],
+    activityUpsertSet('user_totals', ACTIVITY_COUNTED, 'min', 'max'),
+  )
 
   /** Adds what some traces count to every rollup (inside the caller's transaction). */
   const applyDeltas = (deltas: RollupDeltas) => {
@@ -91,13 +118,17 @@ export function createTraceQueries(db: Database.Database) {
     for (const row of deltas.latency) upsertLatency.run(row)
     for (const row of deltas.tokens) upsertTokens.run(row)
     for (const row of deltas.cost) upsertCost.run(row)
+    for (const row of deltas.sessions) upsertSession.run(row)
+    for (const row of deltas.users) upsertUser.run(row)
   }
 
   /** Trace rows and their rollups in one transaction: a crash keeps both or neither. */
   const insertBatch = db.transaction((batch: readonly Trace[]): InsertOutcome[] => {
     const created: Trace[] = []
     const outcomes = batch.map((trace): InsertOutcome => {
-      if (insertTrace.run(toRow(trace)).changes === 1) {
+      const inserted = insertTrace.run(toRow(trace))
+      if (inserted.changes === 1) {
+        insertSearch.run(inserted.lastInsertRowid, searchText(trace))
         created.push(trace)
         return { kind: 'created', trace }
       }
@@ -161,16 +192,60 @@ export function createTraceQueries(db: Database.Database) {
     }
   })
 
+  /** The search index rebuilt from the traces (a migration that created it sets `search_stale`). */
+  const rebuildSearch = db.transaction(() => {
+    db.prepare('delete from traces_search').run()
+    const source = db.prepare(
+      'select rowid as cursor, name, prompt, response, failure_reason, steps from traces where rowid > ? order by rowid limit ?',
+    )
+    let cursor = 0
+    for (;;) {
+      const rows = source.all(cursor, REBUILD_CHUNK) as (Pick<
+        Trace,
+        'name' | 'prompt' | 'response' | 'failure_reason'
+      > & {
+        cursor: number
+        steps: string
+      })[]
+      if (rows.length === 0) break
+      for (const row of rows) insertSearch.run(row.cursor, searchText({ ...row, steps: JSON.parse(row.steps) }))
+      cursor = rows.at(-1)!.cursor
+    }
+    db.prepare(`delete from loupe_meta where key = 'search_stale'`).run()
+  })
+
+  /**
+   * Every word in the trigram index: words of 3 characters or more are phrases of one MATCH (each a substring of the
+   * text); shorter ones (two CJK characters are a word) are checked on the indexed text with GLOB.
+   */
+  const searchClause: SearchClause = (words, bind) => {
+    const long = words.filter((w) => charCount(w) >= TRIGRAM)
+    const conditions = [
+      ...(long.length > 0
+        ? [`traces_search match ${bind(long.map((w) => `"${w.replaceAll('"', '""')}"`).join(' '))}`]
+        : []),
+      ...words
+        .filter((w) => charCount(w) < TRIGRAM)
+        .map((w) => `body glob ${bind(`*${w.replace(/[*?[]/g, (c) => `[${c}]`)}*`)}`),
+    ]
+    return `rowid in (select rowid from traces_search where ${conditions.join(' and ')})`
+  }
+
   const projectScope = (projectId: string | undefined) =>
     projectId === undefined ? { sql: '', params: [] } : { sql: 'where project_id = ?', params: [projectId] }
 
   /** The filter's WHERE clause with `?` markers, and its values in order. */
   const where = (f: TraceFilter, extra: ExtraConditions = {}) => {
     const params: unknown[] = []
-    const text = traceWhere(f, extra, (value) => {
-      params.push(value)
-      return '?'
-    })
+    const text = traceWhere(
+      f,
+      extra,
+      (value) => {
+        params.push(value)
+        return '?'
+      },
+      searchClause,
+    )
     return { sql: text, params }
   }
 
@@ -248,9 +323,25 @@ export function createTraceQueries(db: Database.Database) {
     },
   }
   const reads = createTraceReads(queries)
+  const activity = createActivityReads({
+    async query<R>(build: (bind: (value: unknown) => string) => string) {
+      const params: unknown[] = []
+      const text = build((value) => {
+        params.push(value)
+        return '?'
+      })
+      return stmt(text).all(...params) as R[]
+    },
+    select: queries.select,
+  })
 
   return {
     insertTraces: (batch: readonly Trace[]) => insertBatch(batch),
+
+    /** Rebuilds the search index when a migration marked it stale. */
+    rebuildSearchIfStale(): void {
+      if (db.prepare(`select 1 from loupe_meta where key = 'search_stale'`).get()) rebuildSearch()
+    },
 
     /** Rebuilds every rollup when a migration marked them stale; true when it did. */
     rebuildRollupsIfStale(): boolean {
@@ -268,6 +359,7 @@ export function createTraceQueries(db: Database.Database) {
       repriceAll((from) => repriceChunk(from, since ?? Number.MIN_SAFE_INTEGER, reprice)),
 
     listTraces: reads.listTraces,
+    ...activity,
     analytics: reads.analytics,
     failures: reads.failures,
   }
