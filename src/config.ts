@@ -110,7 +110,7 @@ export interface Config {
   otlpRootlessWaitMs: number
   wsHeartbeatMs: number
   wsMaxBufferBytes: number
-  /** Protected mode when set (CONTRACT §5); null: open mode. */
+  /** Protected mode when set (docs/api.md, Authentication); null: open mode. */
   adminToken: string | null
   /** Per client address per minute, on every route but ingest; 0: off. */
   rateLimit: number

@@ -88,7 +88,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['traces'],
         summary: 'Record one trace (needs a project API key)',
         description:
-          'Normalizes the trace (CONTRACT §2) and stores it. 201 when stored; 200 with the stored trace when this ' +
+          'Normalizes the trace (see docs/api.md, Normalization) and stores it. 201 when stored; 200 with the stored trace when this ' +
           'trace_id is already stored for the project (nothing changes, no event); 409 when another project holds it.',
         security: keyAuth,
         body: Ref(TraceInputSchema),

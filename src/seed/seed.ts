@@ -1,5 +1,5 @@
 // Synthetic demo data: a handful of projects with API keys, and realistic LLM traces spread over the last days.
-// Every trace is sent through the same normalization as real ingest (CONTRACT §2), so statuses, retry counts,
+// Every trace is sent through the same normalization as real ingest, so statuses, retry counts,
 // failure reasons and inferred totals obey the same rules; only the HTTP layer and the schema check are skipped.
 import { randomInt } from 'node:crypto'
 import { uuidv7 } from 'uuidv7'
