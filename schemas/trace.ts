@@ -38,7 +38,7 @@ export const TraceIdSchema = Type.String({
   description: '1–128 characters of `[A-Za-z0-9._:-]`; a UUIDv7 is generated when the client sends none.',
 })
 
-/** Limits of the contract (CONTRACT §1 and §8). */
+/** Limits of the contract (docs/api.md, Traces and Limits). */
 export const LIMITS = {
   textBytes: 256 * 1024,
   tags: 20,

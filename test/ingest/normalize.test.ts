@@ -1,4 +1,4 @@
-// Ingest normalization (CONTRACT §2 steps 1–4): aliases, status words, retry and status inference, timestamps, fallbacks.
+// Ingest normalization (docs/api.md, Normalization): aliases, status words, retry and status inference, timestamps, fallbacks.
 import t from 'tap'
 import type { Step, StepInput } from '../../schemas/step.js'
 import type { TraceInput } from '../../schemas/trace.js'

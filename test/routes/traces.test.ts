@@ -1,4 +1,4 @@
-// GET /traces, GET /traces/{trace_id}, POST /traces and POST /traces/batch: the HTTP contract (CONTRACT §1–§5, §7, §8).
+// GET /traces, GET /traces/{trace_id}, POST /traces and POST /traces/batch: the HTTP rules of docs/api.md.
 import t, { type Test } from 'tap'
 import { BatchTracesResponse, ErrorSchema, ListTracesResponse, TraceSchema } from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
