@@ -6,8 +6,8 @@ import {
   BatchTracesResponse,
   errorResponses,
   LIMITS,
+  ListTracesAnswer,
   ListTracesQuery,
-  ListTracesResponse,
   Ref,
   TraceInputSchema,
   TraceParams,
@@ -39,21 +39,22 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['traces'],
         operationId: 'listTraces',
         summary: 'List traces, newest first, with filters',
+        description: 'Whole traces, or with `fields=summary` each trace without its bodies (a light list).',
         querystring: ListTracesQuery,
-        response: { 200: ListTracesResponse, ...errorResponses(400) },
+        response: { 200: ListTracesAnswer, ...errorResponses(400) },
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until, project_id: _named, ...filter } = request.query
-      return app.store.listTraces(
-        {
-          ...filter,
-          project_id: request.scope ?? undefined,
-          since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
-          until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
-        },
-        { limit, offset },
-      )
+      const { limit = 50, offset = 0, since, until, fields, project_id: _named, ...rest } = request.query
+      const filter = {
+        ...rest,
+        project_id: request.scope ?? undefined,
+        since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
+        until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
+      }
+      return fields === 'summary'
+        ? app.store.listTraceSummaries(filter, { limit, offset })
+        : app.store.listTraces(filter, { limit, offset })
     },
   )
 
