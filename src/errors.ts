@@ -1,6 +1,9 @@
 // Every error the services throw, defined once; the app's error handler turns them into { statusCode, error, message, code }.
 import createError from '@fastify/error'
 
+/** Seconds a client is told to wait (Retry-After) after a 503 that does not say otherwise. */
+export const RETRY_AFTER_S = 5
+
 export const TraceNotFound = createError<[string]>('LOUPE_TRACE_NOT_FOUND', "trace '%s' not found", 404)
 export const ProjectNotFound = createError<[string]>('LOUPE_PROJECT_NOT_FOUND', "project '%s' not found", 404)
 export const ApiKeyNotFound = createError<[string]>('LOUPE_API_KEY_NOT_FOUND', "api key '%s' not found", 404)

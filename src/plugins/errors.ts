@@ -5,10 +5,8 @@ import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ApiError } from '../../schemas/index.js'
+import { RETRY_AFTER_S } from '../errors.js'
 import { describeStoreUnavailable, isStoreUnavailableError } from '../store/index.js'
-
-/** Seconds a client is told to wait after a 503 that did not say otherwise. */
-const RETRY_AFTER_S = '5'
 
 /**
  * The error body every route answers with, its status (and any Retry-After) set on the reply. Routes that must
@@ -29,7 +27,7 @@ export function errorReply(err: FastifyError, request: FastifyRequest, reply: Fa
   if (statusCode === 503) {
     // Expected under load or while the store is down: one line, no stack, and a hint for the client.
     request.log.warn({ code, cause: err.message }, 'service unavailable')
-    if (!reply.hasHeader('retry-after')) reply.header('retry-after', RETRY_AFTER_S)
+    if (!reply.hasHeader('retry-after')) reply.header('retry-after', String(RETRY_AFTER_S))
   } else if (statusCode >= 500) {
     request.log.error({ err }, 'request failed')
     message = 'Internal Server Error'

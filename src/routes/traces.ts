@@ -6,8 +6,10 @@ import {
   BatchTracesResponse,
   errorResponses,
   LIMITS,
+  LimitQuery,
   ListTracesQuery,
   ListTracesResponse,
+  OffsetQuery,
   Ref,
   TraceInputSchema,
   TraceParams,
@@ -43,7 +45,14 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until, project_id: _named, ...filter } = request.query
+      const {
+        limit = LimitQuery.default,
+        offset = OffsetQuery.default,
+        since,
+        until,
+        project_id: _named,
+        ...filter
+      } = request.query
       return app.store.listTraces(
         {
           ...filter,
