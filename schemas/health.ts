@@ -21,8 +21,9 @@ export const HealthResponse = Type.Object({
       }),
     }),
   ),
-  statusCode: Type.Optional(Type.Integer()),
+  statusCode: Type.Optional(Type.Integer({ description: 'On 503: the error fields every error carries.' })),
   error: Type.Optional(Type.String()),
   message: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
 })
 export type HealthResponse = Static<typeof HealthResponse>

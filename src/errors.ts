@@ -24,7 +24,8 @@ export const MissingApiKey = createError(
   401,
 )
 export const InvalidApiKey = createError('LOUPE_INVALID_API_KEY', 'the API key is unknown or revoked', 401)
-export const StoreUnavailable = createError<[string]>('LOUPE_STORE_UNAVAILABLE', 'the store is unavailable: %s', 503)
+/** The database cannot answer; the message says what is wrong with it (store/index.ts, describeStoreUnavailable). */
+export const StoreUnavailable = createError<[string]>('LOUPE_STORE_UNAVAILABLE', '%s', 503)
 export const MissingCredential = createError(
   'LOUPE_MISSING_CREDENTIAL',
   'a credential is required: send the admin token or a project API key as "Authorization: Bearer <token>" or ' +

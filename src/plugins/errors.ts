@@ -5,7 +5,7 @@ import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ApiError } from '../../schemas/index.js'
-import { RETRY_AFTER_S } from '../errors.js'
+import { RETRY_AFTER_S, StoreUnavailable } from '../errors.js'
 import { describeStoreUnavailable, isStoreUnavailableError } from '../store/index.js'
 
 /**
@@ -17,9 +17,10 @@ export function errorReply(err: FastifyError, request: FastifyRequest, reply: Fa
   let message = err.message
   let code = err.code
   if (statusCode >= 500 && isStoreUnavailableError(err)) {
+    const unavailable = new StoreUnavailable(describeStoreUnavailable(err))
     statusCode = 503
-    message = describeStoreUnavailable(err)
-    code = 'LOUPE_STORE_UNAVAILABLE'
+    message = unavailable.message
+    code = unavailable.code
   }
   const retryAfterS = (err as { retryAfterS?: unknown }).retryAfterS
   if (typeof retryAfterS === 'number' && !reply.hasHeader('retry-after'))

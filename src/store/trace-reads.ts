@@ -300,5 +300,3 @@ export function createTraceReads(q: TraceReadQueries) {
     },
   }
 }
-
-export type TraceReads = ReturnType<typeof createTraceReads>
