@@ -142,5 +142,5 @@ export default fp(
       }
     })
   },
-  { name: 'loupe-auth', dependencies: ['loupe-services'] },
+  { name: 'loupe-auth', dependencies: ['loupe-config', 'loupe-services'] },
 )

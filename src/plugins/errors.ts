@@ -42,7 +42,7 @@ export default fp(
     app.setErrorHandler((err: FastifyError, request, reply) => {
       reply.send(errorReply(err, request, reply))
     })
-    const limited = app.hasDecorator('rateLimit') && app.config.rateLimit > 0
+    const limited = app.config.rateLimit > 0
     app.setNotFoundHandler(limited ? { preHandler: app.rateLimit() } : {}, (request, reply) => {
       reply.code(404).send({
         statusCode: 404,
@@ -52,5 +52,5 @@ export default fp(
       })
     })
   },
-  { name: 'loupe-errors' },
+  { name: 'loupe-errors', dependencies: ['loupe-config', 'loupe-limits'] },
 )
