@@ -18,7 +18,7 @@ import {
 import { TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
 import { parseTimestamp } from '../lib/time.js'
-import { ingestConfig, keyAuth } from './ingest-options.js'
+import { ingestConfig } from './ingest-options.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
 const BatchEnvelope = Type.Object({
@@ -39,6 +39,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'read' },
       schema: {
         tags: ['traces'],
+        operationId: 'listTraces',
         summary: 'List traces, newest first, with filters',
         querystring: ListTracesQuery,
         response: { 200: ListTracesResponse, ...errorResponses(400) },
@@ -72,6 +73,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'read' },
       schema: {
         tags: ['traces'],
+        operationId: 'getTrace',
         summary: 'One trace with its steps',
         description: "404 for an unknown trace, and for another project's trace when read with a project key.",
         params: TraceParams,
@@ -95,11 +97,11 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       validatorCompiler: () => app.validators.body.compile(JsonObject),
       schema: {
         tags: ['traces'],
+        operationId: 'createTrace',
         summary: 'Record one trace (needs a project API key)',
         description:
           'Normalizes the trace (see docs/api.md, Normalization) and stores it. 201 when stored; 200 with the stored trace when this ' +
           'trace_id is already stored for the project (nothing changes, no event); 409 when another project holds it.',
-        security: keyAuth,
         body: Ref(TraceInputSchema),
         response: { 200: Ref(TraceSchema), 201: Ref(TraceSchema), ...errorResponses(400, 401, 409, 413, 415, 429) },
       },
@@ -121,8 +123,8 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       validatorCompiler: () => app.validators.body.compile(BatchEnvelope),
       schema: {
         tags: ['traces'],
+        operationId: 'createTraceBatch',
         summary: 'Record up to 1000 traces (needs a project API key)',
-        security: keyAuth,
         body: BatchTracesBody,
         response: { 200: BatchTracesResponse, ...errorResponses(400, 401, 413, 415, 429) },
       },
