@@ -67,14 +67,15 @@ const ROUTES = [
   { method: 'DELETE', url: '/api-keys/some-key-id' },
   { method: 'POST', url: '/traces', payload: { prompt: 'p' } },
   { method: 'POST', url: '/traces/batch', payload: { traces: [{ prompt: 'p' }] } },
-  { method: 'GET', url: '/docs/json' },
-  { method: 'GET', url: '/docs' },
   { method: 'GET', url: '/no-such-route' },
 ] as const
 
-t.test('protected mode: every route but GET / and /health answers 401 without a usable credential', async (t) => {
+t.test('protected mode: every route but GET /, /health and the API docs answers 401 without a credential', async (t) => {
   const { app, revoked } = await setup(t)
-  for (const path of ['/', '/health']) t.equal((await app.inject(path)).statusCode, 200, `${path} is public`)
+  for (const path of ['/', '/health', '/docs', '/docs/json', '/docs/static/swagger-ui.css']) {
+    t.equal((await app.inject(path)).statusCode, 200, `${path} is public`)
+  }
+  t.match((await app.inject('/docs/json')).json(), { openapi: String, paths: Object }, 'the whole document')
   const carriers: [string, Record<string, string>][] = [
     ['nothing', {}],
     ['an unknown bearer token', bearer('loupe_sk_00000000000000000000000000000000')],
