@@ -71,7 +71,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const hint =
         error.status === null
           ? `\nIs the server running? Start it with \`loupe serve\`, or point --url (or LOUPE_BASE_URL) at it.`
-          : ''
+          : error.status === 401
+            ? '\nThis server is in protected mode: pass its admin token with --token (or set LOUPE_ADMIN_TOKEN).'
+            : ''
       io.stderr.write(paintErr('red', `loupe: ${error.message}${hint}\n`))
       return 1
     }

@@ -273,6 +273,7 @@ t.test('protected mode: --token (or LOUPE_ADMIN_TOKEN) is sent; without it the 4
   const refused = cli(['--url', url, 'projects', 'list'])
   t.equal(await refused.code, 1)
   t.match(refused.stderr.text, /^loupe: 401 /)
+  t.match(refused.stderr.text, /--token/, 'and says how to pass the token')
   const created = cli(['--url', url, '--token', admin, 'projects', 'create', '--name', 'Guarded', '-q'])
   t.equal(await created.code, 0)
   t.match(created.stdout.text, /^loupe_sk_/)
@@ -285,4 +286,12 @@ t.test('protected mode: --token (or LOUPE_ADMIN_TOKEN) is sent; without it the 4
   t.notOk(tail.stderr.text.includes(admin), 'the token is never printed')
   tail.stop()
   t.equal(await tail.code, 0)
+})
+
+t.test('the help of serve and seed is true: both take a PostgreSQL URL', async (t) => {
+  for (const command of ['serve', 'seed']) {
+    const help = cli([command, '--help'])
+    t.equal(await help.code, 0)
+    t.match(help.stdout.text, /postgres:\/\//, `${command} --help names PostgreSQL`)
+  }
 })

@@ -14,11 +14,16 @@ export function addSeedCommand(program: Command, { io, out, json }: CliContext):
   // loupe seed (npm run seed runs this too)
   program
     .command('seed')
-    .description('fill a SQLite database with realistic synthetic traces, and print the demo projects’ keys')
+    .description(
+      'fill a database (SQLite or PostgreSQL) with realistic synthetic traces, and print the demo projects’ keys',
+    )
     .option('-n, --traces <n>', 'how many traces', integer('--traces', 1), 10_000)
     .option('--days <d>', 'spread them over the last d days', positive('--days'), 7)
     .option('--projects <p>', 'how many projects', integer('--projects', 1, 1000), 5)
-    .option('-d, --database <path>', 'SQLite path or file: URL (default: $DATABASE_URL, else ./data/loupe.db)')
+    .option(
+      '-d, --database <path>',
+      'SQLite path or file: URL, or a postgres:// URL (default: $DATABASE_URL, else ./data/loupe.db)',
+    )
     .option(
       '--seed <s>',
       'integer seed: the same data set (relative to now) every time; keys stay random',

@@ -12,7 +12,10 @@ export function addServeCommand(program: Command, { io }: CliContext): void {
     .description('run the Loupe server (what `npm start` runs); stop it with Ctrl-C')
     .option('-p, --port <port>', 'TCP port (default: $PORT, else 3000)', integer('--port', 0, 65535))
     .option('--host <host>', 'interface to listen on (default: $HOST, else 127.0.0.1)')
-    .option('-d, --database <path>', 'SQLite file or :memory: (default: $DATABASE_URL, else ./data/loupe.db)')
+    .option(
+      '-d, --database <path>',
+      'SQLite file, :memory:, or a postgres:// URL (default: $DATABASE_URL, else ./data/loupe.db)',
+    )
     .addOption(new Option('--log-level <level>', 'log level (default: $LOG_LEVEL, else info)').choices(LOG_LEVELS))
     .action(async (options: { port?: number; host?: string; database?: string; logLevel?: Config['logLevel'] }) => {
       // Flags win over the environment.
