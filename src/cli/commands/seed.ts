@@ -140,6 +140,14 @@ export function describeSeed(report: SeedReport, requested: number): string {
     for (const k of p.keys) lines.push(`  ${p.project_id.padEnd(width)}  ${k.environment.padEnd(11)}  ${k.key}`)
   }
   const reused = projects.filter((p) => !p.created).map((p) => p.project_id)
-  if (reused.length > 0) lines.push('', `(already existed, given new keys: ${reused.join(', ')})`)
+  if (reused.length > 0) {
+    lines.push(
+      '',
+      `Demo projects seeded before (more traces, no new keys; use the keys printed then): ${reused.join(', ')}`,
+    )
+  }
+  for (const p of projects.filter((p) => p.instead_of !== null)) {
+    lines.push(`${p.instead_of} is a project of yours: its demo data went to ${p.project_id} instead.`)
+  }
   return `${lines.join('\n')}\n`
 }
