@@ -6,6 +6,7 @@ import {
   LatencyMs,
   LimitQuery,
   Nullable,
+  OffsetQuery,
   Ref,
   TimestampInput,
   TimestampQuery,
@@ -171,9 +172,7 @@ export const ListTracesQuery = Type.Object({
   since: Type.Optional(TimestampQuery('created_at ≥ since.')),
   until: Type.Optional(TimestampQuery('created_at < until.')),
   limit: Type.Optional(LimitQuery),
-  offset: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: BOUNDS.offset, default: 0, description: 'Items to skip.' }),
-  ),
+  offset: Type.Optional(OffsetQuery),
   fields: Type.Optional(
     Type.Union([Type.Literal('full'), Type.Literal('summary')], {
       default: 'full',

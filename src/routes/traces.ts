@@ -6,8 +6,10 @@ import {
   BatchTracesResponse,
   errorResponses,
   LIMITS,
+  LimitQuery,
   ListTracesAnswer,
   ListTracesQuery,
+  OffsetQuery,
   Ref,
   TraceInputSchema,
   TraceParams,
@@ -45,7 +47,15 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until, fields, project_id: _named, ...rest } = request.query
+      const {
+        limit = LimitQuery.default,
+        offset = OffsetQuery.default,
+        since,
+        until,
+        fields,
+        project_id: _named,
+        ...rest
+      } = request.query
       const filter = {
         ...rest,
         project_id: request.scope ?? undefined,

@@ -313,5 +313,3 @@ export function createTraceReads(q: TraceReadQueries) {
     },
   }
 }
-
-export type TraceReads = ReturnType<typeof createTraceReads>
