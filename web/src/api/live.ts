@@ -1,9 +1,10 @@
 // The live stream: one WebSocket to /ws for the whole app (with the session's credential as ?token=), reconnecting
 // with backoff. Views subscribe to stored traces; after a reconnect they are told, since traces stored while the
 // socket was down are not replayed.
-import { createContext, useContext, useEffect, useRef, useSyncExternalStore } from 'react'
+import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react'
 import type { ServerMessage, Trace } from '../../../schemas/index.js'
 import { credential } from './client.js'
+import { throttle } from './throttle.js'
 
 export type LiveState = 'connecting' | 'open' | 'closed'
 
@@ -139,37 +140,22 @@ export function useLiveState(): LiveState {
 }
 
 /**
- * Runs `refresh` as traces arrive, at most once per `intervalMs` (at once when the last run is older than that, else
- * at the end of the interval, for every trace that arrived meanwhile): a view of aggregates stays current under any ingest rate with a bounded number of requests.
+ * Runs `refresh` as traces that `accept` lets through arrive, at most once per `intervalMs` (api/throttle.ts), and
+ * after a reconnect: a view of aggregates stays current under any ingest rate with a bounded number of requests.
  */
 export function useThrottledOnTrace(
   refresh: () => void,
   intervalMs: number,
   accept: (trace: Trace) => boolean = () => true,
 ) {
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
-  const lastRun = useRef(0)
   const latest = useRef({ refresh, accept })
   latest.current = { refresh, accept }
-  useEffect(
-    () => () => {
-      if (timer.current) clearTimeout(timer.current)
-    },
-    [],
-  )
-  const schedule = () => {
-    if (timer.current) return
-    const wait = Math.max(0, lastRun.current + intervalMs - Date.now())
-    timer.current = setTimeout(() => {
-      timer.current = null
-      lastRun.current = Date.now()
-      latest.current.refresh()
-    }, wait)
-  }
+  const [throttled] = useState(() => throttle(() => latest.current.refresh(), intervalMs))
+  useEffect(() => () => throttled.cancel(), [throttled])
   useLiveTraces(
     (trace) => {
-      if (latest.current.accept(trace)) schedule()
+      if (latest.current.accept(trace)) throttled.call()
     },
-    () => latest.current.refresh(),
+    () => throttled.call(),
   )
 }
