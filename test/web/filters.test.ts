@@ -8,6 +8,7 @@ import {
   parseFilter,
   summarize,
 } from '../../web/src/features/traces/filters.js'
+import { step } from './fixtures.js'
 
 const summary = (fields: Partial<TraceSummary> = {}): TraceSummary => ({
   trace_id: 't1',
@@ -102,21 +103,7 @@ t.test('summarize turns a pushed trace into the light list item the server would
     prompt: 'p',
     response: 'r',
     metadata: { a: 1 },
-    steps: [0, 1].map((index) => ({
-      index,
-      name: 's',
-      type: 'llm' as const,
-      tool: null,
-      status: 'success' as const,
-      latency: null,
-      token_count: null,
-      input: null,
-      output: null,
-      error: null,
-      started_at: null,
-      metadata: {},
-      parent_index: null,
-    })),
+    steps: [step(0), step(1)],
   }
   t.strictSame(summarize(full), summary({ step_count: 2 }))
 })

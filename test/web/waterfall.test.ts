@@ -2,28 +2,11 @@
 import t from 'tap'
 import type { Step } from '../../schemas/index.js'
 import { buildWaterfall, moveSelection } from '../../web/src/features/traces/waterfall.js'
+import { step } from './fixtures.js'
 
 const T0 = Date.parse('2026-11-21T13:45:00.000Z')
 const at = (ms: number) => new Date(T0 + ms).toISOString()
 
-function step(index: number, fields: Partial<Step> = {}): Step {
-  return {
-    index,
-    name: `s${index}`,
-    type: 'llm',
-    tool: null,
-    status: 'success',
-    latency: 10,
-    token_count: null,
-    input: null,
-    output: null,
-    error: null,
-    started_at: null,
-    metadata: {},
-    parent_index: null,
-    ...fields,
-  }
-}
 const trace = (steps: Step[], latency = 100) => ({ created_at: at(0), latency, steps })
 const order = (w: ReturnType<typeof buildWaterfall>) => w.rows.map((r) => [r.step.index, r.depth])
 

@@ -95,7 +95,8 @@ export function App({ queryClient, live }: { queryClient: QueryClient; live: Liv
   const applyCredential = (token: string | null) => {
     credential.set(token)
     authState.satisfied()
-    live.restart()
+    // The stream opens again once a request succeeds with the new credential.
+    live.stop()
     queryClient.resetQueries()
   }
   return (

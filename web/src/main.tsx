@@ -7,11 +7,14 @@ import { LiveContext, LiveStream } from './api/live.js'
 import { App, authState } from './app.js'
 import './ui/theme.css'
 
+const live = new LiveStream()
 const queryClient = new QueryClient({
   queryCache: new QueryCache({
     onError: (error) => {
       if (error instanceof ApiError && error.status === 401) authState.require()
     },
+    // The live stream opens once the server has answered a request: in protected mode, only with a good credential.
+    onSuccess: () => live.ensureStarted(),
   }),
   defaultOptions: {
     queries: {
@@ -21,9 +24,6 @@ const queryClient = new QueryClient({
     },
   },
 })
-
-const live = new LiveStream()
-live.start()
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -29,18 +29,17 @@ export class LiveStream {
     this.#connect()
   }
 
+  /** Starts the stream unless it runs: called once the server has accepted a request, so the credential is good. */
+  ensureStarted() {
+    if (this.#stopped) this.start()
+  }
+
   stop() {
     this.#stopped = true
     if (this.#timer) clearTimeout(this.#timer)
     this.#socket?.close()
     this.#socket = null
     this.#setState('closed')
-  }
-
-  /** Reconnects now (the credential changed). */
-  restart() {
-    this.stop()
-    this.start()
   }
 
   get state() {
