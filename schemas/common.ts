@@ -1,5 +1,6 @@
 // Shared building blocks of the contract: nullable fields, references, timestamps, errors.
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { errorExample } from './examples.js'
 
 /** A field that may be null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
@@ -87,7 +88,11 @@ export const ErrorSchema = Type.Object(
     message: Type.String({ description: 'What went wrong; for invalid input it names the field.' }),
     code: Type.Optional(Type.String({ description: 'Stable machine-readable error code.' })),
   },
-  { $id: 'ErrorSchema', description: 'Every error response has this shape.' },
+  {
+    $id: 'ErrorSchema',
+    description: 'Every error response has this shape.',
+    examples: [errorExample],
+  },
 )
 export type ApiError = Static<typeof ErrorSchema>
 

@@ -1,6 +1,7 @@
 // StepSchema: one ordered step of a trace (a model call, a tool call, a retrieval, …), and the looser form clients send.
 import { type Static, Type } from '@sinclair/typebox'
 import { BOUNDS, LatencyMs, Nullable, TimestampInput, TokenCount, UtcTimestamp } from './common.js'
+import { stepExamples, stepInputExamples } from './examples.js'
 
 export const STEP_TYPES = ['llm', 'tool', 'retrieval', 'function', 'other'] as const
 export const StepTypeSchema = Type.Union(
@@ -38,7 +39,12 @@ export const StepSchema = Type.Object(
       ),
     ),
   },
-  { $id: 'StepSchema', additionalProperties: false, description: 'One ordered step of a trace.' },
+  {
+    $id: 'StepSchema',
+    additionalProperties: false,
+    description: 'One ordered step of a trace.',
+    examples: [stepExamples[0]],
+  },
 )
 export type Step = Static<typeof StepSchema>
 
@@ -86,6 +92,10 @@ export const StepInputSchema = Type.Object(
       ),
     ),
   },
-  { $id: 'StepInputSchema', description: 'A step as sent by a client (aliases accepted).' },
+  {
+    $id: 'StepInputSchema',
+    description: 'A step as sent by a client (aliases accepted).',
+    examples: [stepInputExamples[0]],
+  },
 )
 export type StepInput = Static<typeof StepInputSchema>

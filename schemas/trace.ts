@@ -12,6 +12,14 @@ import {
   TokenCount,
   UtcTimestamp,
 } from './common.js'
+import {
+  batchTracesBodyExample,
+  batchTracesResponseExample,
+  listTracesExample,
+  traceExample,
+  traceInputExample,
+  traceSummaryExample,
+} from './examples.js'
 import { MAX_STEPS, StepInputSchema, StepSchema } from './step.js'
 
 export const TRACE_STATUSES = ['success', 'warning', 'failed'] as const
@@ -77,7 +85,12 @@ export const TraceSchema = Type.Object(
     created_at: UtcTimestamp,
     steps: Type.Array(Ref(StepSchema), { maxItems: LIMITS.steps, description: 'Ordered steps of the execution.' }),
   },
-  { $id: 'TraceSchema', additionalProperties: false, description: 'One recorded execution of a language-model call.' },
+  {
+    $id: 'TraceSchema',
+    additionalProperties: false,
+    description: 'One recorded execution of a language-model call.',
+    examples: [traceExample],
+  },
 )
 export type Trace = Static<typeof TraceSchema>
 
@@ -95,6 +108,7 @@ export const TraceSummarySchema = Type.Composite(
     $id: 'TraceSummarySchema',
     additionalProperties: false,
     description: 'A trace without its bodies (prompt, response, metadata, steps), and its number of steps.',
+    examples: [traceSummaryExample],
   },
 )
 export type TraceSummary = Static<typeof TraceSummarySchema>
@@ -135,6 +149,7 @@ export const TraceInputSchema = Type.Object(
   },
   {
     $id: 'TraceInputSchema',
+    examples: [traceInputExample],
     description:
       'A trace as sent by client tooling. `project_id` and `environment` come from the API key; any such field in the body is ignored.',
   },
@@ -170,15 +185,27 @@ export const ListTracesQuery = Type.Object({
 })
 export type ListTracesQuery = Static<typeof ListTracesQuery>
 
-export const ListTracesResponse = Type.Object({
-  total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
-  items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
-})
+export const ListTracesResponse = Type.Object(
+  {
+    total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
+    items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
+  },
+  { description: 'Whole traces.' },
+)
 export type ListTracesResponse = Static<typeof ListTracesResponse>
 
-export const ListTraceSummariesResponse = Type.Object({
-  total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
-  items: Type.Array(Ref(TraceSummarySchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
+export const ListTraceSummariesResponse = Type.Object(
+  {
+    total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
+    items: Type.Array(Ref(TraceSummarySchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
+  },
+  { description: 'Trace summaries (`fields=summary`).' },
+)
+
+/** GET /traces answers either list, as `fields` asks (the examples sit here: OpenAPI 3.0 takes them at the top). */
+export const ListTracesOrSummariesResponse = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {
+  description: 'Whole traces (`fields=full`, the default) or trace summaries (`fields=summary`).',
+  examples: [listTracesExample],
 })
 export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
 
@@ -186,25 +213,31 @@ export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesRespons
 export const TraceParams = Type.Object({ trace_id: Type.String() })
 
 // POST /traces/batch
-export const BatchTracesBody = Type.Object({
-  traces: Type.Array(Ref(TraceInputSchema), {
-    minItems: 1,
-    maxItems: LIMITS.batch,
-    description: 'Each trace is validated on its own: valid ones are stored even when others are rejected.',
-  }),
-})
+export const BatchTracesBody = Type.Object(
+  {
+    traces: Type.Array(Ref(TraceInputSchema), {
+      minItems: 1,
+      maxItems: LIMITS.batch,
+      description: 'Each trace is validated on its own: valid ones are stored even when others are rejected.',
+    }),
+  },
+  { examples: [batchTracesBodyExample] },
+)
 export type BatchTracesBody = Static<typeof BatchTracesBody>
 
-export const BatchTracesResponse = Type.Object({
-  accepted: Type.Integer({ description: 'Traces stored now or already stored (idempotent re-send).' }),
-  rejected: Type.Array(
-    Type.Object({
-      index: Type.Integer({ description: 'Position in `traces`.' }),
-      message: Type.String({ description: 'Why it was rejected; names the field.' }),
+export const BatchTracesResponse = Type.Object(
+  {
+    accepted: Type.Integer({ description: 'Traces stored now or already stored (idempotent re-send).' }),
+    rejected: Type.Array(
+      Type.Object({
+        index: Type.Integer({ description: 'Position in `traces`.' }),
+        message: Type.String({ description: 'Why it was rejected; names the field.' }),
+      }),
+    ),
+    items: Type.Array(Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }), {
+      description: 'The accepted traces, in request order.',
     }),
-  ),
-  items: Type.Array(Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }), {
-    description: 'The accepted traces, in request order.',
-  }),
-})
+  },
+  { examples: [batchTracesResponseExample] },
+)
 export type BatchTracesResponse = Static<typeof BatchTracesResponse>
