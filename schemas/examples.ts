@@ -51,7 +51,7 @@ export const stepExamples = [
     error: null,
     started_at: '2026-11-23T10:15:02.761Z',
     metadata: {},
-    parent_index: 0,
+    parent_index: null,
   },
 ]
 
@@ -96,8 +96,8 @@ export const traceExample = {
 
 export const listTracesExample = { total: 1, items: [traceExample] }
 
-const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHeader } = traceExample
-export const traceSummaryExample = { ...traceHeader, step_count: 2 }
+const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHead } = traceExample
+export const traceSummaryExample = { ...traceHead, step_count: stepExamples.length }
 
 export const batchTracesBodyExample = {
   traces: [traceInputExample, { prompt: 'Summarise this ticket', model: 'gpt-4o', latency: 1200 }],

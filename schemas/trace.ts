@@ -189,7 +189,7 @@ export const ListTracesResponse = Type.Object(
     total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
     items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
   },
-  // No example here: the answer's example is on ListTracesAnswer (OpenAPI 3.0 allows none inside anyOf).
+  { description: 'Whole traces.' },
 )
 export type ListTracesResponse = Static<typeof ListTracesResponse>
 
@@ -198,14 +198,15 @@ export const ListTraceSummariesResponse = Type.Object(
     total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
     items: Type.Array(Ref(TraceSummarySchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
   },
-  // No example here either: see ListTracesAnswer.
+  { description: 'Trace summaries (`fields=summary`).' },
 )
-export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
 
-/** What GET /traces answers: whole traces, or summaries with `fields=summary`. */
-export const ListTracesAnswer = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {
+/** GET /traces answers either list, as `fields` asks (the examples sit here: OpenAPI 3.0 takes them at the top). */
+export const ListTracesOrSummariesResponse = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {
+  description: 'Whole traces (`fields=full`, the default) or trace summaries (`fields=summary`).',
   examples: [listTracesExample],
 })
+export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
 
 // GET /traces/{trace_id}
 export const TraceParams = Type.Object({ trace_id: Type.String() })

@@ -7,7 +7,7 @@ import {
   errorResponses,
   LIMITS,
   LimitQuery,
-  ListTracesAnswer,
+  ListTracesOrSummariesResponse,
   ListTracesQuery,
   OffsetQuery,
   Ref,
@@ -43,7 +43,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List traces, newest first, with filters',
         description: 'Whole traces, or with `fields=summary` each trace without its bodies (a light list).',
         querystring: ListTracesQuery,
-        response: { 200: ListTracesAnswer, ...errorResponses(400) },
+        response: { 200: ListTracesOrSummariesResponse, ...errorResponses(400) },
       },
     },
     async (request) => {
