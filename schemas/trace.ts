@@ -72,6 +72,12 @@ export const TraceSchema = Type.Object(
     token_count: TokenCount(BOUNDS.traceTokens, 'Tokens used by the trace.'),
     prompt_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Input tokens.')),
     completion_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Output tokens.')),
+    tokens_reported: Type.Boolean({
+      description:
+        'Whether any token count was reported: by the client (`token_count`, `prompt_tokens`, ' +
+        '`completion_tokens`), by a step, or by a span. When false, `token_count` is 0 because nothing was counted ' +
+        '(a stream without usage, say), not because nothing was used.',
+    }),
     status: TraceStatusSchema,
     failure_reason: Nullable(Type.String({ description: 'Why the trace failed.' })),
     retry_count: Type.Integer({
