@@ -12,7 +12,7 @@ import { ModelPriceSchema } from './model.js'
 import { ProjectSchema } from './project.js'
 import { SessionSummarySchema, UserSummarySchema } from './session.js'
 import { StepInputSchema, StepSchema } from './step.js'
-import { TraceInputSchema, TraceSchema } from './trace.js'
+import { TraceInputSchema, TraceSchema, TraceSummarySchema } from './trace.js'
 
 export * from './analytics.js'
 export * from './api-key.js'
@@ -33,6 +33,7 @@ export const componentSchemas = [
   StepInputSchema,
   TraceSchema,
   TraceInputSchema,
+  TraceSummarySchema,
   ProjectSchema,
   ApiKeyCreatedSchema,
   ApiKeySchema,

@@ -7,6 +7,7 @@ import {
   LatencyMs,
   LimitQuery,
   Nullable,
+  OffsetQuery,
   Ref,
   TimestampInput,
   TimestampQuery,
@@ -19,8 +20,9 @@ import {
   listTracesExample,
   traceExample,
   traceInputExample,
+  traceSummaryExample,
 } from './examples.js'
-import { StepInputSchema, StepSchema } from './step.js'
+import { MAX_STEPS, StepInputSchema, StepSchema } from './step.js'
 
 export const TRACE_STATUSES = ['success', 'warning', 'failed'] as const
 export const TraceStatusSchema = Type.Union(
@@ -39,13 +41,13 @@ export const TraceIdSchema = Type.String({
   description: '1–128 characters of `[A-Za-z0-9._:-]`; a UUIDv7 is generated when the client sends none.',
 })
 
-/** Limits of the contract (CONTRACT §1 and §8). */
+/** Limits of the contract (docs/api.md, Traces and Limits). */
 export const LIMITS = {
   textBytes: 256 * 1024,
   tags: 20,
   tagLength: 64,
   metadataBytes: 64 * 1024,
-  steps: 1000,
+  steps: MAX_STEPS,
   batch: 1000,
 } as const
 
@@ -71,6 +73,12 @@ export const TraceSchema = Type.Object(
     token_count: TokenCount(BOUNDS.traceTokens, 'Tokens used by the trace.'),
     prompt_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Input tokens.')),
     completion_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Output tokens.')),
+    tokens_reported: Type.Boolean({
+      description:
+        'Whether any token count was reported: by the client (`token_count`, `prompt_tokens`, ' +
+        '`completion_tokens`), by a step, or by a span. When false, `token_count` is 0 because nothing was counted ' +
+        '(a stream without usage, say), not because nothing was used.',
+    }),
     cost: Nullable(
       CostUsd(
         'What the trace cost: the cost the client reported; else the sum of its priced steps; else the price of its ' +
@@ -99,6 +107,25 @@ export const TraceSchema = Type.Object(
   },
 )
 export type Trace = Static<typeof TraceSchema>
+
+/** The bodies a trace summary leaves out: the largest fields of a trace, read only when one trace is opened. */
+export const TRACE_BODY_FIELDS = ['prompt', 'response', 'metadata', 'steps'] as const
+
+export const TraceSummarySchema = Type.Composite(
+  [
+    Type.Omit(TraceSchema, TRACE_BODY_FIELDS),
+    Type.Object({
+      step_count: Type.Integer({ minimum: 0, maximum: LIMITS.steps, description: 'Number of steps of the trace.' }),
+    }),
+  ],
+  {
+    $id: 'TraceSummarySchema',
+    additionalProperties: false,
+    description: 'A trace without its bodies (prompt, response, metadata, steps), and its number of steps.',
+    examples: [traceSummaryExample],
+  },
+)
+export type TraceSummary = Static<typeof TraceSummarySchema>
 
 const OptionalNullable = <T extends Parameters<typeof Nullable>[0]>(schema: T) => Type.Optional(Nullable(schema))
 const NonNegativeNumber = (description: string) => OptionalNullable(LatencyMs(description))
@@ -193,8 +220,14 @@ export const ListTracesQuery = Type.Object({
     }),
   ),
   limit: Type.Optional(LimitQuery),
-  offset: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: BOUNDS.offset, default: 0, description: 'Items to skip.' }),
+  offset: Type.Optional(OffsetQuery),
+  fields: Type.Optional(
+    Type.Union([Type.Literal('full'), Type.Literal('summary')], {
+      default: 'full',
+      description:
+        '`summary`: each item is a TraceSummary — the trace without prompt, response, metadata and steps, with ' +
+        '`step_count` — a page of 50 is a few KB. `full` (default): whole traces.',
+    }),
   ),
 })
 export type ListTracesQuery = Static<typeof ListTracesQuery>
@@ -209,9 +242,29 @@ export const ListTracesResponse = Type.Object(
       Type.String({ description: 'Pass as `cursor` for the next page; null when this page is the last.' }),
     ),
   },
-  { examples: [listTracesExample] },
+  { description: 'Whole traces.' },
 )
 export type ListTracesResponse = Static<typeof ListTracesResponse>
+
+export const ListTraceSummariesResponse = Type.Object(
+  {
+    total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
+    items: Type.Array(Ref(TraceSummarySchema), {
+      description: 'In the order asked for; by default newest first (created_at desc, trace_id desc).',
+    }),
+    next_cursor: Nullable(
+      Type.String({ description: 'Pass as `cursor` for the next page; null when this page is the last.' }),
+    ),
+  },
+  { description: 'Trace summaries (`fields=summary`).' },
+)
+
+/** GET /traces answers either list, as `fields` asks (the examples sit here: OpenAPI 3.0 takes them at the top). */
+export const ListTracesOrSummariesResponse = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {
+  description: 'Whole traces (`fields=full`, the default) or trace summaries (`fields=summary`).',
+  examples: [listTracesExample],
+})
+export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
 
 // GET /traces/{trace_id}
 export const TraceParams = Type.Object({ trace_id: Type.String() })

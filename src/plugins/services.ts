@@ -6,7 +6,6 @@ import { createPriceService, type PriceService } from '../costs/prices.js'
 import { createEventHub, type EventHub } from '../events/hub.js'
 import { createSocketHub, type SocketHub } from '../events/sockets.js'
 import { createIngestService, type IngestService } from '../ingest/service.js'
-import type { Validators } from '../lib/validation.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
 
@@ -18,8 +17,6 @@ declare module 'fastify' {
     prices: PriceService
     otlp: OtlpService
     projects: ProjectService
-    validators: Validators
-    now: () => number
   }
 }
 
@@ -62,5 +59,5 @@ export default fp(
       await stopFollowing()
     })
   },
-  { name: 'loupe-services', dependencies: ['loupe-store'] },
+  { name: 'loupe-services', dependencies: ['loupe-config', 'loupe-store'] },
 )

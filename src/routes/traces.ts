@@ -6,8 +6,10 @@ import {
   BatchTracesResponse,
   errorResponses,
   LIMITS,
+  LimitQuery,
+  ListTracesOrSummariesResponse,
   ListTracesQuery,
-  ListTracesResponse,
+  OffsetQuery,
   Ref,
   TraceInputSchema,
   TraceParams,
@@ -19,6 +21,7 @@ import { inScope } from '../lib/access-policy.js'
 import { decodeCursor, encodeCursor, sortValue } from '../lib/cursor.js'
 import { parseTimestamp } from '../lib/time.js'
 import { searchWords } from '../search/text.js'
+import type { TracePage } from '../store/types.js'
 import { ingestConfig } from './ingest-options.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
@@ -42,14 +45,15 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['traces'],
         operationId: 'listTraces',
         summary: 'List traces, newest first, with filters',
+        description: 'Whole traces, or with `fields=summary` each trace without its bodies (a light list).',
         querystring: ListTracesQuery,
-        response: { 200: ListTracesResponse, ...errorResponses(400) },
+        response: { 200: ListTracesOrSummariesResponse, ...errorResponses(400) },
       },
     },
     async (request) => {
       const {
-        limit = 50,
-        offset = 0,
+        limit = LimitQuery.default,
+        offset = OffsetQuery.default,
         sort = 'created_at',
         order = 'desc',
         cursor,
@@ -58,8 +62,9 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         min_cost,
         max_cost,
         q,
+        fields,
         project_id: _named,
-        ...filter
+        ...rest
       } = request.query
       const words = q === undefined ? undefined : searchWords(q)
       if (words === null) throw new InvalidInput('querystring/q must contain a word (it is only white space)')
@@ -68,23 +73,35 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
           'querystring/cursor cannot be combined with a non-zero offset: page with one or the other',
         )
       }
-      const page = await app.store.listTraces(
-        {
-          ...filter,
-          // Costs are kept to the nano-dollar: a bound is too, so the rollups and the rows agree on every edge.
-          min_cost: min_cost === undefined ? undefined : roundCost(min_cost),
-          max_cost: max_cost === undefined ? undefined : roundCost(max_cost),
-          q: words,
-          project_id: request.scope ?? undefined,
-          since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
-          until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
-        },
-        { limit, offset, sort, order, after: cursor === undefined ? undefined : decodeCursor(cursor, { sort, order }) },
-      )
-      const last = page.items.at(-1)
-      const next_cursor =
-        page.more && last ? encodeCursor({ sort, order, value: sortValue(last, sort), trace_id: last.trace_id }) : null
-      return { total: page.total, items: page.items, next_cursor }
+      const filter = {
+        ...rest,
+        // Costs are kept to the nano-dollar: a bound is too, so the rollups and the rows agree on every edge.
+        min_cost: min_cost === undefined ? undefined : roundCost(min_cost),
+        max_cost: max_cost === undefined ? undefined : roundCost(max_cost),
+        q: words,
+        project_id: request.scope ?? undefined,
+        since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
+        until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
+      }
+      const page = {
+        limit,
+        offset,
+        sort,
+        order,
+        after: cursor === undefined ? undefined : decodeCursor(cursor, { sort, order }),
+      }
+      /** The page with the cursor of the next one, made from its last trace's sort value. */
+      const withCursor = <T extends { trace_id: string } & Parameters<typeof sortValue>[0]>(found: TracePage<T>) => {
+        const last = found.items.at(-1)
+        const next_cursor =
+          found.more && last
+            ? encodeCursor({ sort, order, value: sortValue(last, sort), trace_id: last.trace_id })
+            : null
+        return { total: found.total, items: found.items, next_cursor }
+      }
+      return fields === 'summary'
+        ? withCursor(await app.store.listTraceSummaries(filter, page))
+        : withCursor(await app.store.listTraces(filter, page))
     },
   )
 
@@ -122,7 +139,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createTrace',
         summary: 'Record one trace (needs a project API key)',
         description:
-          'Normalizes the trace (CONTRACT §2) and stores it. 201 when stored; 200 with the stored trace when this ' +
+          'Normalizes the trace (see docs/api.md, Normalization) and stores it. 201 when stored; 200 with the stored trace when this ' +
           'trace_id is already stored for the project (nothing changes, no event); 409 when another project holds it.',
         body: Ref(TraceInputSchema),
         response: { 200: Ref(TraceSchema), 201: Ref(TraceSchema), ...errorResponses(400, 401, 409, 413, 415, 429) },

@@ -2,7 +2,8 @@
 // and list totals never scan the traces table. Pure functions, shared by every store implementation.
 //
 // Three kinds:
-// - totals per (project, environment, model, status): traces, retries, unpriced traces, latency, tokens, cost;
+// - totals per (project, environment, model, status): traces, retries, traces without reported tokens, unpriced
+//   traces, latency, tokens, cost;
 // - hourly per (project, hour): traces, latency, tokens, cost (charts, time-range totals);
 // Sums are exact (see ExactSum): latency in whole microseconds, tokens in whole tokens, cost in whole nano-dollars,
 // each held in two integer columns so that no number of traces within the bounds of the schemas can overflow one or
@@ -10,6 +11,7 @@
 // - histograms per project of latency, of token_count and of cost (nano-dollars, priced traces only), in buckets with
 //   integer bounds, so that a rank or a range is found by summing whole buckets and counting one boundary bucket
 //   through an index: exact, and cheap.
+// - per session and per user: their totals (GET /sessions, GET /users).
 import type { Trace } from '../../schemas/index.js'
 import { HOUR_MS } from '../analytics/math.js'
 import { costNanos } from '../costs/pricing.js'
@@ -82,6 +84,8 @@ export interface TotalsDelta extends RollupSums {
   status: string
   traces: number
   retries: number
+  /** Traces whose token count nothing reported. */
+  tokens_unreported: number
   unpriced: number
 }
 
@@ -100,6 +104,9 @@ export const SUM_COLUMNS = [
   'cost_hi',
   'cost_lo',
 ] as const satisfies readonly (keyof RollupSums)[]
+
+/** The counted columns of the totals rollup, for the SQL both stores write and read. */
+export const TOTALS_COUNTS = ['traces', 'retries', 'tokens_unreported', 'unpriced', ...SUM_COLUMNS] as const
 
 /** `col = table.col + excluded.col` for each sum column (and any others given): an upsert's SET list. */
 export const addExcluded = (table: string, columns: readonly string[]) =>
@@ -124,6 +131,7 @@ export type RollupInput = Pick<
   | 'retry_count'
   | 'latency'
   | 'token_count'
+  | 'tokens_reported'
   | 'cost'
   | 'created_at'
   | 'session_id'
@@ -264,12 +272,14 @@ export function rollupDeltas(traces: readonly RollupInput[], removed: readonly R
         status: t.status,
         traces: 0,
         retries: 0,
+        tokens_unreported: 0,
         unpriced: 0,
         ...noSums(),
       }),
       (row) => {
         row.traces += sign
         row.retries += sign * retried
+        row.tokens_unreported += t.tokens_reported ? 0 : sign
         row.unpriced += t.cost === null ? sign : 0
         addSums(row, t, sign)
       },
@@ -393,18 +403,4 @@ export function planRange(rows: readonly HistogramRow[], range: { min?: number; 
     else plan.boundaries.push({ from: Math.max(lo, min), below: hi, max })
   }
   return plan
-}
-
-/**
- * How many values v have min ≤ v ≤ max (either bound may be absent), from the histogram plus an exact count of the
- * values of a boundary bucket: `countBoundary(from, below, max)` counts from ≤ v < below and v ≤ max (an index
- * range). At most two buckets are counted that way.
- */
-export function countInRange(
-  rows: readonly HistogramRow[],
-  range: { min?: number; max?: number },
-  countBoundary: (from: number, below: number, max: number) => number,
-): number {
-  const plan = planRange(rows, range)
-  return plan.boundaries.reduce((n, b) => n + countBoundary(b.from, b.below, b.max), plan.whole)
 }

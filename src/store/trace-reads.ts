@@ -1,7 +1,13 @@
 // The read side of traces, shared by every store: how GET /traces, /analytics and /failures are answered from the
 // rollups (src/store/rollups.ts) plus a few indexed seeks, so that no request scans the traces table. Each store
 // supplies the primitive queries in its own dialect (TraceReadQueries); the plan and the arithmetic live here once.
-import type { AnalyticsResponse, CostBreakdownEntry, FailuresResponse, Trace } from '../../schemas/index.js'
+import type {
+  AnalyticsResponse,
+  CostBreakdownEntry,
+  FailuresResponse,
+  Trace,
+  TraceSummary,
+} from '../../schemas/index.js'
 import {
   CHART_BUCKETS,
   chartPoints,
@@ -129,6 +135,8 @@ export interface TraceReadQueries {
   /** select count(*) of a filter. */
   count(filter: TraceFilter): Promise<number>
   select(selection: Selection): Promise<Trace[]>
+  /** The same page as `select`, as summaries (no bodies). */
+  selectSummaries(selection: Selection): Promise<TraceSummary[]>
   /** The latency at 0-based rank `offset` among latencies lo ≤ v < hi (ascending). */
   latencyAt(projectId: string | undefined, lo: number, hi: number, offset: number): Promise<number | undefined>
 }
@@ -292,14 +300,43 @@ export function createTraceReads(q: TraceReadQueries) {
    * A page in another order than newest first, or past a position: the order's own index (value, trace_id) is
    * entered at the position, so a page costs the same however deep it is.
    */
-  async function orderedPage(f: TraceFilter, p: Page, limit: number): Promise<Trace[]> {
+  async function orderedPage<T>(
+    f: TraceFilter,
+    p: Page,
+    limit: number,
+    read: (selection: Selection) => Promise<T[]>,
+  ): Promise<T[]> {
     const ordering: Ordering = { sort: p.sort ?? 'created_at', order: p.order ?? 'desc' }
     const extra: ExtraConditions = p.after ? { after: { ...ordering, at: p.after } } : {}
-    return q.select({ filter: f, extra, limit, offset: p.offset, ordering })
+    return read({ filter: f, extra, limit, offset: p.offset, ordering })
+  }
+
+  /** A page in the order asked for, and whether more traces follow it. */
+  async function listPage<T>(
+    f: TraceFilter,
+    p: Page,
+    read: (selection: Selection) => Promise<T[]>,
+  ): Promise<TracePage<T>> {
+    const total = await countTraces(f)
+    if (total === 0) return { total, items: [], more: false }
+    const newestFirst = (p.sort ?? 'created_at') === 'created_at' && (p.order ?? 'desc') === 'desc' && !p.after
+    if (newestFirst) {
+      const items = total > p.offset ? await page(f, p.limit, p.offset, total, read) : []
+      return { total, items, more: p.offset + items.length < total }
+    }
+    // One more than the page tells whether another follows.
+    const rows = await orderedPage(f, p, p.limit + 1, read)
+    return { total, items: rows.slice(0, p.limit), more: rows.length > p.limit }
   }
 
   /** A page, newest first. Deep offsets are narrowed to their hour first; selective ranges walk their own index. */
-  async function page(f: TraceFilter, limit: number, offset: number, total: number): Promise<Trace[]> {
+  async function page<T = Trace>(
+    f: TraceFilter,
+    limit: number,
+    offset: number,
+    total: number,
+    read: (selection: Selection) => Promise<T[]> = q.select as (selection: Selection) => Promise<T[]>,
+  ): Promise<T[]> {
     const shape = shapeOf(f)
     // A value range is served either by walking the newest traces (the index carries latency and token_count, so
     // the walk steps over about (limit + offset) × scope / matches entries and reads only the page's rows), or
@@ -333,7 +370,7 @@ export function createTraceReads(q: TraceReadQueries) {
         before += h.traces
       }
     }
-    return q.select({ filter: f, extra, limit, offset: skip, walk })
+    return read({ filter: f, extra, limit, offset: skip, walk })
   }
 
   /** The exact p95 (nearest rank) of latency: the histogram finds the bucket, the index the value. */
@@ -358,6 +395,7 @@ export function createTraceReads(q: TraceReadQueries) {
       warning: withStatus('warning'),
       retries: sum(rows, (r) => r.retries),
       unpriced: sum(rows, (r) => r.unpriced),
+      tokensUnreported: sum(rows, (r) => r.tokens_unreported),
       ...sumRollups(rows),
       slow: await countRange('latency', { min: slowThresholdMs }, projectId),
     }
@@ -367,18 +405,10 @@ export function createTraceReads(q: TraceReadQueries) {
     q.select({ filter, extra, limit, offset: 0 })
 
   return {
-    async listTraces(f: TraceFilter, p: Page): Promise<TracePage> {
-      const total = await countTraces(f)
-      if (total === 0) return { total, items: [], more: false }
-      const newestFirst = (p.sort ?? 'created_at') === 'created_at' && (p.order ?? 'desc') === 'desc' && !p.after
-      if (newestFirst) {
-        const items = total > p.offset ? await page(f, p.limit, p.offset, total) : []
-        return { total, items, more: p.offset + items.length < total }
-      }
-      // One more than the page tells whether another follows.
-      const rows = await orderedPage(f, p, p.limit + 1)
-      return { total, items: rows.slice(0, p.limit), more: rows.length > p.limit }
-    },
+    listTraces: (f: TraceFilter, p: Page): Promise<TracePage> => listPage(f, p, q.select),
+
+    listTraceSummaries: (f: TraceFilter, p: Page): Promise<TracePage<TraceSummary>> =>
+      listPage(f, p, q.selectSummaries),
 
     async analytics({ project_id, now, slowThresholdMs }: AnalyticsParams): Promise<AnalyticsResponse> {
       const c = await counts(project_id, slowThresholdMs)
@@ -391,6 +421,7 @@ export function createTraceReads(q: TraceReadQueries) {
           average_latency: meanLatencyMs(c.latencyMicros, c.total),
           p95_latency: await p95Latency(c.total, project_id),
           total_token_usage: toCount(c.tokens),
+          traces_without_tokens: c.tokensUnreported,
           failed_traces: c.failed,
           warning_traces: c.warning,
           retries: c.retries,
@@ -424,5 +455,3 @@ export function createTraceReads(q: TraceReadQueries) {
     },
   }
 }
-
-export type TraceReads = ReturnType<typeof createTraceReads>

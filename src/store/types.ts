@@ -6,13 +6,14 @@ import type {
   Environment,
   FailuresResponse,
   ListSessionsResponse,
+  ListTracesQuery,
   ListUsersResponse,
   OtlpSpan,
   Project,
   SessionDetailResponse,
   Trace,
   TraceSort,
-  TraceStatus,
+  TraceSummary,
   UserDetailResponse,
 } from '../../schemas/index.js'
 import type { PriceRule, ReportedCosts } from '../costs/pricing.js'
@@ -32,22 +33,15 @@ export interface RepriceOutcome {
   changed: number
 }
 
-/** Filters of GET /traces; timestamps as epoch ms. */
-export interface TraceFilter {
-  project_id?: string
-  status?: TraceStatus
-  model?: string
-  environment?: Environment
-  session_id?: string
-  user_id?: string
-  min_latency?: number
-  max_latency?: number
-  min_tokens?: number
-  max_tokens?: number
-  /** USD, rounded to nano-dollars (a cost is stored so): unpriced traces never match. */
-  min_cost?: number
-  max_cost?: number
-  /** Full-text search: lower-cased words, each of which must occur in the trace's searchable text. */
+/**
+ * Filters of GET /traces (its query without the page, the order and the fields wanted), with `since`/`until` as
+ * epoch ms, the costs rounded to nano-dollars (unpriced traces never match a cost range) and `q` as its lower-cased
+ * words, each of which must occur in the trace's searchable text (src/search/text.ts).
+ */
+export type TraceFilter = Omit<
+  ListTracesQuery,
+  'limit' | 'offset' | 'since' | 'until' | 'fields' | 'sort' | 'order' | 'cursor' | 'q'
+> & {
   q?: string[]
   since?: number
   until?: number
@@ -74,9 +68,9 @@ export interface Page {
 }
 
 /** A page of traces: `total` counts every match; `more` tells whether traces follow this page. */
-export interface TracePage {
+export interface TracePage<T = Trace> {
   total: number
-  items: Trace[]
+  items: T[]
   more: boolean
 }
 
@@ -167,6 +161,8 @@ export interface Store {
   insertTraces(traces: Trace[]): Promise<InsertOutcome[]>
   getTrace(traceId: string): Promise<Trace | null>
   listTraces(filter: TraceFilter, page: Page): Promise<TracePage>
+  /** The same list as summaries: no prompt, response, metadata or steps, and each trace's step count. */
+  listTraceSummaries(filter: TraceFilter, page: Page): Promise<TracePage<TraceSummary>>
   analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
   failures(params: FailuresParams): Promise<FailuresResponse>
 

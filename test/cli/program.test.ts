@@ -302,7 +302,11 @@ t.test('seed fills a fresh database and prints the demo keys; it refuses one tha
 
   const forced = cli(['seed', '--traces', '5', '--database', database, '--force', '--json'])
   t.equal(await forced.code, 0)
-  t.match(JSON.parse(forced.stdout.text), { traces: 5, projects: [{ project_id: String, key: /^loupe_sk_/ }] })
+  t.match(
+    JSON.parse(forced.stdout.text),
+    { traces: 5, projects: [{ project_id: 'support-bot', key: null, keys: [], created: false }] },
+    '--force adds traces to its own demo projects, and no keys',
+  )
 
   const other = cli(['seed', '--database', 'mysql://user:secret@db/loupe'])
   t.equal(await other.code, 1)
@@ -319,6 +323,7 @@ t.test('protected mode: --token (or LOUPE_ADMIN_TOKEN) is sent; without it the 4
   const refused = cli(['--url', url, 'projects', 'list'])
   t.equal(await refused.code, 1)
   t.match(refused.stderr.text, /^loupe: 401 /)
+  t.match(refused.stderr.text, /--token/, 'and says how to pass the token')
   const created = cli(['--url', url, '--token', admin, 'projects', 'create', '--name', 'Guarded', '-q'])
   t.equal(await created.code, 0)
   t.match(created.stdout.text, /^loupe_sk_/)
@@ -350,4 +355,12 @@ t.test('sessions and users: a table of conversations, one of them in order', asy
   t.ok(one.out.indexOf('hello') < one.out.indexOf('and then?'), 'the conversation in order')
   t.match((await run('users')).out, /1\s+2\s+0\s+-\s+ann/)
   t.equal((await run('sessions', 'get', 'nope')).code, 1)
+})
+
+t.test('the help of serve and seed is true: both take a PostgreSQL URL', async (t) => {
+  for (const command of ['serve', 'seed']) {
+    const help = cli([command, '--help'])
+    t.equal(await help.code, 0)
+    t.match(help.stdout.text, /postgres:\/\//, `${command} --help names PostgreSQL`)
+  }
 })

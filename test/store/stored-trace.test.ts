@@ -16,6 +16,7 @@ const plain: Trace = {
   token_count: 7,
   prompt_tokens: 3,
   completion_tokens: 4,
+  tokens_reported: true,
   cost: 0.000123,
   status: 'warning',
   failure_reason: null,
@@ -40,6 +41,7 @@ const plain: Trace = {
       error: 'timeout',
       started_at: null,
       metadata: {},
+      parent_index: null,
     },
   ],
 }

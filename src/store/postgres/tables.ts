@@ -66,6 +66,7 @@ export const traces = pgTable(
     token_count: bigint('token_count', { mode: 'number' }).notNull(),
     prompt_tokens: bigint('prompt_tokens', { mode: 'number' }),
     completion_tokens: bigint('completion_tokens', { mode: 'number' }),
+    tokens_reported: boolean('tokens_reported').notNull().default(true),
     cost: doublePrecision('cost'),
     status: text('status').$type<TraceStatus>().notNull(),
     failure_reason: text('failure_reason'),
@@ -142,6 +143,7 @@ export const rollupTotals = pgTable(
     status: text('status').notNull(),
     traces: bigint('traces', { mode: 'number' }).notNull(),
     retries: bigint('retries', { mode: 'number' }).notNull(),
+    tokens_unreported: bigint('tokens_unreported', { mode: 'number' }).notNull().default(0),
     /** Traces without a cost. */
     unpriced: bigint('unpriced', { mode: 'number' }).notNull().default(0),
     ...sumColumns(),

@@ -2,7 +2,7 @@
 // notification to other replicas, together) and the primitive reads the shared plan (src/store/trace-reads.ts) is
 // answered with. Every value is bound as a parameter; arrays go through unnest, one statement per table per batch.
 import type { QueryResultRow } from 'pg'
-import { StepSchema, type Trace } from '../../../schemas/index.js'
+import { StepSchema, type Trace, type TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
 import { searchText } from '../../search/text.js'
 import { createActivityReads } from '../activity-reads.js'
@@ -19,8 +19,9 @@ import {
   rollupDeltas,
   SUM_COLUMNS,
   sessionUserSet,
+  TOTALS_COUNTS,
 } from '../rollups.js'
-import { TRACE_KEYS } from '../stored-trace.js'
+import { SUMMARY_KEYS, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
   type ExtraConditions,
@@ -28,6 +29,7 @@ import {
   type HourRow,
   orderBy,
   type SearchClause,
+  type Selection,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
@@ -70,6 +72,7 @@ const INSERT_TYPES: Record<InsertColumn, string> = {
   token_count: 'int8',
   prompt_tokens: 'int8',
   completion_tokens: 'int8',
+  tokens_reported: 'bool',
   cost: 'float8',
   status: 'text',
   failure_reason: 'text',
@@ -268,7 +271,7 @@ async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
     db,
     'rollup_totals',
     { project_id: 'text', environment: 'text', model: 'text', status: 'text' },
-    ['traces', 'retries', 'unpriced', ...SUM_COLUMNS],
+    TOTALS_COUNTS,
     totals.map((r) => ({ ...r, model: encodeText(r.model) })),
   )
   const hourly = sortedBy(deltas.hourly, (r) => `${r.project_id}\u0000${String(r.hour).padStart(16, '0')}`)
@@ -461,13 +464,26 @@ export function traceReads(db: Queryable) {
     return { sql: text, params }
   }
 
+  /** A page of rows of `select` (a select … from traces) in the selection's order; PostgreSQL's planner picks the index. */
+  const selectPage = async <R extends QueryResultRow>(
+    select: string,
+    { filter, extra, limit, offset, ordering }: Selection,
+  ) => {
+    const w = where(filter, extra)
+    const n = w.params.length
+    const rows = await db.query<R>(`${select} ${w.sql} ${orderBy(ordering, true)} limit $${n + 1} offset $${n + 2}`, [
+      ...w.params,
+      limit,
+      offset,
+    ])
+    return rows.rows
+  }
+
   const queries: TraceReadQueries = {
     async totals(projectId) {
       const s = scoped(projectId)
       const rows = await db.query<TotalsRow>(
-        `select project_id, environment, model, status, traces, retries, unpriced, ${SUM_COLUMNS.join(', ')}
-         from rollup_totals
-         where ${s.cond}`,
+        `select project_id, environment, model, status, ${TOTALS_COUNTS.join(', ')} from rollup_totals where ${s.cond}`,
         s.params,
       )
       return rows.rows
@@ -517,14 +533,16 @@ export function traceReads(db: Queryable) {
       return rows.rows[0]?.n ?? 0
     },
 
-    async select({ filter, extra, limit, offset, ordering }) {
-      const w = where(filter, extra)
-      const n = w.params.length
-      const rows = await db.query<TraceRow>(
-        `${SELECT_TRACE} ${w.sql} ${orderBy(ordering, true)} limit $${n + 1} offset $${n + 2}`,
-        [...w.params, limit, offset],
+    async select(selection) {
+      return (await selectPage<TraceRow>(SELECT_TRACE, selection)).map(fromRow)
+    },
+
+    async selectSummaries(selection) {
+      const rows = await selectPage<Omit<TraceSummary, 'created_at'> & { created_at: number }>(
+        `select ${SUMMARY_KEYS.join(', ')}, jsonb_array_length(steps) as step_count from traces`,
+        selection,
       )
-      return rows.rows.map(fromRow)
+      return rows.map((row) => ({ ...row, created_at: toUtcIso(row.created_at) }))
     },
 
     async latencyAt(projectId, lo, hi, offset) {

@@ -43,6 +43,7 @@ export const traces = sqliteTable(
     token_count: integer('token_count').notNull(),
     prompt_tokens: integer('prompt_tokens'),
     completion_tokens: integer('completion_tokens'),
+    tokens_reported: integer('tokens_reported', { mode: 'boolean' }).notNull().default(true),
     cost: real('cost'),
     status: text('status').$type<TraceStatus>().notNull(),
     failure_reason: text('failure_reason'),
@@ -100,6 +101,7 @@ export const rollupTotals = sqliteTable(
     status: text('status').notNull(),
     traces: integer('traces').notNull(),
     retries: integer('retries').notNull(),
+    tokens_unreported: integer('tokens_unreported').notNull().default(0),
     /** Traces without a cost. */
     unpriced: integer('unpriced').notNull().default(0),
     ...sumColumns(),

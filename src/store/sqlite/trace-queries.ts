@@ -1,7 +1,7 @@
 // Traces on SQLite: the ingest transaction (trace rows and their rollups together), and the primitive reads the shared
 // plan (src/store/trace-reads.ts) is answered with — no request scans the table.
 import type Database from 'better-sqlite3'
-import type { Trace } from '../../../schemas/index.js'
+import type { Trace, TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
 import { charCount, searchText, TRIGRAM } from '../../search/text.js'
 import { createActivityReads } from '../activity-reads.js'
@@ -18,8 +18,9 @@ import {
   rollupDeltas,
   SUM_COLUMNS,
   sessionUserSet,
+  TOTALS_COUNTS,
 } from '../rollups.js'
-import { storedTrace, TRACE_KEYS } from '../stored-trace.js'
+import { SUMMARY_KEYS, storedTrace, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
   type ExtraConditions,
@@ -27,6 +28,7 @@ import {
   type HourRow,
   orderBy,
   type SearchClause,
+  type Selection,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
@@ -35,16 +37,36 @@ import type { InsertOutcome, RepriceOutcome, Repricer, TraceFilter } from '../ty
 import type { TraceRow } from './tables.js'
 
 /** A traces row as better-sqlite3 returns it: JSON columns still text. */
-type RawTraceRow = Omit<TraceRow, 'tags' | 'metadata' | 'steps'> & { tags: string; metadata: string; steps: string }
+type RawTraceRow = Omit<TraceRow, 'tags' | 'metadata' | 'steps' | 'tokens_reported'> & {
+  tags: string
+  metadata: string
+  steps: string
+  /** SQLite keeps a boolean as 0 or 1. */
+  tokens_reported: number
+}
 
 /** The columns written at insert: the trace's, then what the client reported of its costs. */
 const COLUMNS = [...TRACE_KEYS, REPORTED_COST]
 
-const fromRow = (row: RawTraceRow): Trace => storedTrace({ ...row, created_at: toUtcIso(row.created_at) })
+type RawSummaryRow = Omit<TraceSummary, 'tags' | 'created_at' | 'tokens_reported'> & {
+  tags: string
+  created_at: number
+  tokens_reported: number
+}
+const summaryFromRow = (row: RawSummaryRow): TraceSummary => ({
+  ...row,
+  tags: JSON.parse(row.tags),
+  tokens_reported: row.tokens_reported === 1,
+  created_at: toUtcIso(row.created_at),
+})
+
+const fromRow = (row: RawTraceRow): Trace =>
+  storedTrace({ ...row, tokens_reported: row.tokens_reported === 1, created_at: toUtcIso(row.created_at) })
 
 const toRow = (t: Trace) => ({
   ...t,
   created_at: Date.parse(t.created_at),
+  tokens_reported: t.tokens_reported ? 1 : 0,
   tags: JSON.stringify(t.tags),
   metadata: JSON.stringify(t.metadata),
   steps: JSON.stringify(t.steps),
@@ -77,11 +99,7 @@ export function createTraceQueries(db: Database.Database) {
        on conflict (${keys.join(', ')}) do update set ${addExcluded(table, counted)}`,
     )
   }
-  const upsertTotals = upsert(
-    'rollup_totals',
-    ['project_id', 'environment', 'model', 'status'],
-    ['traces', 'retries', 'unpriced', ...SUM_COLUMNS],
-  )
+  const upsertTotals = upsert('rollup_totals', ['project_id', 'environment', 'model', 'status'], TOTALS_COUNTS)
   const upsertHourly = upsert('rollup_hourly', ['project_id', 'hour'], ['traces', ...SUM_COLUMNS])
   const upsertHistogram = (table: string) =>
     db.prepare(
@@ -249,12 +267,25 @@ export function createTraceQueries(db: Database.Database) {
     return { sql: text, params }
   }
 
+  /** A page of rows, newest first. SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk. */
+  const selectPage = (columns: string, { filter, extra, limit, offset, walk, ordering }: Selection) => {
+    // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
+    const scoped = filter.project_id !== undefined ? 'project_' : ''
+    const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
+    const w = where(filter, extra)
+    // SQLite sorts null first ascending and last descending: as the contract wants unpriced traces.
+    return stmt(`select ${columns} from traces ${hint} ${w.sql} ${orderBy(ordering, false)} limit ? offset ?`).all(
+      ...w.params,
+      limit,
+      offset,
+    )
+  }
+
   const queries: TraceReadQueries = {
     async totals(projectId) {
       const scope = projectScope(projectId)
       return stmt(
-        `select project_id, environment, model, status, traces, retries, unpriced, ${SUM_COLUMNS.join(', ')}
-         from rollup_totals ${scope.sql}`,
+        `select project_id, environment, model, status, ${TOTALS_COUNTS.join(', ')} from rollup_totals ${scope.sql}`,
       ).all(...scope.params) as TotalsRow[]
     },
 
@@ -297,18 +328,13 @@ export function createTraceQueries(db: Database.Database) {
       return (stmt(`select count(*) as n from traces ${w.sql}`).get(...w.params) as { n: number }).n
     },
 
-    async select({ filter, extra, limit, offset, walk, ordering }) {
-      // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
-      const scoped = filter.project_id !== undefined ? 'project_' : ''
-      const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
-      const w = where(filter, extra)
-      // SQLite sorts null first ascending and last descending: as the contract wants unpriced traces.
-      const rows = stmt(`select * from traces ${hint} ${w.sql} ${orderBy(ordering, false)} limit ? offset ?`).all(
-        ...w.params,
-        limit,
-        offset,
-      ) as RawTraceRow[]
-      return rows.map(fromRow)
+    async select(selection) {
+      return (selectPage('*', selection) as RawTraceRow[]).map(fromRow)
+    },
+
+    async selectSummaries(selection) {
+      const columns = `${SUMMARY_KEYS.join(', ')}, json_array_length(steps) as step_count`
+      return (selectPage(columns, selection) as RawSummaryRow[]).map(summaryFromRow)
     },
 
     async latencyAt(projectId, lo, hi, offset) {
@@ -360,6 +386,7 @@ export function createTraceQueries(db: Database.Database) {
 
     listTraces: reads.listTraces,
     ...activity,
+    listTraceSummaries: reads.listTraceSummaries,
     analytics: reads.analytics,
     failures: reads.failures,
   }
