@@ -221,6 +221,9 @@ function floorInserts(): number {
       tags: JSON.stringify(trace.tags),
       metadata: JSON.stringify(trace.metadata),
       steps: JSON.stringify(trace.steps),
+      // SQLite binds no booleans; the costs a client reported are a column of their own.
+      tokens_reported: trace.tokens_reported ? 1 : 0,
+      reported_cost: null,
     }
   })
   const insertBatch = db.transaction((batch: typeof rows) => {
