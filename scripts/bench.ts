@@ -244,10 +244,10 @@ function floorNaiveSearch(word: string, limit: number): number {
   const ms = timeMs(() =>
     db
       .prepare(
-        `select * from traces where name like ?1 or prompt like ?1 or response like ?1 or failure_reason like ?1
-         or steps like ?1 order by created_at desc, trace_id desc limit ?2`,
+        `select * from traces where name like ? or prompt like ? or response like ? or failure_reason like ?
+         or steps like ? order by created_at desc, trace_id desc limit ?`,
       )
-      .all(pattern, limit),
+      .all(pattern, pattern, pattern, pattern, pattern, limit),
   )
   db.close()
   return ms
