@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import closeWithGrace from 'close-with-grace'
 import { type BuildOptions, buildApp, type LoupeApp } from './app.js'
-import { type Config, loadConfig } from './config.js'
+import { type Config, loadConfig, SettingError } from './config.js'
 
 /** Builds Loupe on `config` and listens on its host and port; rejects (the app closed) when it cannot listen. */
 export async function startServer(config: Config, options: BuildOptions = {}): Promise<LoupeApp> {
@@ -18,11 +18,37 @@ export async function startServer(config: Config, options: BuildOptions = {}): P
   try {
     await app.listen({ port: config.port, host: config.host })
   } catch (err) {
-    app.log.error({ err }, 'could not start')
     await app.close()
-    throw err
+    throw listenError(err, config)
   }
   return app
+}
+
+/** Why the server cannot listen where the configuration says, as a SettingError; other errors as they are. */
+function listenError(err: unknown, { port, host }: Config): unknown {
+  const code = (err as { code?: unknown })?.code
+  if (code === 'EADDRINUSE') {
+    return new SettingError(
+      `PORT ${port} on HOST ${host} is already in use: stop what listens there, or set PORT to another port ` +
+        '(0 picks a free one).',
+    )
+  }
+  if (code === 'EACCES') {
+    return new SettingError(`PORT ${port} needs privileges this process lacks: use a port above 1023.`)
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EINVAL') {
+    return new SettingError(
+      `HOST '${host}' is not an address of this machine: use 127.0.0.1 (this machine only), 0.0.0.0 (every ` +
+        'interface) or the address of one of its interfaces.',
+    )
+  }
+  return err
+}
+
+/** The one sentence a failed start prints: a setting's own message, else what went wrong, never a stack. */
+export function startupFailure(err: unknown): string {
+  if (err instanceof SettingError) return err.message
+  return `could not start: ${err instanceof Error ? err.message : String(err)}`
 }
 
 /** Whether this module is the file node was asked to run. */
@@ -37,12 +63,10 @@ const runAsFile = (() => {
 })()
 
 if (runAsFile) {
-  let config: Config
   try {
-    config = loadConfig(process.env)
+    await startServer(loadConfig(process.env))
   } catch (err) {
-    console.error(`loupe: ${(err as Error).message}`)
+    console.error(`loupe: ${startupFailure(err)}`)
     process.exit(1)
   }
-  await startServer(config).catch(() => process.exit(1))
 }
