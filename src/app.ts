@@ -78,6 +78,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   const validators = createValidators()
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config),
+    // Fastify's two lines a request are replaced by one, at debug (below): a busy ingest would otherwise write two
+    // lines a batch at the default level.
+    disableRequestLogging: true,
     bodyLimit: config.bodyLimit,
     forceCloseConnections: 'idle',
     trustProxy: config.trustProxy,
@@ -110,6 +113,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   app.setSerializerCompiler(() => toJson)
 
   for (const schema of componentSchemas) app.addSchema(schema)
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ req: request, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request')
+  })
 
   await app.register(configPlugin, { config, now: options.now ?? Date.now, validators })
   await app.register(limits)

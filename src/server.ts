@@ -2,13 +2,22 @@
 // finish, sockets and the database close). `loupe serve` calls it; run as a file (`npm start`), this module reads the
 // configuration from the environment and calls it itself.
 import { realpathSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import closeWithGrace from 'close-with-grace'
 import { type BuildOptions, buildApp, type LoupeApp } from './app.js'
-import { type Config, loadConfig, SettingError } from './config.js'
+import { type Config, loadConfig, redactUrl, SettingError } from './config.js'
+import { version } from './lib/version.js'
+import { sqlitePath } from './store/sqlite/store.js'
+
+export interface StartOptions extends BuildOptions {
+  /** Where the banner goes once listening (default: stderr, beside the JSON logs on stdout); null: none. */
+  announce?: ((text: string) => void) | null
+}
 
 /** Builds Loupe on `config` and listens on its host and port; rejects (the app closed) when it cannot listen. */
-export async function startServer(config: Config, options: BuildOptions = {}): Promise<LoupeApp> {
+export async function startServer(config: Config, options: StartOptions = {}): Promise<LoupeApp> {
   const app = await buildApp(config, options)
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error')
@@ -21,7 +30,35 @@ export async function startServer(config: Config, options: BuildOptions = {}): P
     await app.close()
     throw listenError(err, config)
   }
+  const announce = options.announce === undefined ? (text: string) => process.stderr.write(text) : options.announce
+  announce?.(banner(app, config))
   return app
+}
+
+/** What a person starting Loupe wants to know first: which Loupe, on which database, how protected, and where. */
+export function banner(app: LoupeApp, config: Config): string {
+  const { port } = app.server.address() as AddressInfo
+  const wildcard = config.host === '0.0.0.0' || config.host === '::'
+  const host = wildcard ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host
+  const base = `http://${host}:${port}`
+  const database =
+    app.store.dialect === 'sqlite'
+      ? `SQLite, ${config.databaseUrl === ':memory:' ? 'in memory (nothing is kept)' : resolve(sqlitePath(config.databaseUrl))}`
+      : `PostgreSQL, ${redactUrl(config.databaseUrl)}`
+  const mode =
+    config.adminToken === null
+      ? 'open: reads and management need no credential (set LOUPE_ADMIN_TOKEN to protect them)'
+      : 'protected: every data route needs the admin token or a project key'
+  const lines = [
+    `Loupe ${version} is listening${wildcard ? ` on every interface (${config.host})` : ''}`,
+    `  database  ${database}`,
+    `  mode      ${mode}`,
+    `  API       ${base}/`,
+    `  docs      ${base}/docs`,
+  ]
+  if (app.hasRoute({ method: 'GET', url: '/ui/' })) lines.push(`  viewer    ${base}/ui/`)
+  lines.push(`  live      ws://${host}:${port}/ws`, '')
+  return lines.join('\n')
 }
 
 /** Why the server cannot listen where the configuration says, as a SettingError; other errors as they are. */
