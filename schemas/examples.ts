@@ -36,6 +36,7 @@ export const stepExamples = [
     error: null,
     started_at: '2026-11-23T10:15:02.120Z',
     metadata: {},
+    parent_index: null,
   },
   {
     index: 1,
@@ -50,6 +51,7 @@ export const stepExamples = [
     error: null,
     started_at: '2026-11-23T10:15:02.761Z',
     metadata: {},
+    parent_index: null,
   },
 ]
 
@@ -81,6 +83,7 @@ export const traceExample = {
   token_count: 17,
   prompt_tokens: 14,
   completion_tokens: 3,
+  tokens_reported: true,
   status: 'success',
   failure_reason: null,
   retry_count: 0,
@@ -93,6 +96,9 @@ export const traceExample = {
 }
 
 export const listTracesExample = { total: 1, items: [traceExample] }
+
+const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHead } = traceExample
+export const traceSummaryExample = { ...traceHead, step_count: stepExamples.length }
 
 export const batchTracesBodyExample = {
   traces: [traceInputExample, { prompt: 'Summarise this ticket', model: 'gpt-4o', latency: 1200 }],
@@ -157,6 +163,7 @@ export const analyticsSummaryExample = {
   average_latency: 1604.17,
   p95_latency: 2800,
   total_token_usage: 412,
+  traces_without_tokens: 0,
   failed_traces: 1,
   warning_traces: 0,
   retries: 1,

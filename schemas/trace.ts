@@ -19,8 +19,9 @@ import {
   listTracesExample,
   traceExample,
   traceInputExample,
+  traceSummaryExample,
 } from './examples.js'
-import { StepInputSchema, StepSchema } from './step.js'
+import { MAX_STEPS, StepInputSchema, StepSchema } from './step.js'
 
 export const TRACE_STATUSES = ['success', 'warning', 'failed'] as const
 export const TraceStatusSchema = Type.Union(
@@ -45,7 +46,7 @@ export const LIMITS = {
   tags: 20,
   tagLength: 64,
   metadataBytes: 64 * 1024,
-  steps: 1000,
+  steps: MAX_STEPS,
   batch: 1000,
 } as const
 
@@ -71,6 +72,12 @@ export const TraceSchema = Type.Object(
     token_count: TokenCount(BOUNDS.traceTokens, 'Tokens used by the trace.'),
     prompt_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Input tokens.')),
     completion_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Output tokens.')),
+    tokens_reported: Type.Boolean({
+      description:
+        'Whether any token count was reported: by the client (`token_count`, `prompt_tokens`, ' +
+        '`completion_tokens`), by a step, or by a span. When false, `token_count` is 0 because nothing was counted ' +
+        '(a stream without usage, say), not because nothing was used.',
+    }),
     status: TraceStatusSchema,
     failure_reason: Nullable(Type.String({ description: 'Why the trace failed.' })),
     retry_count: Type.Integer({
@@ -93,6 +100,25 @@ export const TraceSchema = Type.Object(
   },
 )
 export type Trace = Static<typeof TraceSchema>
+
+/** The bodies a trace summary leaves out: the largest fields of a trace, read only when one trace is opened. */
+export const TRACE_BODY_FIELDS = ['prompt', 'response', 'metadata', 'steps'] as const
+
+export const TraceSummarySchema = Type.Composite(
+  [
+    Type.Omit(TraceSchema, TRACE_BODY_FIELDS),
+    Type.Object({
+      step_count: Type.Integer({ minimum: 0, maximum: LIMITS.steps, description: 'Number of steps of the trace.' }),
+    }),
+  ],
+  {
+    $id: 'TraceSummarySchema',
+    additionalProperties: false,
+    description: 'A trace without its bodies (prompt, response, metadata, steps), and its number of steps.',
+    examples: [traceSummaryExample],
+  },
+)
+export type TraceSummary = Static<typeof TraceSummarySchema>
 
 const OptionalNullable = <T extends Parameters<typeof Nullable>[0]>(schema: T) => Type.Optional(Nullable(schema))
 const NonNegativeNumber = (description: string) => OptionalNullable(LatencyMs(description))
@@ -153,6 +179,14 @@ export const ListTracesQuery = Type.Object({
   until: Type.Optional(TimestampQuery('created_at < until.')),
   limit: Type.Optional(LimitQuery),
   offset: Type.Optional(OffsetQuery),
+  fields: Type.Optional(
+    Type.Union([Type.Literal('full'), Type.Literal('summary')], {
+      default: 'full',
+      description:
+        '`summary`: each item is a TraceSummary — the trace without prompt, response, metadata and steps, with ' +
+        '`step_count` — a page of 50 is a few KB. `full` (default): whole traces.',
+    }),
+  ),
 })
 export type ListTracesQuery = Static<typeof ListTracesQuery>
 
@@ -161,9 +195,24 @@ export const ListTracesResponse = Type.Object(
     total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
     items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
   },
-  { examples: [listTracesExample] },
+  { description: 'Whole traces.' },
 )
 export type ListTracesResponse = Static<typeof ListTracesResponse>
+
+export const ListTraceSummariesResponse = Type.Object(
+  {
+    total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
+    items: Type.Array(Ref(TraceSummarySchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
+  },
+  { description: 'Trace summaries (`fields=summary`).' },
+)
+
+/** GET /traces answers either list, as `fields` asks (the examples sit here: OpenAPI 3.0 takes them at the top). */
+export const ListTracesOrSummariesResponse = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {
+  description: 'Whole traces (`fields=full`, the default) or trace summaries (`fields=summary`).',
+  examples: [listTracesExample],
+})
+export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
 
 // GET /traces/{trace_id}
 export const TraceParams = Type.Object({ trace_id: Type.String() })

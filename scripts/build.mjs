@@ -1,15 +1,15 @@
-// npm run build (and npm install, through prepare): compiles schemas/ and src/ to dist/ and marks the loupe bin
-// executable. `--if-stale` (what npm start runs first) skips all of it when nothing it compiles changed since the
-// last build, so a start with nothing new takes no compile. Plain JavaScript: it must run before anything is built.
+// npm run build (and npm install, through prepare): compiles schemas/ and src/ to dist/ (marking the loupe bin
+// executable) and builds the viewer (web/ to web/dist/). `--if-stale` (what npm start runs first) builds each part
+// only when something it is built from changed since its last build, so a start with nothing new compiles nothing.
+// Plain JavaScript: it must run before anything is built.
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
-const stamp = join(root, 'dist', '.built')
-const inputs = ['schemas', 'src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json']
+const shared = ['package.json', 'package-lock.json', 'tsconfig.json']
 
 /** The newest modification time (ms) of a file, or of every file below a folder. */
 function newest(path) {
@@ -19,13 +19,36 @@ function newest(path) {
   return readdirSync(path).reduce((max, name) => Math.max(max, newest(join(path, name))), stat.mtimeMs)
 }
 
-const upToDate = () =>
-  existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(...inputs.map((p) => newest(join(root, p))))
+const run = (command, args) => {
+  const done = spawnSync(command, args, { stdio: 'inherit', cwd: root, shell: process.platform === 'win32' })
+  if (done.status !== 0) process.exit(done.status ?? 1)
+}
+const resolve = (module) => createRequire(import.meta.url).resolve(module)
 
-if (process.argv.includes('--if-stale') && upToDate()) process.exit(0)
+const parts = [
+  {
+    stamp: join(root, 'dist', '.built'),
+    inputs: ['schemas', 'src', 'tsconfig.build.json', ...shared],
+    build() {
+      run(process.execPath, [resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')])
+      chmodSync(join(root, 'dist', 'src', 'cli', 'index.js'), 0o755)
+    },
+  },
+  {
+    stamp: join(root, 'web', 'dist', '.built'),
+    inputs: ['web/src', 'web/index.html', 'web/vite.config.ts', 'web/tsconfig.json', 'schemas', ...shared],
+    build() {
+      run('npm', ['run', 'build:web', '--silent'])
+    },
+  },
+]
 
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-const built = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
-if (built.status !== 0) process.exit(built.status ?? 1)
-chmodSync(join(root, 'dist', 'src', 'cli', 'index.js'), 0o755)
-writeFileSync(stamp, `${new Date().toISOString()}\n`)
+const ifStale = process.argv.includes('--if-stale')
+for (const part of parts) {
+  const upToDate =
+    existsSync(part.stamp) && statSync(part.stamp).mtimeMs >= Math.max(...part.inputs.map((p) => newest(join(root, p))))
+  if (ifStale && upToDate) continue
+  part.build()
+  mkdirSync(dirname(part.stamp), { recursive: true })
+  writeFileSync(part.stamp, `${new Date().toISOString()}\n`)
+}

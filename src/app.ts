@@ -23,6 +23,7 @@ import health from './routes/health.js'
 import otlp from './routes/otlp.js'
 import projects from './routes/projects.js'
 import traces from './routes/traces.js'
+import ui from './routes/ui.js'
 import ws from './routes/ws.js'
 import type { Store } from './store/types.js'
 
@@ -33,6 +34,8 @@ export interface BuildOptions {
   now?: () => number
   /** Fastify logger options; default: pino at config.logLevel with credentials redacted. */
   logger?: FastifyServerOptions['logger']
+  /** The built viewer served at /ui/ (tests); default web/dist in the package. */
+  uiRoot?: string
 }
 
 /** The headers that carry a credential: redacted from every logged request. */
@@ -147,6 +150,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(projects)
   await app.register(apiKeys)
   await app.register(ws)
+  await app.register(ui, { root: options.uiRoot })
 
   return app
 }

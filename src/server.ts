@@ -56,7 +56,7 @@ export function banner(app: LoupeApp, config: Config): string {
     `  API       ${base}/`,
     `  docs      ${base}/docs`,
   ]
-  if (app.hasRoute({ method: 'GET', url: '/ui/' })) lines.push(`  viewer    ${base}/ui/`)
+  if (app.hasRoute({ method: 'GET', url: '/ui/*' })) lines.push(`  viewer    ${base}/ui/`)
   lines.push(`  live      ws://${host}:${port}/ws`, '')
   return lines.join('\n')
 }

@@ -82,7 +82,38 @@ export function normalizeStep(input: StepInput, index: number): Step {
     error,
     started_at: utcTimestamp(input.started_at, `steps/${index}/started_at`, null),
     metadata: input.metadata ?? {},
+    parent_index: input.parent_index ?? null,
   }
+}
+
+/**
+ * Steps nest through `parent_index`: it must name another step of the trace, and following parents must end at the
+ * top level (no cycle), so that every step has one place in the tree. The first step that breaks this, else null.
+ */
+export function stepTreeError(steps: readonly Pick<Step, 'parent_index'>[]): { field: string; message: string } | null {
+  // 0: not seen, 1: on the current path, 2: known to reach the top level.
+  const state = new Uint8Array(steps.length)
+  for (let start = 0; start < steps.length; start++) {
+    const path: number[] = []
+    let at: number | null = start
+    while (at !== null && state[at] === 0) {
+      state[at] = 1
+      path.push(at)
+      const parent: number | null = steps[at]!.parent_index
+      if (parent !== null && (parent >= steps.length || parent === at)) {
+        return {
+          field: `steps/${at}/parent_index`,
+          message: `must be the index of another step of this trace (0 to ${steps.length - 1})`,
+        }
+      }
+      if (parent !== null && state[parent] === 1) {
+        return { field: `steps/${at}/parent_index`, message: 'must not make a cycle of parents' }
+      }
+      at = parent
+    }
+    for (const i of path) state[i] = 2
+  }
+  return null
 }
 
 /**
@@ -164,6 +195,7 @@ export function normalizeTrace(
   const completion_tokens = input.completion_tokens ?? null
   const tokenSplit =
     prompt_tokens === null && completion_tokens === null ? null : sumOf([prompt_tokens, completion_tokens])
+  const tokenTotal = firstGiven(input.token_count, input.total_tokens)
 
   return {
     trace_id: input.trace_id ?? opts.newId(),
@@ -176,10 +208,11 @@ export function normalizeTrace(
     latency: roundToMicros(
       firstGiven(input.latency, input.latency_ms, input.duration_ms) ?? sumOf(steps.map((s) => s.latency)),
     ),
-    token_count:
-      firstGiven(input.token_count, input.total_tokens) ?? tokenSplit ?? sumOf(steps.map((s) => s.token_count)),
+    token_count: tokenTotal ?? tokenSplit ?? sumOf(steps.map((s) => s.token_count)),
     prompt_tokens,
     completion_tokens,
+    // Unknown is not zero: a trace whose count nothing reported says so.
+    tokens_reported: tokenTotal !== null || tokenSplit !== null || steps.some((s) => s.token_count !== null),
     status,
     failure_reason,
     retry_count,

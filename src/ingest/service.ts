@@ -14,7 +14,7 @@ import { InvalidInput, TraceIdTaken } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
 import { describeErrors, firstError, type Validators } from '../lib/validation.js'
 import type { KeyContext, Store } from '../store/types.js'
-import { InvalidTimestampError, normalizeTrace } from './normalize.js'
+import { InvalidTimestampError, normalizeTrace, stepTreeError } from './normalize.js'
 
 /** Whose a trace is: what normalization takes from the API key (the project and its environment). */
 export type TraceOwner = Pick<KeyContext, 'project_id' | 'environment'>
@@ -80,6 +80,8 @@ export function createIngestService({
       throw err
     }
     if (!checkTrace(trace)) return { ok: false, message: firstError(checkTrace, prefix) ?? prefix }
+    const tree = stepTreeError(trace.steps)
+    if (tree) return { ok: false, message: `${prefix}/${tree.field} ${tree.message}` }
     if (Buffer.byteLength(JSON.stringify(trace.metadata)) > LIMITS.metadataBytes) {
       return { ok: false, message: `${prefix}/metadata must be at most ${LIMITS.metadataBytes} bytes when serialized` }
     }

@@ -7,8 +7,8 @@ import {
   errorResponses,
   LIMITS,
   LimitQuery,
+  ListTracesOrSummariesResponse,
   ListTracesQuery,
-  ListTracesResponse,
   OffsetQuery,
   Ref,
   TraceInputSchema,
@@ -41,8 +41,9 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['traces'],
         operationId: 'listTraces',
         summary: 'List traces, newest first, with filters',
+        description: 'Whole traces, or with `fields=summary` each trace without its bodies (a light list).',
         querystring: ListTracesQuery,
-        response: { 200: ListTracesResponse, ...errorResponses(400) },
+        response: { 200: ListTracesOrSummariesResponse, ...errorResponses(400) },
       },
     },
     async (request) => {
@@ -51,18 +52,19 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         offset = OffsetQuery.default,
         since,
         until,
+        fields,
         project_id: _named,
-        ...filter
+        ...rest
       } = request.query
-      return app.store.listTraces(
-        {
-          ...filter,
-          project_id: request.scope ?? undefined,
-          since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
-          until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
-        },
-        { limit, offset },
-      )
+      const filter = {
+        ...rest,
+        project_id: request.scope ?? undefined,
+        since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
+        until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
+      }
+      return fields === 'summary'
+        ? app.store.listTraceSummaries(filter, { limit, offset })
+        : app.store.listTraces(filter, { limit, offset })
     },
   )
 

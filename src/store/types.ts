@@ -9,10 +9,11 @@ import type {
   OtlpSpan,
   Project,
   Trace,
+  TraceSummary,
 } from '../../schemas/index.js'
 
-/** Filters of GET /traces (its query without the page), with `since`/`until` as epoch ms. */
-export type TraceFilter = Omit<ListTracesQuery, 'limit' | 'offset' | 'since' | 'until'> & {
+/** Filters of GET /traces (its query without the page and the fields wanted), with `since`/`until` as epoch ms. */
+export type TraceFilter = Omit<ListTracesQuery, 'limit' | 'offset' | 'since' | 'until' | 'fields'> & {
   since?: number
   until?: number
 }
@@ -109,6 +110,8 @@ export interface Store {
   insertTraces(traces: Trace[]): Promise<InsertOutcome[]>
   getTrace(traceId: string): Promise<Trace | null>
   listTraces(filter: TraceFilter, page: Page): Promise<{ total: number; items: Trace[] }>
+  /** The same list as summaries: no prompt, response, metadata or steps, and each trace's step count. */
+  listTraceSummaries(filter: TraceFilter, page: Page): Promise<{ total: number; items: TraceSummary[] }>
   analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
   failures(params: FailuresParams): Promise<FailuresResponse>
 

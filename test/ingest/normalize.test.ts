@@ -8,6 +8,7 @@ import {
   inferStatus,
   normalizeStep,
   normalizeTrace,
+  stepTreeError,
 } from '../../src/ingest/normalize.js'
 
 // 2026-11-21T13:45:00.000Z, worked out independently with `date -u -d '2026-11-21T13:45:00Z' +%s`.
@@ -34,6 +35,7 @@ function step(fields: Partial<Step>): Step {
     error: null,
     started_at: null,
     metadata: {},
+    parent_index: null,
     ...fields,
   }
 }
@@ -180,6 +182,7 @@ t.test('a bare step gets every StepSchema field with its default and the given i
     error: null,
     started_at: null,
     metadata: {},
+    parent_index: null,
   })
   t.strictSame(
     normalizeStep(
@@ -210,6 +213,7 @@ t.test('a bare step gets every StepSchema field with its default and the given i
       error: 'rate limited',
       started_at: '2026-11-21T13:45:00.500Z',
       metadata: { a: 1 },
+      parent_index: null,
     },
   )
   t.strictSame(normalizeStep({ metadata: null, input: null, output: null }, 0), normalizeStep({}, 0), 'nulls = absent')
@@ -534,6 +538,27 @@ t.test('trace token_count: given, aliased, prompt + completion, step sum, else 0
   for (const [label, input, expected] of cases) t.equal(trace(input).token_count, expected, label)
 })
 
+t.test(
+  'tokens_reported: whether anything reported a count, so that an unknown count is not read as zero',
+  async (t) => {
+    const cases: [string, Partial<TraceInput>, boolean][] = [
+      ['token_count 0 is a count', { token_count: 0 }, true],
+      ['total_tokens alias', { total_tokens: 3 }, true],
+      ['prompt_tokens alone', { prompt_tokens: 0 }, true],
+      ['completion_tokens alone', { completion_tokens: 2 }, true],
+      ['a step that counted', { steps: [{}, { tokens: 0 }] }, true],
+      ['steps that counted nothing', { steps: [{}, { token_count: null }] }, false],
+      ['nulls everywhere', { token_count: null, prompt_tokens: null, completion_tokens: null }, false],
+      ['nothing', {}, false],
+    ]
+    for (const [label, input, expected] of cases) {
+      const result = trace(input)
+      t.equal(result.tokens_reported, expected, label)
+      if (!expected) t.equal(result.token_count, 0, `${label}: token_count stays 0`)
+    }
+  },
+)
+
 t.test('project_id and environment come from ctx, never from the body', async (t) => {
   const result = trace({ project_id: 'someone-else', environment: 'production' })
   t.equal(result.project_id, 'acme')
@@ -553,6 +578,7 @@ t.test('a minimal trace gets every TraceSchema field with its default', async (t
     token_count: 0,
     prompt_tokens: null,
     completion_tokens: null,
+    tokens_reported: false,
     status: 'success',
     failure_reason: null,
     retry_count: 0,
@@ -605,6 +631,7 @@ t.test('a full trace keeps the client fields and drops unknown ones', async (t) 
     token_count: 7,
     prompt_tokens: 3,
     completion_tokens: 4,
+    tokens_reported: true,
     status: 'success',
     failure_reason: null,
     retry_count: 0,
@@ -630,4 +657,39 @@ t.test('normalizeTrace does not modify its input', async (t) => {
   const copy = structuredClone(input)
   trace(input)
   t.strictSame(input, copy)
+})
+
+t.test('parent_index is kept as sent (null when missing): steps nest into a tree', async (t) => {
+  const out = trace({ steps: [{ name: 'a' }, { name: 'b', parent_index: 0 }, { name: 'c', parent_index: null }] })
+  t.same(
+    out.steps.map((s) => s.parent_index),
+    [null, 0, null],
+  )
+})
+
+t.test('stepTreeError: a parent must be another step of the trace, without cycles', async (t) => {
+  const of = (...parents: (number | null)[]) => stepTreeError(parents.map((parent_index) => ({ parent_index })))
+  const cases: [string, (number | null)[], { field: string; message: string } | null][] = [
+    ['no steps', [], null],
+    ['all top level', [null, null], null],
+    ['a chain', [null, 0, 1, 2], null],
+    ['a parent listed after its child', [1, null, 0], null],
+    [
+      'out of range',
+      [null, 5],
+      { field: 'steps/1/parent_index', message: 'must be the index of another step of this trace (0 to 1)' },
+    ],
+    [
+      'itself',
+      [null, 1],
+      { field: 'steps/1/parent_index', message: 'must be the index of another step of this trace (0 to 1)' },
+    ],
+    ['a two-step cycle', [1, 0], { field: 'steps/1/parent_index', message: 'must not make a cycle of parents' }],
+    [
+      'a cycle below a sound chain',
+      [null, 0, 3, 4, 2],
+      { field: 'steps/4/parent_index', message: 'must not make a cycle of parents' },
+    ],
+  ]
+  for (const [what, parents, expected] of cases) t.same(of(...parents), expected, what)
 })

@@ -64,6 +64,7 @@ const trace = (over: Partial<Trace>): Trace => ({
   token_count: 5,
   prompt_tokens: null,
   completion_tokens: null,
+  tokens_reported: true,
   status: 'success',
   failure_reason: null,
   retry_count: 0,
@@ -88,13 +89,14 @@ t.test('deltas group a batch per rollup row', async (t) => {
     trace({ latency: 30.5, token_count: 7, retry_count: 2 }),
     trace({ model: null, status: 'failed', created_at: '2026-11-21T14:00:00.000Z' }),
     trace({ project_id: 'q', latency: 5000 }),
+    trace({ project_id: 'q', latency: 0, token_count: 0, tokens_reported: false }),
   ])
   t.same(
-    d.totals.map((r) => [r.project_id, r.model, r.status, r.traces, r.retries, ...sums(r)]),
+    d.totals.map((r) => [r.project_id, r.model, r.status, r.traces, r.retries, r.tokens_unreported, ...sums(r)]),
     [
-      ['p', 'm', 'success', 2, 1, 40.5, 12],
-      ['p', 'unknown', 'failed', 1, 0, 10, 5],
-      ['q', 'm', 'success', 1, 0, 5000, 5],
+      ['p', 'm', 'success', 2, 1, 0, 40.5, 12],
+      ['p', 'unknown', 'failed', 1, 0, 0, 10, 5],
+      ['q', 'm', 'success', 2, 0, 1, 5000, 5],
     ],
   )
   t.same(
@@ -102,7 +104,7 @@ t.test('deltas group a batch per rollup row', async (t) => {
     [
       ['p', '2026-11-21T13:00:00.000Z', 2, 40.5, 12],
       ['p', '2026-11-21T14:00:00.000Z', 1, 10, 5],
-      ['q', '2026-11-21T13:00:00.000Z', 1, 5000, 5],
+      ['q', '2026-11-21T13:00:00.000Z', 2, 5000, 5],
     ],
   )
   t.same(
@@ -111,6 +113,7 @@ t.test('deltas group a batch per rollup row', async (t) => {
       ['p', 10, 2],
       ['p', 30, 1],
       ['q', bucketOf(5000), 1],
+      ['q', 0, 1],
     ],
   )
 })

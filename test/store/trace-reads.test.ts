@@ -38,6 +38,7 @@ function fakeQueries(latencies: number[]) {
     hoursBetween: unused('hoursBetween'),
     count: unused('count (a scan)'),
     select: async () => [],
+    selectSummaries: async () => [],
     latencyAt: unused('latencyAt'),
   }
   return { q, calls }

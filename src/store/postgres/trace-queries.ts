@@ -2,7 +2,7 @@
 // notification to other replicas, together) and the primitive reads the shared plan (src/store/trace-reads.ts) is
 // answered with. Every value is bound as a parameter; arrays go through unnest, one statement per table per batch.
 import type { QueryResultRow } from 'pg'
-import { StepSchema, type Trace } from '../../../schemas/index.js'
+import { StepSchema, type Trace, type TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
 import { REBUILD_CHUNK, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
@@ -12,9 +12,17 @@ import {
   type RollupDeltas,
   rollupDeltas,
   SUM_COLUMNS,
+  TOTALS_COUNTS,
 } from '../rollups.js'
-import { TRACE_KEYS } from '../stored-trace.js'
-import { createTraceReads, type ExtraConditions, type HourRow, type TotalsRow, traceWhere } from '../trace-reads.js'
+import { SUMMARY_KEYS, TRACE_KEYS } from '../stored-trace.js'
+import {
+  createTraceReads,
+  type ExtraConditions,
+  type HourRow,
+  type Selection,
+  type TotalsRow,
+  traceWhere,
+} from '../trace-reads.js'
 import type { InsertOutcome, TraceFilter } from '../types.js'
 import { encodeJson, encodeText } from './nul.js'
 import type { TraceRow } from './tables.js'
@@ -53,6 +61,7 @@ const INSERT_TYPES: Record<keyof Trace, string> = {
   token_count: 'int8',
   prompt_tokens: 'int8',
   completion_tokens: 'int8',
+  tokens_reported: 'bool',
   status: 'text',
   failure_reason: 'text',
   retry_count: 'int4',
@@ -240,7 +249,7 @@ async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
     db,
     'rollup_totals',
     { project_id: 'text', environment: 'text', model: 'text', status: 'text' },
-    ['traces', 'retries', ...SUM_COLUMNS],
+    TOTALS_COUNTS,
     totals.map((r) => ({ ...r, model: encodeText(r.model) })),
   )
   const hourly = sortedBy(deltas.hourly, (r) => `${r.project_id}\u0000${String(r.hour).padStart(16, '0')}`)
@@ -260,7 +269,8 @@ export async function rebuildRollups(db: Queryable): Promise<void> {
   let cursor = 0
   for (;;) {
     const { rows } = await db.query<RollupRow & { cursor: number }>(
-      `select seq as cursor, project_id, environment, model, status, retry_count, latency, token_count, created_at
+      `select seq as cursor, project_id, environment, model, status, retry_count, latency, token_count, tokens_reported,
+         created_at
        from traces where seq > $1 order by seq limit $2`,
       [cursor, REBUILD_CHUNK],
     )
@@ -332,12 +342,22 @@ export function traceReads(db: Queryable) {
     return { sql: text, params }
   }
 
+  /** A page of rows of `select` (a select … from traces), newest first; PostgreSQL's planner picks the index. */
+  const selectPage = async <R extends QueryResultRow>(select: string, { filter, extra, limit, offset }: Selection) => {
+    const w = where(filter, extra)
+    const n = w.params.length
+    const rows = await db.query<R>(
+      `${select} ${w.sql} order by created_at desc, trace_id desc limit $${n + 1} offset $${n + 2}`,
+      [...w.params, limit, offset],
+    )
+    return rows.rows
+  }
+
   return createTraceReads({
     async totals(projectId) {
       const s = scoped(projectId)
       const rows = await db.query<TotalsRow>(
-        `select project_id, environment, model, status, traces, retries, ${SUM_COLUMNS.join(', ')} from rollup_totals
-         where ${s.cond}`,
+        `select project_id, environment, model, status, ${TOTALS_COUNTS.join(', ')} from rollup_totals where ${s.cond}`,
         s.params,
       )
       return rows.rows
@@ -387,14 +407,16 @@ export function traceReads(db: Queryable) {
       return rows.rows[0]?.n ?? 0
     },
 
-    async select({ filter, extra, limit, offset }) {
-      const w = where(filter, extra)
-      const n = w.params.length
-      const rows = await db.query<TraceRow>(
-        `${SELECT_TRACE} ${w.sql} order by created_at desc, trace_id desc limit $${n + 1} offset $${n + 2}`,
-        [...w.params, limit, offset],
+    async select(selection) {
+      return (await selectPage<TraceRow>(SELECT_TRACE, selection)).map(fromRow)
+    },
+
+    async selectSummaries(selection) {
+      const rows = await selectPage<Omit<TraceSummary, 'created_at'> & { created_at: number }>(
+        `select ${SUMMARY_KEYS.join(', ')}, jsonb_array_length(steps) as step_count from traces`,
+        selection,
       )
-      return rows.rows.map(fromRow)
+      return rows.map((row) => ({ ...row, created_at: toUtcIso(row.created_at) }))
     },
 
     async latencyAt(projectId, lo, hi, offset) {

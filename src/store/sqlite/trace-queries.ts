@@ -1,7 +1,7 @@
 // Traces on SQLite: the ingest transaction (trace rows and their rollups together), and the primitive reads the shared
 // plan (src/store/trace-reads.ts) is answered with — no request scans the table.
 import type Database from 'better-sqlite3'
-import type { Trace } from '../../../schemas/index.js'
+import type { Trace, TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
 import { REBUILD_CHUNK, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
@@ -11,12 +11,14 @@ import {
   type RollupDeltas,
   rollupDeltas,
   SUM_COLUMNS,
+  TOTALS_COUNTS,
 } from '../rollups.js'
-import { storedTrace, TRACE_KEYS } from '../stored-trace.js'
+import { SUMMARY_KEYS, storedTrace, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
   type ExtraConditions,
   type HourRow,
+  type Selection,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
@@ -25,15 +27,35 @@ import type { InsertOutcome, TraceFilter } from '../types.js'
 import type { TraceRow } from './tables.js'
 
 /** A traces row as better-sqlite3 returns it: JSON columns still text. */
-type RawTraceRow = Omit<TraceRow, 'tags' | 'metadata' | 'steps'> & { tags: string; metadata: string; steps: string }
+type RawTraceRow = Omit<TraceRow, 'tags' | 'metadata' | 'steps' | 'tokens_reported'> & {
+  tags: string
+  metadata: string
+  steps: string
+  /** SQLite keeps a boolean as 0 or 1. */
+  tokens_reported: number
+}
 
 const COLUMNS = TRACE_KEYS
 
-const fromRow = (row: RawTraceRow): Trace => storedTrace({ ...row, created_at: toUtcIso(row.created_at) })
+type RawSummaryRow = Omit<TraceSummary, 'tags' | 'created_at' | 'tokens_reported'> & {
+  tags: string
+  created_at: number
+  tokens_reported: number
+}
+const summaryFromRow = (row: RawSummaryRow): TraceSummary => ({
+  ...row,
+  tags: JSON.parse(row.tags),
+  tokens_reported: row.tokens_reported === 1,
+  created_at: toUtcIso(row.created_at),
+})
+
+const fromRow = (row: RawTraceRow): Trace =>
+  storedTrace({ ...row, tokens_reported: row.tokens_reported === 1, created_at: toUtcIso(row.created_at) })
 
 const toRow = (t: Trace) => ({
   ...t,
   created_at: Date.parse(t.created_at),
+  tokens_reported: t.tokens_reported ? 1 : 0,
   tags: JSON.stringify(t.tags),
   metadata: JSON.stringify(t.metadata),
   steps: JSON.stringify(t.steps),
@@ -63,11 +85,7 @@ export function createTraceQueries(db: Database.Database) {
        on conflict (${keys.join(', ')}) do update set ${addExcluded(table, counted)}`,
     )
   }
-  const upsertTotals = upsert(
-    'rollup_totals',
-    ['project_id', 'environment', 'model', 'status'],
-    ['traces', 'retries', ...SUM_COLUMNS],
-  )
+  const upsertTotals = upsert('rollup_totals', ['project_id', 'environment', 'model', 'status'], TOTALS_COUNTS)
   const upsertHourly = upsert('rollup_hourly', ['project_id', 'hour'], ['traces', ...SUM_COLUMNS])
   const upsertHistogram = (table: string) =>
     db.prepare(
@@ -103,7 +121,8 @@ export function createTraceQueries(db: Database.Database) {
   })
 
   const rollupSource = db.prepare(
-    `select rowid as cursor, project_id, environment, model, status, retry_count, latency, token_count, created_at
+    `select rowid as cursor, project_id, environment, model, status, retry_count, latency, token_count, tokens_reported,
+       created_at
      from traces where rowid > ? order by rowid limit ?`,
   )
   /** Every rollup recounted from the traces, in one transaction (see rollup-rebuild.ts). */
@@ -135,12 +154,21 @@ export function createTraceQueries(db: Database.Database) {
     return { sql: text, params }
   }
 
+  /** A page of rows, newest first. SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk. */
+  const selectPage = (columns: string, { filter, extra, limit, offset, walk }: Selection) => {
+    const scoped = filter.project_id !== undefined ? 'project_' : ''
+    const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
+    const w = where(filter, extra)
+    return stmt(
+      `select ${columns} from traces ${hint} ${w.sql} order by created_at desc, trace_id desc limit ? offset ?`,
+    ).all(...w.params, limit, offset)
+  }
+
   const queries: TraceReadQueries = {
     async totals(projectId) {
       const scope = projectScope(projectId)
       return stmt(
-        `select project_id, environment, model, status, traces, retries, ${SUM_COLUMNS.join(', ')}
-         from rollup_totals ${scope.sql}`,
+        `select project_id, environment, model, status, ${TOTALS_COUNTS.join(', ')} from rollup_totals ${scope.sql}`,
       ).all(...scope.params) as TotalsRow[]
     },
 
@@ -182,15 +210,13 @@ export function createTraceQueries(db: Database.Database) {
       return (stmt(`select count(*) as n from traces ${w.sql}`).get(...w.params) as { n: number }).n
     },
 
-    async select({ filter, extra, limit, offset, walk }) {
-      // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
-      const scoped = filter.project_id !== undefined ? 'project_' : ''
-      const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
-      const w = where(filter, extra)
-      const rows = stmt(
-        `select * from traces ${hint} ${w.sql} order by created_at desc, trace_id desc limit ? offset ?`,
-      ).all(...w.params, limit, offset) as RawTraceRow[]
-      return rows.map(fromRow)
+    async select(selection) {
+      return (selectPage('*', selection) as RawTraceRow[]).map(fromRow)
+    },
+
+    async selectSummaries(selection) {
+      const columns = `${SUMMARY_KEYS.join(', ')}, json_array_length(steps) as step_count`
+      return (selectPage(columns, selection) as RawSummaryRow[]).map(summaryFromRow)
     },
 
     async latencyAt(projectId, lo, hi, offset) {
@@ -222,6 +248,7 @@ export function createTraceQueries(db: Database.Database) {
     },
 
     listTraces: reads.listTraces,
+    listTraceSummaries: reads.listTraceSummaries,
     analytics: reads.analytics,
     failures: reads.failures,
   }
