@@ -1,6 +1,13 @@
 // Analytics and failures shapes.
 import { type Static, Type } from '@sinclair/typebox'
 import { LimitQuery, Ref } from './common.js'
+import {
+  analyticsExample,
+  analyticsSummaryExample,
+  breakdownEntryExample,
+  chartPointExample,
+  failuresExample,
+} from './examples.js'
 import { TraceSchema } from './trace.js'
 
 export const AnalyticsSummarySchema = Type.Object(
@@ -19,7 +26,7 @@ export const AnalyticsSummarySchema = Type.Object(
     retries: Type.Integer({ description: 'Traces with retry_count > 0.' }),
     slow_requests: Type.Integer({ description: 'Traces with latency ≥ the slow threshold (ms).' }),
   },
-  { $id: 'AnalyticsSummarySchema', additionalProperties: false },
+  { $id: 'AnalyticsSummarySchema', additionalProperties: false, examples: [analyticsSummaryExample] },
 )
 export type AnalyticsSummary = Static<typeof AnalyticsSummarySchema>
 
@@ -30,13 +37,13 @@ export const ChartPointSchema = Type.Object(
     tokens: Type.Integer(),
     traces: Type.Integer(),
   },
-  { $id: 'ChartPointSchema', additionalProperties: false },
+  { $id: 'ChartPointSchema', additionalProperties: false, examples: [chartPointExample] },
 )
 export type ChartPoint = Static<typeof ChartPointSchema>
 
 export const BreakdownEntrySchema = Type.Object(
   { key: Type.String(), count: Type.Integer() },
-  { $id: 'BreakdownEntrySchema', additionalProperties: false },
+  { $id: 'BreakdownEntrySchema', additionalProperties: false, examples: [breakdownEntryExample] },
 )
 export type BreakdownEntry = Static<typeof BreakdownEntrySchema>
 
@@ -46,16 +53,19 @@ export const AnalyticsQuery = Type.Object({
 })
 export type AnalyticsQuery = Static<typeof AnalyticsQuery>
 
-export const AnalyticsResponse = Type.Object({
-  summary: Ref(AnalyticsSummarySchema),
-  charts: Type.Array(Ref(ChartPointSchema), { description: 'The last 24 hours, 1-hour UTC buckets, oldest first.' }),
-  status_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
-  model_breakdown: Type.Array(Ref(BreakdownEntrySchema), {
-    description: 'A trace without a model counts as `unknown`.',
-  }),
-  project_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
-  recent_failures: Type.Array(Ref(TraceSchema), { description: 'The 10 newest failed traces.' }),
-})
+export const AnalyticsResponse = Type.Object(
+  {
+    summary: Ref(AnalyticsSummarySchema),
+    charts: Type.Array(Ref(ChartPointSchema), { description: 'The last 24 hours, 1-hour UTC buckets, oldest first.' }),
+    status_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
+    model_breakdown: Type.Array(Ref(BreakdownEntrySchema), {
+      description: 'A trace without a model counts as `unknown`.',
+    }),
+    project_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
+    recent_failures: Type.Array(Ref(TraceSchema), { description: 'The 10 newest failed traces.' }),
+  },
+  { examples: [analyticsExample] },
+)
 export type AnalyticsResponse = Static<typeof AnalyticsResponse>
 
 // GET /failures
@@ -72,10 +82,13 @@ export const FailureTotalsSchema = Type.Object({
 })
 export type FailureTotals = Static<typeof FailureTotalsSchema>
 
-export const FailuresResponse = Type.Object({
-  failed_traces: Type.Array(Ref(TraceSchema), { description: 'status `failed`, newest first.' }),
-  retries: Type.Array(Ref(TraceSchema), { description: 'retry_count > 0, newest first.' }),
-  slow_requests: Type.Array(Ref(TraceSchema), { description: 'latency ≥ the slow threshold, newest first.' }),
-  totals: FailureTotalsSchema,
-})
+export const FailuresResponse = Type.Object(
+  {
+    failed_traces: Type.Array(Ref(TraceSchema), { description: 'status `failed`, newest first.' }),
+    retries: Type.Array(Ref(TraceSchema), { description: 'retry_count > 0, newest first.' }),
+    slow_requests: Type.Array(Ref(TraceSchema), { description: 'latency ≥ the slow threshold, newest first.' }),
+    totals: FailureTotalsSchema,
+  },
+  { examples: [failuresExample] },
+)
 export type FailuresResponse = Static<typeof FailuresResponse>

@@ -1,6 +1,7 @@
 // API key shapes: the one-time creation form (with the secret) and the listing form (never the secret).
 import { type Static, Type } from '@sinclair/typebox'
 import { EnvironmentSchema, Nullable, Ref, ZonelessTimestamp } from './common.js'
+import { apiKeyCreatedExample, apiKeyExample, createApiKeyInputExample, listApiKeysExample } from './examples.js'
 
 export const KEY_PREFIX = 'loupe_sk_'
 export const KEY_RANDOM_LENGTH = 32
@@ -22,7 +23,12 @@ export const ApiKeyCreatedSchema = Type.Object(
     environment: EnvironmentSchema,
     created_at: ZonelessTimestamp,
   },
-  { $id: 'ApiKeyCreatedSchema', additionalProperties: false, description: 'A new API key, with its secret.' },
+  {
+    $id: 'ApiKeyCreatedSchema',
+    additionalProperties: false,
+    description: 'A new API key, with its secret.',
+    examples: [apiKeyCreatedExample],
+  },
 )
 export type ApiKeyCreated = Static<typeof ApiKeyCreatedSchema>
 
@@ -37,7 +43,12 @@ export const ApiKeySchema = Type.Object(
     last_used_at: Nullable(ZonelessTimestamp),
     revoked_at: Nullable(ZonelessTimestamp),
   },
-  { $id: 'ApiKeySchema', additionalProperties: false, description: 'An API key as listed: never the secret.' },
+  {
+    $id: 'ApiKeySchema',
+    additionalProperties: false,
+    description: 'An API key as listed: never the secret.',
+    examples: [apiKeyExample],
+  },
 )
 export type ApiKey = Static<typeof ApiKeySchema>
 
@@ -45,17 +56,23 @@ export type ApiKey = Static<typeof ApiKeySchema>
 export const ListApiKeysQuery = Type.Object({
   project_id: Type.Optional(Type.String({ description: 'Only keys of this project.' })),
 })
-export const ListApiKeysResponse = Type.Object({
-  total: Type.Integer(),
-  items: Type.Array(Ref(ApiKeySchema), { description: 'Oldest first.' }),
-})
+export const ListApiKeysResponse = Type.Object(
+  {
+    total: Type.Integer(),
+    items: Type.Array(Ref(ApiKeySchema), { description: 'Oldest first.' }),
+  },
+  { examples: [listApiKeysExample] },
+)
 export type ListApiKeysResponse = Static<typeof ListApiKeysResponse>
 
 // POST /api-keys (query string or JSON body)
-export const CreateApiKeyInput = Type.Object({
-  project_id: Type.String({ minLength: 1, description: 'An existing project.' }),
-  environment: EnvironmentSchema,
-})
+export const CreateApiKeyInput = Type.Object(
+  {
+    project_id: Type.String({ minLength: 1, description: 'An existing project.' }),
+    environment: EnvironmentSchema,
+  },
+  { examples: [createApiKeyInputExample] },
+)
 export type CreateApiKeyInput = Static<typeof CreateApiKeyInput>
 
 // DELETE /api-keys/{key_id}

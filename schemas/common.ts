@@ -1,5 +1,6 @@
 // Shared building blocks of the contract: nullable fields, references, timestamps, errors.
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { errorExample } from './examples.js'
 
 /** A field that may be null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
@@ -48,8 +49,7 @@ export const UtcTimestamp = Type.String({
 })
 
 export const ZonelessTimestamp = Type.String({
-  description:
-    'ISO 8601 timestamp in UTC without a zone designator, e.g. `2026-11-21T13:45:00.123` (the form SPEC.md shows).',
+  description: 'ISO 8601 timestamp in UTC without a zone designator, e.g. `2026-11-21T13:45:00.123`.',
   examples: ['2026-11-21T13:45:00.123'],
 })
 
@@ -87,7 +87,11 @@ export const ErrorSchema = Type.Object(
     message: Type.String({ description: 'What went wrong; for invalid input it names the field.' }),
     code: Type.Optional(Type.String({ description: 'Stable machine-readable error code.' })),
   },
-  { $id: 'ErrorSchema', description: 'Every error response has this shape.' },
+  {
+    $id: 'ErrorSchema',
+    description: 'Every error response has this shape.',
+    examples: [errorExample],
+  },
 )
 export type ApiError = Static<typeof ErrorSchema>
 

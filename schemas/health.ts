@@ -1,28 +1,32 @@
 // Health check shapes.
 import { type Static, Type } from '@sinclair/typebox'
+import { healthExample, rootExample } from './examples.js'
 
 // GET /
-export const RootResponse = Type.Object({ message: Type.String() })
+export const RootResponse = Type.Object({ message: Type.String() }, { examples: [rootExample] })
 
 // GET /health
-export const HealthResponse = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
-  version: Type.String({ description: 'API version (package semver).' }),
-  uptime_seconds: Type.Number(),
-  database: Type.Object({
-    status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
-    dialect: Type.String(),
-  }),
-  otlp: Type.Optional(
-    Type.Object({
-      failed_traces: Type.Integer({
-        description:
-          'OTLP traces whose spans could not be stored as a trace: their spans are kept and tried again (see the log).',
-      }),
+export const HealthResponse = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+    version: Type.String({ description: 'API version (package semver).' }),
+    uptime_seconds: Type.Number(),
+    database: Type.Object({
+      status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+      dialect: Type.String(),
     }),
-  ),
-  statusCode: Type.Optional(Type.Integer()),
-  error: Type.Optional(Type.String()),
-  message: Type.Optional(Type.String()),
-})
+    otlp: Type.Optional(
+      Type.Object({
+        failed_traces: Type.Integer({
+          description:
+            'OTLP traces whose spans could not be stored as a trace: their spans are kept and tried again (see the log).',
+        }),
+      }),
+    ),
+    statusCode: Type.Optional(Type.Integer()),
+    error: Type.Optional(Type.String()),
+    message: Type.Optional(Type.String()),
+  },
+  { examples: [healthExample] },
+)
 export type HealthResponse = Static<typeof HealthResponse>

@@ -2,6 +2,7 @@
 // span Loupe keeps until its trace is stored.
 import { type Static, Type } from '@sinclair/typebox'
 import { Nullable } from './common.js'
+import { otlpRequestExample, otlpResponseExample } from './examples.js'
 
 const hexId = (bytes: number, description: string) =>
   Type.String({
@@ -99,6 +100,7 @@ export const OtlpExportRequest = Type.Object(
     ),
   },
   {
+    examples: [otlpRequestExample],
     description:
       'ExportTraceServiceRequest (OTLP/HTTP), as protobuf (`application/x-protobuf`) or JSON (`application/json`), ' +
       'optionally with `Content-Encoding: gzip`. Spans are checked one by one: a bad span is rejected in ' +
@@ -118,6 +120,7 @@ export const OtlpExportResponse = Type.Object(
     ),
   },
   {
+    examples: [otlpResponseExample],
     description:
       'ExportTraceServiceResponse in the encoding of the request. Without `partialSuccess` every span was kept ' +
       '(re-sent spans count as kept).',

@@ -2,6 +2,12 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { ApiKeyCreatedSchema } from './api-key.js'
 import { EnvironmentSchema, Ref, ZonelessTimestamp } from './common.js'
+import {
+  createProjectInputExample,
+  createProjectResponseExample,
+  listProjectsExample,
+  projectExample,
+} from './examples.js'
 
 export const ProjectSchema = Type.Object(
   {
@@ -10,27 +16,41 @@ export const ProjectSchema = Type.Object(
     description: Type.String({ description: 'Project description.' }),
     created_at: ZonelessTimestamp,
   },
-  { $id: 'ProjectSchema', additionalProperties: false, description: 'A project owns traces and API keys.' },
+  {
+    $id: 'ProjectSchema',
+    additionalProperties: false,
+    description: 'A project owns traces and API keys.',
+    examples: [projectExample],
+  },
 )
 export type Project = Static<typeof ProjectSchema>
 
 // POST /projects (fields in the query string, as the spec shows, or in a JSON body)
-export const CreateProjectInput = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100, description: 'Project name; its slug becomes the project_id.' }),
-  environment: EnvironmentSchema,
-  description: Type.Optional(Type.String({ maxLength: 1000, description: 'Free text; default empty.' })),
-})
+export const CreateProjectInput = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, description: 'Project name; its slug becomes the project_id.' }),
+    environment: EnvironmentSchema,
+    description: Type.Optional(Type.String({ maxLength: 1000, description: 'Free text; default empty.' })),
+  },
+  { examples: [createProjectInputExample] },
+)
 export type CreateProjectInput = Static<typeof CreateProjectInput>
 
-export const CreateProjectResponse = Type.Object({
-  project: Ref(ProjectSchema),
-  api_key: Ref(ApiKeyCreatedSchema),
-})
+export const CreateProjectResponse = Type.Object(
+  {
+    project: Ref(ProjectSchema),
+    api_key: Ref(ApiKeyCreatedSchema),
+  },
+  { examples: [createProjectResponseExample] },
+)
 export type CreateProjectResponse = Static<typeof CreateProjectResponse>
 
 // GET /projects
-export const ListProjectsResponse = Type.Object({
-  total: Type.Integer(),
-  items: Type.Array(Ref(ProjectSchema), { description: 'Oldest first.' }),
-})
+export const ListProjectsResponse = Type.Object(
+  {
+    total: Type.Integer(),
+    items: Type.Array(Ref(ProjectSchema), { description: 'Oldest first.' }),
+  },
+  { examples: [listProjectsExample] },
+)
 export type ListProjectsResponse = Static<typeof ListProjectsResponse>

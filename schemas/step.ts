@@ -1,6 +1,7 @@
 // StepSchema: one ordered step of a trace (a model call, a tool call, a retrieval, …), and the looser form clients send.
 import { type Static, Type } from '@sinclair/typebox'
 import { BOUNDS, LatencyMs, Nullable, TimestampInput, TokenCount, UtcTimestamp } from './common.js'
+import { stepExamples, stepInputExamples } from './examples.js'
 
 export const STEP_TYPES = ['llm', 'tool', 'retrieval', 'function', 'other'] as const
 export const StepTypeSchema = Type.Union(
@@ -13,6 +14,10 @@ export const StepStatusSchema = Type.Union([Type.Literal('success'), Type.Litera
 export type StepStatus = Static<typeof StepStatusSchema>
 
 const MAX_NAME = 256
+/** Steps a trace may hold. */
+export const MAX_STEPS = 1000
+
+const ParentIndex = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_STEPS - 1, description })
 
 export const StepSchema = Type.Object(
   {
@@ -28,8 +33,18 @@ export const StepSchema = Type.Object(
     error: Nullable(Type.String({ description: 'Error message when the step failed.' })),
     started_at: Nullable(UtcTimestamp),
     metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Free JSON object.' }),
+    parent_index: Nullable(
+      ParentIndex(
+        '`index` of the step this one ran inside (OTLP: the parent span), null at the top level; steps form a tree.',
+      ),
+    ),
   },
-  { $id: 'StepSchema', additionalProperties: false, description: 'One ordered step of a trace.' },
+  {
+    $id: 'StepSchema',
+    additionalProperties: false,
+    description: 'One ordered step of a trace.',
+    examples: [stepExamples[0]],
+  },
 )
 export type Step = Static<typeof StepSchema>
 
@@ -68,7 +83,19 @@ export const StepInputSchema = Type.Object(
     error: Type.Optional(Nullable(Type.String())),
     started_at: Type.Optional(Nullable(TimestampInput)),
     metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+    parent_index: Type.Optional(
+      Nullable(
+        ParentIndex(
+          'Position (0-based) of the step this one ran inside; missing or null = top level. Must name another step ' +
+            'of the trace, without cycles.',
+        ),
+      ),
+    ),
   },
-  { $id: 'StepInputSchema', description: 'A step as sent by a client (aliases accepted).' },
+  {
+    $id: 'StepInputSchema',
+    description: 'A step as sent by a client (aliases accepted).',
+    examples: [stepInputExamples[0]],
+  },
 )
 export type StepInput = Static<typeof StepInputSchema>

@@ -12,7 +12,15 @@ import {
   TokenCount,
   UtcTimestamp,
 } from './common.js'
-import { StepInputSchema, StepSchema } from './step.js'
+import {
+  batchTracesBodyExample,
+  batchTracesResponseExample,
+  listTracesExample,
+  traceExample,
+  traceInputExample,
+  traceSummaryExample,
+} from './examples.js'
+import { MAX_STEPS, StepInputSchema, StepSchema } from './step.js'
 
 export const TRACE_STATUSES = ['success', 'warning', 'failed'] as const
 export const TraceStatusSchema = Type.Union(
@@ -31,13 +39,13 @@ export const TraceIdSchema = Type.String({
   description: '1–128 characters of `[A-Za-z0-9._:-]`; a UUIDv7 is generated when the client sends none.',
 })
 
-/** Limits of the contract (CONTRACT §1 and §8). */
+/** Limits of the contract (docs/api.md, Traces and Limits). */
 export const LIMITS = {
   textBytes: 256 * 1024,
   tags: 20,
   tagLength: 64,
   metadataBytes: 64 * 1024,
-  steps: 1000,
+  steps: MAX_STEPS,
   batch: 1000,
 } as const
 
@@ -83,9 +91,33 @@ export const TraceSchema = Type.Object(
     created_at: UtcTimestamp,
     steps: Type.Array(Ref(StepSchema), { maxItems: LIMITS.steps, description: 'Ordered steps of the execution.' }),
   },
-  { $id: 'TraceSchema', additionalProperties: false, description: 'One recorded execution of a language-model call.' },
+  {
+    $id: 'TraceSchema',
+    additionalProperties: false,
+    description: 'One recorded execution of a language-model call.',
+    examples: [traceExample],
+  },
 )
 export type Trace = Static<typeof TraceSchema>
+
+/** The bodies a trace summary leaves out: the largest fields of a trace, read only when one trace is opened. */
+export const TRACE_BODY_FIELDS = ['prompt', 'response', 'metadata', 'steps'] as const
+
+export const TraceSummarySchema = Type.Composite(
+  [
+    Type.Omit(TraceSchema, TRACE_BODY_FIELDS),
+    Type.Object({
+      step_count: Type.Integer({ minimum: 0, maximum: LIMITS.steps, description: 'Number of steps of the trace.' }),
+    }),
+  ],
+  {
+    $id: 'TraceSummarySchema',
+    additionalProperties: false,
+    description: 'A trace without its bodies (prompt, response, metadata, steps), and its number of steps.',
+    examples: [traceSummaryExample],
+  },
+)
+export type TraceSummary = Static<typeof TraceSummarySchema>
 
 const OptionalNullable = <T extends Parameters<typeof Nullable>[0]>(schema: T) => Type.Optional(Nullable(schema))
 const NonNegativeNumber = (description: string) => OptionalNullable(LatencyMs(description))
@@ -123,6 +155,7 @@ export const TraceInputSchema = Type.Object(
   },
   {
     $id: 'TraceInputSchema',
+    examples: [traceInputExample],
     description:
       'A trace as sent by client tooling. `project_id` and `environment` come from the API key; any such field in the body is ignored.',
   },
@@ -147,38 +180,69 @@ export const ListTracesQuery = Type.Object({
   offset: Type.Optional(
     Type.Integer({ minimum: 0, maximum: BOUNDS.offset, default: 0, description: 'Items to skip.' }),
   ),
+  fields: Type.Optional(
+    Type.Union([Type.Literal('full'), Type.Literal('summary')], {
+      default: 'full',
+      description:
+        '`summary`: each item is a TraceSummary — the trace without prompt, response, metadata and steps, with ' +
+        '`step_count` — a page of 50 is a few KB. `full` (default): whole traces.',
+    }),
+  ),
 })
 export type ListTracesQuery = Static<typeof ListTracesQuery>
 
-export const ListTracesResponse = Type.Object({
-  total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
-  items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
-})
+export const ListTracesResponse = Type.Object(
+  {
+    total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
+    items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
+  },
+  // No example here: the answer's example is on ListTracesAnswer (OpenAPI 3.0 allows none inside anyOf).
+)
 export type ListTracesResponse = Static<typeof ListTracesResponse>
+
+export const ListTraceSummariesResponse = Type.Object(
+  {
+    total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
+    items: Type.Array(Ref(TraceSummarySchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
+  },
+  // No example here either: see ListTracesAnswer.
+)
+export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
+
+/** What GET /traces answers: whole traces, or summaries with `fields=summary`. */
+export const ListTracesAnswer = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {
+  examples: [listTracesExample],
+})
 
 // GET /traces/{trace_id}
 export const TraceParams = Type.Object({ trace_id: Type.String() })
 
 // POST /traces/batch
-export const BatchTracesBody = Type.Object({
-  traces: Type.Array(Ref(TraceInputSchema), {
-    minItems: 1,
-    maxItems: LIMITS.batch,
-    description: 'Each trace is validated on its own: valid ones are stored even when others are rejected.',
-  }),
-})
+export const BatchTracesBody = Type.Object(
+  {
+    traces: Type.Array(Ref(TraceInputSchema), {
+      minItems: 1,
+      maxItems: LIMITS.batch,
+      description: 'Each trace is validated on its own: valid ones are stored even when others are rejected.',
+    }),
+  },
+  { examples: [batchTracesBodyExample] },
+)
 export type BatchTracesBody = Static<typeof BatchTracesBody>
 
-export const BatchTracesResponse = Type.Object({
-  accepted: Type.Integer({ description: 'Traces stored now or already stored (idempotent re-send).' }),
-  rejected: Type.Array(
-    Type.Object({
-      index: Type.Integer({ description: 'Position in `traces`.' }),
-      message: Type.String({ description: 'Why it was rejected; names the field.' }),
+export const BatchTracesResponse = Type.Object(
+  {
+    accepted: Type.Integer({ description: 'Traces stored now or already stored (idempotent re-send).' }),
+    rejected: Type.Array(
+      Type.Object({
+        index: Type.Integer({ description: 'Position in `traces`.' }),
+        message: Type.String({ description: 'Why it was rejected; names the field.' }),
+      }),
+    ),
+    items: Type.Array(Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }), {
+      description: 'The accepted traces, in request order.',
     }),
-  ),
-  items: Type.Array(Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }), {
-    description: 'The accepted traces, in request order.',
-  }),
-})
+  },
+  { examples: [batchTracesResponseExample] },
+)
 export type BatchTracesResponse = Static<typeof BatchTracesResponse>

@@ -212,7 +212,7 @@ function stepName({ span, meaning: m }: Node): string {
   return m.entity ?? vercelTool ?? (span.name.trim() !== '' ? span.name : (m.tool ?? m.type))
 }
 
-function toStep(node: Node): StepInput {
+function toStep(node: Node, parent_index: number | null): StepInput {
   const { span, meaning: m } = node
   const fixed: Record<string, unknown> = { otel: spanIdentity(span) }
   if (m.model !== null) fixed.model = m.model
@@ -232,6 +232,7 @@ function toStep(node: Node): StepInput {
     output: boundJson(m.output, LIMITS.textBytes),
     started_at: isoOrNull(span.start_ms),
     metadata: boundedMetadata(fixed, m.rest, STEP_METADATA_BUDGET),
+    parent_index,
   }
 }
 
@@ -253,6 +254,7 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
   const others = [...rootStep, ...nodes.filter((n) => n !== root).sort(byStart)]
   const steps = others.slice(0, LIMITS.steps)
   const dropped = others.length - steps.length
+  const stepAt = new Map(steps.map((n, i) => [n.span.span_id, i]))
 
   const r = root?.meaning ?? NO_MEANING
   const firstLlm = steps.find((n) => n.meaning.type === 'llm')
@@ -327,7 +329,11 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
       tags: tags.slice(0, LIMITS.tags).map((tag) => cut(tag, LIMITS.tagLength)),
       metadata,
       created_at,
-      steps: steps.map(toStep),
+      // A step nests under its parent span when that span is a step too; under the root (or a parent that never
+      // came, or was dropped) it is at the top level.
+      steps: steps.map((n) =>
+        toStep(n, n.span.parent_span_id === null ? null : (stepAt.get(n.span.parent_span_id) ?? null)),
+      ),
     },
   }
 }

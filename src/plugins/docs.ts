@@ -2,6 +2,8 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
+import type { Access } from '../lib/access-policy.js'
+import { documentOperation } from '../lib/openapi-operation.js'
 import { version } from '../lib/version.js'
 
 export default fp(
@@ -14,7 +16,10 @@ export default fp(
           description:
             'Self-hosted observability for language-model applications: traces, failures, analytics and a live stream on /ws.',
           version,
+          license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
+          contact: { name: 'Loupe', url: 'https://www.npmjs.com/package/loupe' },
         },
+        servers: [{ url: '/', description: 'The Loupe server that serves this document' }],
         tags: [
           { name: 'health', description: 'Liveness and readiness' },
           { name: 'traces', description: 'Recorded executions' },
@@ -34,9 +39,25 @@ export default fp(
               name: 'X-API-Key',
               description: 'The same credential in a header of its own.',
             },
+            tokenQuery: {
+              type: 'apiKey',
+              in: 'query',
+              name: 'token',
+              description: 'The credential as `?token=`, for /ws only (a browser cannot set headers on a WebSocket).',
+            },
           },
         },
       },
+      // Security and the error answers the plugins give are derived from each route's config, not written per route.
+      transform: ({ schema, url, route }) => ({
+        url,
+        schema: documentOperation({
+          schema: (schema ?? {}) as Record<string, unknown>,
+          access: (route.config as { access?: Access } | undefined)?.access ?? 'authenticated',
+          rateLimited: (route.config as { rateLimit?: unknown } | undefined)?.rateLimit !== false,
+          credentialInQuery: (route.config as { credentialInQuery?: boolean } | undefined)?.credentialInQuery === true,
+        }) as typeof schema,
+      }),
       refResolver: {
         buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
       },

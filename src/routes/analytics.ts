@@ -16,6 +16,7 @@ const analytics: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'read' },
       schema: {
         tags: ['analytics'],
+        operationId: 'getAnalytics',
         summary: 'Summary, 24-hour chart, breakdowns and recent failures',
         querystring: AnalyticsQuery,
         response: { 200: AnalyticsResponse, ...errorResponses(400) },
@@ -36,6 +37,7 @@ const analytics: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'read' },
       schema: {
         tags: ['analytics'],
+        operationId: 'getFailures',
         summary: 'Failed, retried and slow traces',
         querystring: FailuresQuery,
         response: { 200: FailuresResponse, ...errorResponses(400) },

@@ -23,6 +23,7 @@ const apiKeys: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'read' },
       schema: {
         tags: ['projects'],
+        operationId: 'listApiKeys',
         summary: 'API keys (never the secret), oldest first',
         querystring: ListApiKeysQuery,
         response: { 200: ListApiKeysResponse },
@@ -42,6 +43,7 @@ const apiKeys: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'keys' },
       schema: {
         tags: ['projects'],
+        operationId: 'createApiKey',
         summary: 'Create another API key for a project',
         description: 'Fields from the query string or a JSON body. The key is shown only in this response.',
         querystring: Type.Partial(CreateApiKeyInput),
@@ -59,6 +61,7 @@ const apiKeys: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'keys' },
       schema: {
         tags: ['projects'],
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key (it is refused at once)',
         description:
           "With a project key: only its own project's keys of its environment; another project's key is a 404.",

@@ -10,7 +10,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     {
       // Health checks answer a load balancer whatever one address does: no per-address request limit.
       config: { access: 'public', rateLimit: false },
-      schema: { tags: ['health'], summary: 'Health check', response: { 200: RootResponse } },
+      schema: { operationId: 'getRoot', tags: ['health'], summary: 'Health check', response: { 200: RootResponse } },
     },
     async () => ({ message: 'Loupe is running' }),
   )
@@ -22,6 +22,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'public', rateLimit: false },
       schema: {
         tags: ['health'],
+        operationId: 'getHealth',
         summary: 'Readiness: the database answers',
         response: { 200: HealthResponse, 503: HealthResponse },
       },

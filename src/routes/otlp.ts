@@ -9,7 +9,7 @@ import { BodyTooLarge, InvalidInput, UnsupportedContentEncoding } from '../error
 import { countSpans } from '../otlp/decode.js'
 import { decodeExportRequest, encodeExportResponse, encodeRpcStatus, rpcCodeOf } from '../otlp/proto.js'
 import { errorReply } from '../plugins/errors.js'
-import { ingestConfig, keyAuth } from './ingest-options.js'
+import { ingestConfig } from './ingest-options.js'
 
 const PROTOBUF = 'application/x-protobuf'
 const PROTOBUF_TYPES = [PROTOBUF, 'application/protobuf']
@@ -86,6 +86,7 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
       validatorCompiler: () => app.validators.body.compile(Type.Object({})),
       schema: {
         tags: ['traces'],
+        operationId: 'exportOtlpTraces',
         summary: 'Receive OpenTelemetry spans (OTLP/HTTP; needs a project API key)',
         description:
           'Point any OpenTelemetry exporter here (`OTEL_EXPORTER_OTLP_ENDPOINT=http://host:port`). One Loupe trace per ' +
@@ -93,7 +94,6 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
           'trace is stored: OTLP_ROOT_GRACE_MS after its root span arrives, or OTLP_ROOTLESS_WAIT_MS after its last ' +
           'span when the root never comes. Re-sent spans are accepted and ignored; spans arriving after their trace ' +
           'was stored are rejected in `partialSuccess`. The answer (and any error) is in the encoding of the request.',
-        security: keyAuth,
         consumes: [PROTOBUF, JSON_TYPE],
         produces: [PROTOBUF, JSON_TYPE],
         body: OtlpExportRequest,

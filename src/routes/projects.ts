@@ -13,6 +13,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'read' },
       schema: {
         tags: ['projects'],
+        operationId: 'listProjects',
         summary: 'All projects, oldest first (with a project key: its own)',
         response: { 200: ListProjectsResponse },
       },
@@ -31,9 +32,9 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'admin' },
       schema: {
         tags: ['projects'],
+        operationId: 'createProject',
         summary: 'Create a project and its first API key',
-        description:
-          'Fields come from the query string (as SPEC.md shows) or a JSON body. The key is shown only in this response.',
+        description: 'Fields come from the query string or a JSON body. The key is shown only in this response.',
         querystring: Type.Partial(CreateProjectInput),
         body: CreateProjectInput,
         response: { 201: CreateProjectResponse, ...errorResponses(400, 401, 403, 409, 415) },

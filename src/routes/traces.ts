@@ -6,8 +6,8 @@ import {
   BatchTracesResponse,
   errorResponses,
   LIMITS,
+  ListTracesAnswer,
   ListTracesQuery,
-  ListTracesResponse,
   Ref,
   TraceInputSchema,
   TraceParams,
@@ -16,7 +16,7 @@ import {
 import { TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
 import { parseTimestamp } from '../lib/time.js'
-import { ingestConfig, keyAuth } from './ingest-options.js'
+import { ingestConfig } from './ingest-options.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
 const BatchEnvelope = Type.Object({
@@ -37,22 +37,24 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'read' },
       schema: {
         tags: ['traces'],
+        operationId: 'listTraces',
         summary: 'List traces, newest first, with filters',
+        description: 'Whole traces, or with `fields=summary` each trace without its bodies (a light list).',
         querystring: ListTracesQuery,
-        response: { 200: ListTracesResponse, ...errorResponses(400) },
+        response: { 200: ListTracesAnswer, ...errorResponses(400) },
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until, project_id: _named, ...filter } = request.query
-      return app.store.listTraces(
-        {
-          ...filter,
-          project_id: request.scope ?? undefined,
-          since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
-          until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
-        },
-        { limit, offset },
-      )
+      const { limit = 50, offset = 0, since, until, fields, project_id: _named, ...rest } = request.query
+      const filter = {
+        ...rest,
+        project_id: request.scope ?? undefined,
+        since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
+        until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
+      }
+      return fields === 'summary'
+        ? app.store.listTraceSummaries(filter, { limit, offset })
+        : app.store.listTraces(filter, { limit, offset })
     },
   )
 
@@ -63,6 +65,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       config: { access: 'read' },
       schema: {
         tags: ['traces'],
+        operationId: 'getTrace',
         summary: 'One trace with its steps',
         description: "404 for an unknown trace, and for another project's trace when read with a project key.",
         params: TraceParams,
@@ -86,11 +89,11 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       validatorCompiler: () => app.validators.body.compile(JsonObject),
       schema: {
         tags: ['traces'],
+        operationId: 'createTrace',
         summary: 'Record one trace (needs a project API key)',
         description:
-          'Normalizes the trace (CONTRACT §2) and stores it. 201 when stored; 200 with the stored trace when this ' +
+          'Normalizes the trace (see docs/api.md, Normalization) and stores it. 201 when stored; 200 with the stored trace when this ' +
           'trace_id is already stored for the project (nothing changes, no event); 409 when another project holds it.',
-        security: keyAuth,
         body: Ref(TraceInputSchema),
         response: { 200: Ref(TraceSchema), 201: Ref(TraceSchema), ...errorResponses(400, 401, 409, 413, 415, 429) },
       },
@@ -112,8 +115,8 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       validatorCompiler: () => app.validators.body.compile(BatchEnvelope),
       schema: {
         tags: ['traces'],
+        operationId: 'createTraceBatch',
         summary: 'Record up to 1000 traces (needs a project API key)',
-        security: keyAuth,
         body: BatchTracesBody,
         response: { 200: BatchTracesResponse, ...errorResponses(400, 401, 413, 415, 429) },
       },

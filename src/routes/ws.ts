@@ -2,6 +2,7 @@
 // stream itself (subscriptions, heartbeat, flood control, fan-out) is src/events/sockets.ts. A project key's stream
 // is confined to its project (request.scope, set by the auth plugin).
 import type { FastifyPluginAsync } from 'fastify'
+import { errorResponses } from '../../schemas/index.js'
 import { TooManyConnections, UpgradeRequired } from '../errors.js'
 import { hashApiKey, presentedKey } from '../lib/credentials.js'
 
@@ -26,12 +27,19 @@ const ws: FastifyPluginAsync = async (app) => {
     },
     schema: {
       tags: ['traces'],
+      operationId: 'streamTraces',
       summary: 'Live stream of stored traces (WebSocket)',
       description:
         'Server messages are `{ type, data, timestamp }`: `connection.established` on connect, `trace.created` per ' +
         'stored trace, `pong`, `subscribed`, `error`. Send `{"type":"ping"}` or `{"type":"subscribe","project_id":"p"}`. ' +
         'In protected mode the credential may come as `?token=`; a project key streams only its project. ' +
         'A plain GET without the WebSocket upgrade is answered 426.',
+      response: {
+        101: { description: 'Switching Protocols: the connection is now the WebSocket stream.', type: 'null' },
+        ...errorResponses(426),
+        // No 2xx exists for an upgrade; every answer other than 101 is an error of the one error shape.
+        default: { ...errorResponses(500)[500], description: 'Any other answer: an error of the same shape.' },
+      },
     },
     // A plain GET: say how to connect instead of an empty 404.
     handler: async () => {

@@ -39,6 +39,7 @@ const plain: Trace = {
       error: 'timeout',
       started_at: null,
       metadata: {},
+      parent_index: null,
     },
   ],
 }

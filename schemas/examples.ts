@@ -1,0 +1,245 @@
+// One example per schema, shown in the OpenAPI document (`example`). Each is a real answer of the API (taken from a
+// running server and trimmed). They are plain values, not typed by their schemas (a schema's type cannot depend on
+// its own options); test/openapi.test.ts validates every example against its schema instead, so they cannot drift
+// from the shapes they illustrate.
+
+export const errorExample = {
+  statusCode: 400,
+  error: 'Bad Request',
+  message: "body must have required property 'prompt'",
+  code: 'LOUPE_INVALID_INPUT',
+}
+
+export const stepInputExamples = [
+  {
+    type: 'llm',
+    name: 'chat',
+    latency: 640.25,
+    input: 'What is the capital of France?',
+    output: 'Paris.',
+    token_count: 17,
+  },
+  { type: 'tool', tool: 'web_search', latency: 150, input: { q: 'capital of France' }, output: { top: 'Paris' } },
+]
+
+export const stepExamples = [
+  {
+    index: 0,
+    name: 'chat',
+    type: 'llm',
+    tool: null,
+    status: 'success',
+    latency: 640.25,
+    token_count: 17,
+    input: 'What is the capital of France?',
+    output: 'Paris.',
+    error: null,
+    started_at: '2026-11-23T10:15:02.120Z',
+    metadata: {},
+    parent_index: null,
+  },
+  {
+    index: 1,
+    name: 'web_search',
+    type: 'tool',
+    tool: 'web_search',
+    status: 'success',
+    latency: 150,
+    token_count: null,
+    input: { q: 'capital of France' },
+    output: { top: 'Paris' },
+    error: null,
+    started_at: '2026-11-23T10:15:02.761Z',
+    metadata: {},
+    parent_index: 0,
+  },
+]
+
+export const traceInputExample = {
+  trace_id: 'tr_01',
+  name: 'answer_question',
+  model: 'gpt-4o-mini',
+  prompt: 'What is the capital of France?',
+  response: 'Paris.',
+  latency: 812.5,
+  prompt_tokens: 14,
+  completion_tokens: 3,
+  session_id: 'sess_42',
+  user_id: 'user_7',
+  tags: ['faq'],
+  metadata: { region: 'eu' },
+  steps: stepInputExamples,
+}
+
+export const traceExample = {
+  trace_id: 'tr_01',
+  project_id: 'support-bot',
+  environment: 'production',
+  name: 'answer_question',
+  model: 'gpt-4o-mini',
+  prompt: 'What is the capital of France?',
+  response: 'Paris.',
+  latency: 812.5,
+  token_count: 17,
+  prompt_tokens: 14,
+  completion_tokens: 3,
+  tokens_reported: true,
+  status: 'success',
+  failure_reason: null,
+  retry_count: 0,
+  session_id: 'sess_42',
+  user_id: 'user_7',
+  tags: ['faq'],
+  metadata: { region: 'eu' },
+  created_at: '2026-11-23T10:15:02.932Z',
+  steps: stepExamples,
+}
+
+export const listTracesExample = { total: 1, items: [traceExample] }
+
+const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHeader } = traceExample
+export const traceSummaryExample = { ...traceHeader, step_count: 2 }
+
+export const batchTracesBodyExample = {
+  traces: [traceInputExample, { prompt: 'Summarise this ticket', model: 'gpt-4o', latency: 1200 }],
+}
+
+export const batchTracesResponseExample = {
+  accepted: 2,
+  rejected: [],
+  items: [
+    { trace_id: 'tr_01', status: 'success' },
+    { trace_id: '019ab1c2-7d4e-7f00-8a1b-2c3d4e5f6a7b', status: 'success' },
+  ],
+}
+
+export const projectExample = {
+  project_id: 'support-bot',
+  name: 'support-bot',
+  description: 'The customer support assistant',
+  created_at: '2026-11-23T10:00:00.000',
+}
+
+export const createProjectInputExample = {
+  name: 'support-bot',
+  environment: 'production',
+  description: 'The customer support assistant',
+}
+
+export const apiKeyCreatedExample = {
+  key_id: '019ab1c2-0000-7000-8000-000000000001',
+  key: 'loupe_sk_avUsA86KKIvZ5uHSJo0zmxzavGo2OID5',
+  key_preview: 'loupe_sk_avUs…OID5',
+  project_id: 'support-bot',
+  environment: 'production',
+  created_at: '2026-11-23T10:00:00.000',
+}
+
+export const createProjectResponseExample = {
+  project: projectExample,
+  api_key: apiKeyCreatedExample,
+}
+
+export const listProjectsExample = { total: 1, items: [projectExample] }
+
+export const apiKeyExample = {
+  key_id: '019ab1c2-0000-7000-8000-000000000001',
+  key_preview: 'loupe_sk_avUs…OID5',
+  project_id: 'support-bot',
+  project_name: 'support-bot',
+  environment: 'production',
+  created_at: '2026-11-23T10:00:00.000',
+  last_used_at: '2026-11-23T10:15:02.900',
+  revoked_at: null,
+}
+
+export const listApiKeysExample = { total: 1, items: [apiKeyExample] }
+
+export const createApiKeyInputExample = { project_id: 'support-bot', environment: 'staging' }
+
+export const analyticsSummaryExample = {
+  total_traces: 3,
+  success_rate: 66.67,
+  average_latency: 1604.17,
+  p95_latency: 2800,
+  total_token_usage: 412,
+  traces_without_tokens: 1,
+  failed_traces: 1,
+  warning_traces: 0,
+  retries: 1,
+  slow_requests: 0,
+}
+
+export const chartPointExample = { label: '10:00', latency: 1604.17, tokens: 412, traces: 3 }
+
+export const breakdownEntryExample = { key: 'gpt-4o-mini', count: 2 }
+
+const failedTraceExample = {
+  ...traceExample,
+  trace_id: 'tr_02',
+  status: 'failed',
+  failure_reason: 'tool web_search failed: timeout',
+  retry_count: 1,
+  response: null,
+  steps: [],
+}
+
+export const analyticsExample = {
+  summary: analyticsSummaryExample,
+  charts: [chartPointExample],
+  status_breakdown: [
+    { key: 'success', count: 2 },
+    { key: 'failed', count: 1 },
+  ],
+  model_breakdown: [breakdownEntryExample, { key: 'gpt-4o', count: 1 }],
+  project_breakdown: [{ key: 'support-bot', count: 3 }],
+  recent_failures: [failedTraceExample],
+}
+
+export const failuresExample = {
+  failed_traces: [failedTraceExample],
+  retries: [failedTraceExample],
+  slow_requests: [],
+  totals: { failed_traces: 1, retries: 1, slow_requests: 0 },
+}
+
+export const rootExample = { message: 'Loupe is running' }
+
+export const healthExample = {
+  status: 'ok',
+  version: '0.1.0',
+  uptime_seconds: 3600,
+  database: { status: 'up', dialect: 'sqlite' },
+  otlp: { failed_traces: 0 },
+}
+
+export const otlpRequestExample = {
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }] },
+      scopeSpans: [
+        {
+          scope: { name: 'openinference.instrumentation.openai', version: '0.1.0' },
+          spans: [
+            {
+              traceId: '5b8efff798038103d269b633813fc60c',
+              spanId: 'eee19b7ec3c1b174',
+              name: 'ChatCompletion',
+              kind: 3,
+              startTimeUnixNano: '1763892902120000000',
+              endTimeUnixNano: '1763892902760250000',
+              attributes: [
+                { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o-mini' } },
+                { key: 'gen_ai.usage.input_tokens', value: { intValue: '14' } },
+                { key: 'gen_ai.usage.output_tokens', value: { intValue: '3' } },
+              ],
+              status: { code: 1 },
+            },
+          ],
+        },
+      ],
+    },
+  ],
+}
+
+export const otlpResponseExample = { partialSuccess: { rejectedSpans: '1', errorMessage: 'span 2: no traceId' } }

@@ -1,0 +1,194 @@
+// The served API and its OpenAPI document cannot drift apart: answers of every operation (successes and the errors
+// the plugins give) are recorded from a real app and validated against the document's response schema for their
+// status; an answer whose status the document does not list fails. In the other direction, every route the app
+// serves is in the document and every operation of the document was exercised here.
+import { readFileSync } from 'node:fs'
+import { gzipSync } from 'node:zlib'
+import { Ajv } from 'ajv'
+import t, { type Test } from 'tap'
+import { otlpRequestExample, traceInputExample } from '../schemas/examples.js'
+import { buildTestApp, createProject } from './helper.js'
+
+type Operation = { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }
+const doc = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8')) as {
+  paths: Record<string, Record<string, Operation>>
+}
+
+// The document as one schema, so `#/components/schemas/…` references resolve against it.
+const ajv = new Ajv({ strict: false, allErrors: true })
+ajv.addSchema(doc, 'openapi')
+const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')
+
+/** The document's entry for `status` of an operation: the exact code, else its range (`4XX`), else `default`. */
+function documentedResponse(path: string, method: string, status: number): string | null {
+  const responses = doc.paths[path]?.[method]?.responses ?? {}
+  for (const code of [String(status), `${String(status)[0]}XX`, 'default']) if (responses[code]) return code
+  return null
+}
+
+interface Recorded {
+  path: string
+  method: string
+  status: number
+  contentType: string
+  body: string
+}
+
+const seen = new Set<string>()
+
+function check(t: Test, r: Recorded) {
+  const code = documentedResponse(r.path, r.method, r.status)
+  t.ok(code, `${r.method.toUpperCase()} ${r.path} → ${r.status} is documented`)
+  if (!code) return
+  seen.add(`${r.method} ${r.path}`)
+  const media = doc.paths[r.path]?.[r.method]?.responses[code]?.content
+  if (!media) return
+  if (!r.contentType.startsWith('application/json')) return // protobuf answers are checked by the OTLP tests
+  const ref = `openapi#/${pointer('paths', r.path, r.method, 'responses', code, 'content')}/${pointer(
+    Object.keys(media).includes('application/json') ? 'application/json' : (Object.keys(media)[0] ?? ''),
+  )}/schema`
+  const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref })
+  const ok = validate(JSON.parse(r.body))
+  t.ok(ok, `${r.method.toUpperCase()} ${r.path} → ${r.status} matches the document`, {
+    errors: validate.errors,
+    body: r.body.slice(0, 400),
+  })
+}
+
+/**
+ * The routes an app serves, as `method path` in the document's spelling (`{id}` for `:id`), from Fastify's route
+ * tree (`printRoutes`: one node a line, four characters a level); HEAD, the CORS preflight and /docs aside.
+ */
+function servedRoutes(printed: string): string[] {
+  const out: string[] = []
+  const stack: string[] = []
+  for (const line of printed.split('\n')) {
+    const match = /^(.*?)[├└]── (.*) \(([^)]*)\)$/.exec(line)
+    if (!match) continue
+    const depth = [...(match[1] ?? '')].length / 4
+    stack[depth] = match[2] ?? ''
+    stack.length = depth + 1
+    const path = stack.join('').replace(/:(\w+)/g, '{$1}')
+    if (path.startsWith('/docs') || path.includes('*')) continue
+    for (const method of (match[3] ?? '').split(', '))
+      if (method !== 'HEAD') out.push(`${method.toLowerCase()} ${path}`)
+  }
+  return out
+}
+
+t.test('every answer matches the document, and every operation is exercised', async (t) => {
+  const adminToken = 'replay-admin-token-0123456789'
+  const open = await buildTestApp(t)
+  const guarded = await buildTestApp(t, { config: { adminToken, ingestRateLimit: 3 } })
+
+  const record = async (
+    app: typeof open,
+    method: string,
+    path: string,
+    url: string,
+    options: { headers?: Record<string, string>; payload?: unknown } = {},
+  ) => {
+    const res = await app.inject({ method: method.toUpperCase() as 'GET', url, ...options } as never)
+    check(t, {
+      path,
+      method,
+      status: res.statusCode,
+      contentType: String(res.headers['content-type'] ?? ''),
+      body: res.body,
+    })
+    return res
+  }
+
+  const { project_id, key, key_id } = await createProject(open, 'Replay', 'production')
+  const auth = { authorization: `Bearer ${key}` }
+  const json = { ...auth, 'content-type': 'application/json' }
+  const example = traceInputExample
+  await record(open, 'get', '/', '/')
+  await record(open, 'get', '/health', '/health')
+  await record(open, 'post', '/traces', '/traces', { headers: json, payload: example })
+  await record(open, 'post', '/traces', '/traces', { headers: json, payload: example }) // idempotent re-send
+  await record(open, 'post', '/traces', '/traces', { headers: json, payload: { prompt: 1 } })
+  await record(open, 'post', '/traces', '/traces', { payload: { prompt: 'no key' } })
+  await record(open, 'post', '/traces', '/traces', { headers: { ...auth, 'content-type': 'text/plain' }, payload: 'x' })
+  await record(open, 'post', '/traces/batch', '/traces/batch', {
+    headers: json,
+    payload: { traces: [{ prompt: 'a', steps: [{ type: 'tool', tool: 'x', error: 'boom' }] }, { prompt: 2 }] },
+  })
+  await record(open, 'post', '/traces/batch', '/traces/batch', { headers: json, payload: { traces: [] } })
+  await record(open, 'get', '/traces', '/traces')
+  await record(open, 'get', '/traces', `/traces?project_id=${project_id}&status=failed&limit=5`)
+  await record(open, 'get', '/traces', '/traces?limit=0')
+  await record(open, 'get', '/traces', '/traces?fields=summary')
+  await record(open, 'get', '/traces/{trace_id}', `/traces/${example.trace_id}`)
+  await record(open, 'get', '/traces/{trace_id}', '/traces/none-such')
+  await record(open, 'get', '/analytics', '/analytics')
+  await record(open, 'get', '/analytics', `/analytics?project_id=${project_id}`)
+  await record(open, 'get', '/failures', '/failures')
+  await record(open, 'get', '/failures', '/failures?limit=abc')
+  await record(open, 'get', '/projects', '/projects')
+  await record(open, 'post', '/projects', '/projects?name=Replay&environment=production')
+  await record(open, 'post', '/projects', '/projects', { headers: { 'content-type': 'application/json' }, payload: {} })
+  await record(open, 'get', '/api-keys', '/api-keys')
+  await record(open, 'post', '/api-keys', `/api-keys?project_id=${project_id}&environment=staging`)
+  await record(open, 'post', '/api-keys', '/api-keys?project_id=none-such&environment=staging')
+  await record(open, 'delete', '/api-keys/{key_id}', '/api-keys/none-such')
+  await record(open, 'get', '/ws', '/ws')
+  const otlp = otlpRequestExample
+  await record(open, 'post', '/v1/traces', '/v1/traces', { headers: json, payload: otlp })
+  await record(open, 'post', '/v1/traces', '/v1/traces', {
+    headers: { ...json, 'content-encoding': 'gzip' },
+    payload: gzipSync(JSON.stringify(otlp)),
+  })
+  await record(open, 'post', '/v1/traces', '/v1/traces', {
+    headers: { 'content-type': 'application/json' },
+    payload: otlp,
+  })
+  await record(open, 'delete', '/api-keys/{key_id}', `/api-keys/${key_id}`)
+
+  // Protected mode: the refusals, and the per-key ingest limit.
+  const admin = { authorization: `Bearer ${adminToken}` }
+  const g = await createProject(guarded, 'Guarded', 'production', adminToken)
+  const other = await createProject(guarded, 'Other', 'production', adminToken)
+  await record(guarded, 'get', '/traces', '/traces')
+  await record(guarded, 'get', '/traces', '/traces', { headers: { authorization: 'Bearer wrong' } })
+  await record(guarded, 'get', '/traces', `/traces?project_id=${other.project_id}`, {
+    headers: { authorization: `Bearer ${g.key}` },
+  })
+  await record(guarded, 'get', '/projects', '/projects', { headers: admin })
+  await record(guarded, 'post', '/projects', '/projects?name=Nope&environment=production', {
+    headers: { authorization: `Bearer ${g.key}` },
+  })
+  await record(guarded, 'post', '/traces', '/traces', {
+    headers: { ...admin, 'content-type': 'application/json' },
+    payload: example,
+  })
+  for (let i = 0; i < 5; i++) {
+    await record(guarded, 'post', '/traces', '/traces', {
+      headers: { authorization: `Bearer ${g.key}`, 'content-type': 'application/json' },
+      payload: { prompt: `limited ${i}` },
+    })
+  }
+  await record(guarded, 'get', '/ws', '/ws')
+
+  // The store gone: readiness and reads answer 503.
+  const down = Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' })
+  open.store.ping = async () => {
+    throw down
+  }
+  open.store.listTraces = async () => {
+    throw down
+  }
+  await record(open, 'get', '/health', '/health')
+  await record(open, 'get', '/traces', '/traces')
+
+  // In the other direction: every operation of the document was exercised, and every served route is documented.
+  for (const [path, operations] of Object.entries(doc.paths)) {
+    for (const method of Object.keys(operations)) t.ok(seen.has(`${method} ${path}`), `${method} ${path} replayed`)
+  }
+  const served = servedRoutes(open.printRoutes({ commonPrefix: false }))
+  t.ok(served.length >= Object.keys(doc.paths).length, 'the served routes were read')
+  for (const route of served) {
+    const [method = '', path = ''] = route.split(' ')
+    t.ok(doc.paths[path]?.[method], `${route} is in the document`)
+  }
+})
