@@ -51,7 +51,7 @@ export const stepExamples = [
     error: null,
     started_at: '2026-11-23T10:15:02.761Z',
     metadata: {},
-    parent_index: 0,
+    parent_index: null,
   },
 ]
 
@@ -97,8 +97,8 @@ export const traceExample = {
 
 export const listTracesExample = { total: 1, items: [traceExample] }
 
-const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHeader } = traceExample
-export const traceSummaryExample = { ...traceHeader, step_count: 2 }
+const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHead } = traceExample
+export const traceSummaryExample = { ...traceHead, step_count: stepExamples.length }
 
 export const batchTracesBodyExample = {
   traces: [traceInputExample, { prompt: 'Summarise this ticket', model: 'gpt-4o', latency: 1200 }],
@@ -163,7 +163,7 @@ export const analyticsSummaryExample = {
   average_latency: 1604.17,
   p95_latency: 2800,
   total_token_usage: 412,
-  traces_without_tokens: 1,
+  traces_without_tokens: 0,
   failed_traces: 1,
   warning_traces: 0,
   retries: 1,

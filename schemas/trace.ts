@@ -6,6 +6,7 @@ import {
   LatencyMs,
   LimitQuery,
   Nullable,
+  OffsetQuery,
   Ref,
   TimestampInput,
   TimestampQuery,
@@ -177,9 +178,7 @@ export const ListTracesQuery = Type.Object({
   since: Type.Optional(TimestampQuery('created_at ≥ since.')),
   until: Type.Optional(TimestampQuery('created_at < until.')),
   limit: Type.Optional(LimitQuery),
-  offset: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: BOUNDS.offset, default: 0, description: 'Items to skip.' }),
-  ),
+  offset: Type.Optional(OffsetQuery),
   fields: Type.Optional(
     Type.Union([Type.Literal('full'), Type.Literal('summary')], {
       default: 'full',
@@ -196,7 +195,7 @@ export const ListTracesResponse = Type.Object(
     total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
     items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
   },
-  // No example here: the answer's example is on ListTracesAnswer (OpenAPI 3.0 allows none inside anyOf).
+  { description: 'Whole traces.' },
 )
 export type ListTracesResponse = Static<typeof ListTracesResponse>
 
@@ -205,14 +204,15 @@ export const ListTraceSummariesResponse = Type.Object(
     total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
     items: Type.Array(Ref(TraceSummarySchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
   },
-  // No example here either: see ListTracesAnswer.
+  { description: 'Trace summaries (`fields=summary`).' },
 )
-export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
 
-/** What GET /traces answers: whole traces, or summaries with `fields=summary`. */
-export const ListTracesAnswer = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {
+/** GET /traces answers either list, as `fields` asks (the examples sit here: OpenAPI 3.0 takes them at the top). */
+export const ListTracesOrSummariesResponse = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {
+  description: 'Whole traces (`fields=full`, the default) or trace summaries (`fields=summary`).',
   examples: [listTracesExample],
 })
+export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
 
 // GET /traces/{trace_id}
 export const TraceParams = Type.Object({ trace_id: Type.String() })

@@ -6,8 +6,10 @@ import {
   BatchTracesResponse,
   errorResponses,
   LIMITS,
-  ListTracesAnswer,
+  LimitQuery,
+  ListTracesOrSummariesResponse,
   ListTracesQuery,
+  OffsetQuery,
   Ref,
   TraceInputSchema,
   TraceParams,
@@ -41,11 +43,19 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List traces, newest first, with filters',
         description: 'Whole traces, or with `fields=summary` each trace without its bodies (a light list).',
         querystring: ListTracesQuery,
-        response: { 200: ListTracesAnswer, ...errorResponses(400) },
+        response: { 200: ListTracesOrSummariesResponse, ...errorResponses(400) },
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until, fields, project_id: _named, ...rest } = request.query
+      const {
+        limit = LimitQuery.default,
+        offset = OffsetQuery.default,
+        since,
+        until,
+        fields,
+        project_id: _named,
+        ...rest
+      } = request.query
       const filter = {
         ...rest,
         project_id: request.scope ?? undefined,

@@ -271,17 +271,3 @@ export function planRange(rows: readonly HistogramRow[], range: { min?: number; 
   }
   return plan
 }
-
-/**
- * How many values v have min ≤ v ≤ max (either bound may be absent), from the histogram plus an exact count of the
- * values of a boundary bucket: `countBoundary(from, below, max)` counts from ≤ v < below and v ≤ max (an index
- * range). At most two buckets are counted that way.
- */
-export function countInRange(
-  rows: readonly HistogramRow[],
-  range: { min?: number; max?: number },
-  countBoundary: (from: number, below: number, max: number) => number,
-): number {
-  const plan = planRange(rows, range)
-  return plan.boundaries.reduce((n, b) => n + countBoundary(b.from, b.below, b.max), plan.whole)
-}

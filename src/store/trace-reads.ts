@@ -315,5 +315,3 @@ export function createTraceReads(q: TraceReadQueries) {
     },
   }
 }
-
-export type TraceReads = ReturnType<typeof createTraceReads>

@@ -40,13 +40,12 @@ const COLUMNS = TRACE_KEYS
 type RawSummaryRow = Omit<TraceSummary, 'tags' | 'created_at' | 'tokens_reported'> & {
   tags: string
   created_at: number
-  /** SQLite keeps a boolean as 0 or 1. */
   tokens_reported: number
 }
 const summaryFromRow = (row: RawSummaryRow): TraceSummary => ({
   ...row,
-  tokens_reported: row.tokens_reported === 1,
   tags: JSON.parse(row.tags),
+  tokens_reported: row.tokens_reported === 1,
   created_at: toUtcIso(row.created_at),
 })
 
