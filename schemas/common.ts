@@ -49,8 +49,7 @@ export const UtcTimestamp = Type.String({
 })
 
 export const ZonelessTimestamp = Type.String({
-  description:
-    'ISO 8601 timestamp in UTC without a zone designator, e.g. `2026-11-21T13:45:00.123` (the form SPEC.md shows).',
+  description: 'ISO 8601 timestamp in UTC without a zone designator, e.g. `2026-11-21T13:45:00.123`.',
   examples: ['2026-11-21T13:45:00.123'],
 })
 
@@ -79,6 +78,13 @@ export const LimitQuery = Type.Integer({
   maximum: 1000,
   default: 50,
   description: 'Maximum number of items returned (1–1000).',
+})
+
+export const OffsetQuery = Type.Integer({
+  minimum: 0,
+  maximum: BOUNDS.offset,
+  default: 0,
+  description: 'Items to skip.',
 })
 
 export const ErrorSchema = Type.Object(

@@ -6,6 +6,7 @@ import {
   LatencyMs,
   LimitQuery,
   Nullable,
+  OffsetQuery,
   Ref,
   TimestampInput,
   TimestampQuery,
@@ -39,7 +40,7 @@ export const TraceIdSchema = Type.String({
   description: '1–128 characters of `[A-Za-z0-9._:-]`; a UUIDv7 is generated when the client sends none.',
 })
 
-/** Limits of the contract (CONTRACT §1 and §8). */
+/** Limits of the contract (docs/api.md, Traces and Limits). */
 export const LIMITS = {
   textBytes: 256 * 1024,
   tags: 20,
@@ -71,6 +72,12 @@ export const TraceSchema = Type.Object(
     token_count: TokenCount(BOUNDS.traceTokens, 'Tokens used by the trace.'),
     prompt_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Input tokens.')),
     completion_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Output tokens.')),
+    tokens_reported: Type.Boolean({
+      description:
+        'Whether any token count was reported: by the client (`token_count`, `prompt_tokens`, ' +
+        '`completion_tokens`), by a step, or by a span. When false, `token_count` is 0 because nothing was counted ' +
+        '(a stream without usage, say), not because nothing was used.',
+    }),
     status: TraceStatusSchema,
     failure_reason: Nullable(Type.String({ description: 'Why the trace failed.' })),
     retry_count: Type.Integer({
@@ -171,9 +178,7 @@ export const ListTracesQuery = Type.Object({
   since: Type.Optional(TimestampQuery('created_at ≥ since.')),
   until: Type.Optional(TimestampQuery('created_at < until.')),
   limit: Type.Optional(LimitQuery),
-  offset: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: BOUNDS.offset, default: 0, description: 'Items to skip.' }),
-  ),
+  offset: Type.Optional(OffsetQuery),
   fields: Type.Optional(
     Type.Union([Type.Literal('full'), Type.Literal('summary')], {
       default: 'full',

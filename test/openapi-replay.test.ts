@@ -119,6 +119,7 @@ t.test('every answer matches the document, and every operation is exercised', as
   await record(open, 'get', '/traces', '/traces')
   await record(open, 'get', '/traces', `/traces?project_id=${project_id}&status=failed&limit=5`)
   await record(open, 'get', '/traces', '/traces?limit=0')
+  await record(open, 'get', '/traces', '/traces?fields=summary')
   await record(open, 'get', '/traces/{trace_id}', `/traces/${example.trace_id}`)
   await record(open, 'get', '/traces/{trace_id}', '/traces/none-such')
   await record(open, 'get', '/analytics', '/analytics')

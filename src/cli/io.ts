@@ -1,6 +1,6 @@
 // The CLI's connection to this process: its streams and environment, and Ctrl-C (or SIGTERM) as the end of a
 // long-running command.
-import type { CliIo } from './program.js'
+import type { CliIo } from './context.js'
 
 export function processIo(): CliIo {
   return {

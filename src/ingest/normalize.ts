@@ -1,4 +1,4 @@
-// Ingest normalization (CONTRACT §2 steps 1–4): turns what a client sends into the Trace we store.
+// Ingest normalization (docs/api.md, Normalization): turns what a client sends into the Trace we store.
 import type { Environment } from '../../schemas/common.js'
 import { STEP_TYPES, type Step, type StepInput, type StepType } from '../../schemas/step.js'
 import type { Trace, TraceInput, TraceStatus } from '../../schemas/trace.js'
@@ -62,7 +62,7 @@ function stepStatus(value: string | null | undefined, error: string | null): Ste
   return error === null ? 'success' : 'failed'
 }
 
-/** CONTRACT §2 step 2 for one step; `index` is its position, whatever index the client sent. */
+/** Step normalization (docs/api.md) for one step; `index` is its position, whatever index the client sent. */
 export function normalizeStep(input: StepInput, index: number): Step {
   // A blank tool names nothing: it must not count in retry inference, nor hide a real `tool_name`.
   const tool = [input.tool, input.tool_name].find(hasText) ?? null
@@ -117,7 +117,7 @@ export function stepTreeError(steps: readonly Pick<Step, 'parent_index'>[]): { f
 }
 
 /**
- * CONTRACT §2 step 3: every call of a tool after its first is a retry.
+ * Retry inference: every call of a tool after its first is a retry.
  * Only a trace without steps has nothing to infer from, so only then is the client's number kept.
  */
 export function inferRetryCount(steps: readonly Step[], clientRetryCount: number | null | undefined): number {
@@ -146,7 +146,7 @@ function unrecoveredToolSteps(steps: readonly Step[]): Step[] {
   return [...lastByTool.values()].filter((step) => step.status === 'failed').sort((a, b) => a.index - b.index)
 }
 
-/** CONTRACT §2 step 4: the stored status and failure reason; the client's status is a hint, never the answer. */
+/** Status inference: the stored status and failure reason; the client's status is a hint, never the answer. */
 export function inferStatus(args: StatusInference): { status: TraceStatus; failure_reason: string | null } {
   const { steps, retry_count } = args
   const reason = hasText(args.failure_reason) ? args.failure_reason : null
@@ -172,7 +172,7 @@ export function inferStatus(args: StatusInference): { status: TraceStatus; failu
 const sumOf = (values: (number | null)[]): number => values.reduce<number>((sum, value) => sum + (value ?? 0), 0)
 
 /**
- * CONTRACT §2 steps 1–4 for a whole trace. `project_id` and `environment` come from the API key (ctx), never the body.
+ * Normalization (docs/api.md) of a whole trace. `project_id` and `environment` come from the API key (ctx), never the body.
  * The result is not validated here: the caller checks it against TraceSchema (step 5).
  */
 export function normalizeTrace(
@@ -195,6 +195,7 @@ export function normalizeTrace(
   const completion_tokens = input.completion_tokens ?? null
   const tokenSplit =
     prompt_tokens === null && completion_tokens === null ? null : sumOf([prompt_tokens, completion_tokens])
+  const tokenTotal = firstGiven(input.token_count, input.total_tokens)
 
   return {
     trace_id: input.trace_id ?? opts.newId(),
@@ -207,10 +208,11 @@ export function normalizeTrace(
     latency: roundToMicros(
       firstGiven(input.latency, input.latency_ms, input.duration_ms) ?? sumOf(steps.map((s) => s.latency)),
     ),
-    token_count:
-      firstGiven(input.token_count, input.total_tokens) ?? tokenSplit ?? sumOf(steps.map((s) => s.token_count)),
+    token_count: tokenTotal ?? tokenSplit ?? sumOf(steps.map((s) => s.token_count)),
     prompt_tokens,
     completion_tokens,
+    // Unknown is not zero: a trace whose count nothing reported says so.
+    tokens_reported: tokenTotal !== null || tokenSplit !== null || steps.some((s) => s.token_count !== null),
     status,
     failure_reason,
     retry_count,

@@ -1,4 +1,4 @@
-// The single road every trace takes: check the input, normalize (CONTRACT §2), validate, store in one
+// The single road every trace takes: check the input, normalize (docs/api.md, Normalization), validate, store in one
 // transaction, then announce each newly stored trace exactly once.
 import type { ValidateFunction } from 'ajv'
 import { uuidv7 } from 'uuidv7'
@@ -36,7 +36,7 @@ export interface IngestDeps {
 
 type Prepared = { ok: true; trace: Trace } | { ok: false; message: string }
 
-/** Input aliases and the field each folds onto (CONTRACT §2 step 2), as paths inside one trace. */
+/** Input aliases and the field each folds onto (docs/api.md, Normalization), as paths inside one trace. */
 const ALIAS_PATHS: [RegExp, string][] = [
   [/^(\/steps\/\d+)\/(?:duration|duration_ms|latency_ms)(?=\/|$)/, '$1/latency'],
   [/^(\/steps\/\d+)\/(?:tokens|total_tokens)(?=\/|$)/, '$1/token_count'],
@@ -47,7 +47,7 @@ const ALIAS_PATHS: [RegExp, string][] = [
 
 /**
  * The input check's first error, naming the normalized field: validation is step 5, after aliases are folded,
- * so a negative `duration_ms` is reported as `…/latency must be >= 0` (CONTRACT §2).
+ * so a negative `duration_ms` is reported as `…/latency must be >= 0`.
  */
 function inputError(validate: ValidateFunction, prefix: string): string {
   const errors = (validate.errors ?? []).map((error) => ({

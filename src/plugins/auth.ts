@@ -1,4 +1,4 @@
-// Authentication and authorization (CONTRACT §5) in one place: each route declares what it does in `config.access`;
+// Authentication and authorization (docs/api.md, Authentication) in one place: each route declares what it does in `config.access`;
 // before the body is read, the presented credential is resolved and the policy (lib/access-policy.ts) decides; once
 // the query and body are validated, it decides again on the project they name. Routes read `request.principal` and
 // `request.scope`, never a header.
@@ -35,9 +35,6 @@ declare module 'fastify' {
     apiKey: KeyContext | null
   }
   interface FastifyInstance {
-    authMode: Mode
-    /** preValidation for a route that needs a project key but does not declare `access: 'ingest'`. */
-    requireProjectKey: (request: FastifyRequest) => Promise<void>
     /** Asks the policy about a resource a route has found by id (its project and environment); throws when refused. */
     authorizeTarget: (request: FastifyRequest, target: Target) => void
   }
@@ -88,7 +85,6 @@ export default fp(
   async (app) => {
     const mode: Mode = app.config.adminToken === null ? 'open' : 'protected'
     const isAdminToken = adminTokenMatcher(app.config.adminToken)
-    app.decorate('authMode', mode)
     app.decorateRequest('principal', null as never)
     app.decorateRequest('scope', null)
     app.decorateRequest('apiKey', null)
@@ -133,11 +129,6 @@ export default fp(
       if (!decision.allow) throw refuse(decision)
     })
 
-    app.decorate('requireProjectKey', async (request: FastifyRequest) => {
-      if (request.apiKey) return
-      apply(request, authorize(mode, await resolve(request), 'ingest'))
-    })
-
     app.addHook('onListen', async () => {
       if (mode === 'protected') return
       const addresses = app.addresses().map((a) => (typeof a === 'string' ? a : a.address))
@@ -151,5 +142,5 @@ export default fp(
       }
     })
   },
-  { name: 'loupe-auth', dependencies: ['loupe-services'] },
+  { name: 'loupe-auth', dependencies: ['loupe-config', 'loupe-services'] },
 )

@@ -5,7 +5,6 @@ import fp from 'fastify-plugin'
 import { createEventHub, type EventHub } from '../events/hub.js'
 import { createSocketHub, type SocketHub } from '../events/sockets.js'
 import { createIngestService, type IngestService } from '../ingest/service.js'
-import type { Validators } from '../lib/validation.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
 
@@ -16,8 +15,6 @@ declare module 'fastify' {
     ingest: IngestService
     otlp: OtlpService
     projects: ProjectService
-    validators: Validators
-    now: () => number
   }
 }
 
@@ -58,5 +55,5 @@ export default fp(
       await stopFollowing()
     })
   },
-  { name: 'loupe-services', dependencies: ['loupe-store'] },
+  { name: 'loupe-services', dependencies: ['loupe-config', 'loupe-store'] },
 )

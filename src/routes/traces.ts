@@ -6,8 +6,10 @@ import {
   BatchTracesResponse,
   errorResponses,
   LIMITS,
+  LimitQuery,
   ListTracesOrSummariesResponse,
   ListTracesQuery,
+  OffsetQuery,
   Ref,
   TraceInputSchema,
   TraceParams,
@@ -45,7 +47,15 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until, fields, project_id: _named, ...rest } = request.query
+      const {
+        limit = LimitQuery.default,
+        offset = OffsetQuery.default,
+        since,
+        until,
+        fields,
+        project_id: _named,
+        ...rest
+      } = request.query
       const filter = {
         ...rest,
         project_id: request.scope ?? undefined,
@@ -92,7 +102,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createTrace',
         summary: 'Record one trace (needs a project API key)',
         description:
-          'Normalizes the trace (CONTRACT §2) and stores it. 201 when stored; 200 with the stored trace when this ' +
+          'Normalizes the trace (see docs/api.md, Normalization) and stores it. 201 when stored; 200 with the stored trace when this ' +
           'trace_id is already stored for the project (nothing changes, no event); 409 when another project holds it.',
         body: Ref(TraceInputSchema),
         response: { 200: Ref(TraceSchema), 201: Ref(TraceSchema), ...errorResponses(400, 401, 409, 413, 415, 429) },

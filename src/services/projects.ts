@@ -9,7 +9,7 @@ import type {
   Environment,
   Project,
 } from '../../schemas/index.js'
-import { ApiKeyNotFound, InvalidApiKey, InvalidInput, ProjectExists, ProjectNotFound } from '../errors.js'
+import { ApiKeyNotFound, InvalidInput, ProjectExists, ProjectNotFound } from '../errors.js'
 import { generateApiKey, hashApiKey, previewApiKey } from '../lib/credentials.js'
 import { toZonelessIso } from '../lib/time.js'
 import { isStoreUnavailableError } from '../store/index.js'
@@ -35,6 +35,35 @@ export function slugify(name: string): string {
   )
 }
 
+/**
+ * A new key for a project: the record the store keeps (hash and preview only) and the answer that shows the secret
+ * once. Every key Loupe issues is made here.
+ */
+export function issueKey(
+  projectId: string,
+  environment: Environment,
+  at: number,
+): { record: ApiKeyRecord; created: ApiKeyCreated } {
+  const key = generateApiKey()
+  const record: ApiKeyRecord = {
+    key_id: uuidv7(),
+    key_hash: hashApiKey(key),
+    key_preview: previewApiKey(key),
+    project_id: projectId,
+    environment,
+    created_at: at,
+  }
+  const created: ApiKeyCreated = {
+    key_id: record.key_id,
+    key,
+    key_preview: record.key_preview,
+    project_id: projectId,
+    environment,
+    created_at: toZonelessIso(at),
+  }
+  return { record, created }
+}
+
 export interface ProjectService {
   createProject(input: CreateProjectInput): Promise<CreateProjectResponse>
   /** Every project, or only `projectId` (none when it does not exist). */
@@ -42,38 +71,11 @@ export interface ProjectService {
   createApiKey(input: CreateApiKeyInput): Promise<ApiKeyCreated>
   listApiKeys(projectId?: string): Promise<ApiKey[]>
   revokeApiKey(keyId: string): Promise<ApiKey>
-  /** The project context of a presented secret; throws 401 when it is unknown or revoked. */
-  authenticate(secret: string): Promise<KeyContext>
   /** The project context of a presented secret; null when it is unknown or revoked. */
   identify(secret: string): Promise<KeyContext | null>
 }
 
 export function createProjectService(store: Store, now: () => number = Date.now): ProjectService {
-  function issueKey(
-    projectId: string,
-    environment: Environment,
-    at: number,
-  ): { record: ApiKeyRecord; created: ApiKeyCreated } {
-    const key = generateApiKey()
-    const record: ApiKeyRecord = {
-      key_id: uuidv7(),
-      key_hash: hashApiKey(key),
-      key_preview: previewApiKey(key),
-      project_id: projectId,
-      environment,
-      created_at: at,
-    }
-    const created: ApiKeyCreated = {
-      key_id: record.key_id,
-      key,
-      key_preview: record.key_preview,
-      project_id: projectId,
-      environment,
-      created_at: toZonelessIso(at),
-    }
-    return { record, created }
-  }
-
   async function identify(secret: string): Promise<KeyContext | null> {
     const key = await store.findApiKey(hashApiKey(secret))
     if (!key) return null
@@ -124,11 +126,5 @@ export function createProjectService(store: Store, now: () => number = Date.now)
     },
 
     identify,
-
-    async authenticate(secret) {
-      const key = await identify(secret)
-      if (!key) throw new InvalidApiKey()
-      return key
-    },
   }
 }

@@ -8,7 +8,10 @@ import type { RollupInput } from './rollups.js'
 export const REBUILD_CHUNK = 10_000
 
 /** The columns a rebuild reads: what the rollups count, with created_at as stored (epoch ms). */
-export type RollupRow = Omit<RollupInput, 'created_at'> & { created_at: number }
+export type RollupRow = Omit<RollupInput, 'created_at' | 'tokens_reported'> & {
+  created_at: number
+  tokens_reported: boolean | number
+}
 
 export const rollupInput = (row: RollupRow): RollupInput => ({
   project_id: row.project_id,
@@ -18,5 +21,7 @@ export const rollupInput = (row: RollupRow): RollupInput => ({
   retry_count: row.retry_count,
   latency: row.latency,
   token_count: row.token_count,
+  // SQLite keeps a boolean as 0 or 1.
+  tokens_reported: Boolean(row.tokens_reported),
   created_at: toUtcIso(row.created_at),
 })

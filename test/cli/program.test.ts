@@ -256,7 +256,11 @@ t.test('seed fills a fresh database and prints the demo keys; it refuses one tha
 
   const forced = cli(['seed', '--traces', '5', '--database', database, '--force', '--json'])
   t.equal(await forced.code, 0)
-  t.match(JSON.parse(forced.stdout.text), { traces: 5, projects: [{ project_id: String, key: /^loupe_sk_/ }] })
+  t.match(
+    JSON.parse(forced.stdout.text),
+    { traces: 5, projects: [{ project_id: 'support-bot', key: null, keys: [], created: false }] },
+    '--force adds traces to its own demo projects, and no keys',
+  )
 
   const other = cli(['seed', '--database', 'mysql://user:secret@db/loupe'])
   t.equal(await other.code, 1)
@@ -273,6 +277,7 @@ t.test('protected mode: --token (or LOUPE_ADMIN_TOKEN) is sent; without it the 4
   const refused = cli(['--url', url, 'projects', 'list'])
   t.equal(await refused.code, 1)
   t.match(refused.stderr.text, /^loupe: 401 /)
+  t.match(refused.stderr.text, /--token/, 'and says how to pass the token')
   const created = cli(['--url', url, '--token', admin, 'projects', 'create', '--name', 'Guarded', '-q'])
   t.equal(await created.code, 0)
   t.match(created.stdout.text, /^loupe_sk_/)
@@ -285,4 +290,12 @@ t.test('protected mode: --token (or LOUPE_ADMIN_TOKEN) is sent; without it the 4
   t.notOk(tail.stderr.text.includes(admin), 'the token is never printed')
   tail.stop()
   t.equal(await tail.code, 0)
+})
+
+t.test('the help of serve and seed is true: both take a PostgreSQL URL', async (t) => {
+  for (const command of ['serve', 'seed']) {
+    const help = cli([command, '--help'])
+    t.equal(await help.code, 0)
+    t.match(help.stdout.text, /postgres:\/\//, `${command} --help names PostgreSQL`)
+  }
 })

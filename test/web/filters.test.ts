@@ -20,6 +20,7 @@ const summary = (fields: Partial<TraceSummary> = {}): TraceSummary => ({
   token_count: 300,
   prompt_tokens: null,
   completion_tokens: null,
+  tokens_reported: true,
   status: 'success',
   failure_reason: null,
   retry_count: 0,

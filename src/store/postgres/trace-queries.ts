@@ -12,6 +12,7 @@ import {
   type RollupDeltas,
   rollupDeltas,
   SUM_COLUMNS,
+  TOTALS_COUNTS,
 } from '../rollups.js'
 import { SUMMARY_KEYS, TRACE_KEYS } from '../stored-trace.js'
 import {
@@ -60,6 +61,7 @@ const INSERT_TYPES: Record<keyof Trace, string> = {
   token_count: 'int8',
   prompt_tokens: 'int8',
   completion_tokens: 'int8',
+  tokens_reported: 'bool',
   status: 'text',
   failure_reason: 'text',
   retry_count: 'int4',
@@ -247,7 +249,7 @@ async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
     db,
     'rollup_totals',
     { project_id: 'text', environment: 'text', model: 'text', status: 'text' },
-    ['traces', 'retries', ...SUM_COLUMNS],
+    TOTALS_COUNTS,
     totals.map((r) => ({ ...r, model: encodeText(r.model) })),
   )
   const hourly = sortedBy(deltas.hourly, (r) => `${r.project_id}\u0000${String(r.hour).padStart(16, '0')}`)
@@ -267,7 +269,8 @@ export async function rebuildRollups(db: Queryable): Promise<void> {
   let cursor = 0
   for (;;) {
     const { rows } = await db.query<RollupRow & { cursor: number }>(
-      `select seq as cursor, project_id, environment, model, status, retry_count, latency, token_count, created_at
+      `select seq as cursor, project_id, environment, model, status, retry_count, latency, token_count, tokens_reported,
+         created_at
        from traces where seq > $1 order by seq limit $2`,
       [cursor, REBUILD_CHUNK],
     )
@@ -354,8 +357,7 @@ export function traceReads(db: Queryable) {
     async totals(projectId) {
       const s = scoped(projectId)
       const rows = await db.query<TotalsRow>(
-        `select project_id, environment, model, status, traces, retries, ${SUM_COLUMNS.join(', ')} from rollup_totals
-         where ${s.cond}`,
+        `select project_id, environment, model, status, ${TOTALS_COUNTS.join(', ')} from rollup_totals where ${s.cond}`,
         s.params,
       )
       return rows.rows
