@@ -365,4 +365,15 @@ t.test('names, wrappers and repeats: what each library calls a span and says twi
   })
   t.equal(twins.prompt_tokens, 3)
   t.same(twins.rest, { 'llm.token_count.prompt': 4, 'gen_ai.response.id': 'r1' }, 'a differing value is kept')
+
+t.test('a reported cost: GenAI, then OpenInference, then OpenLLMetry; out-of-bounds values are no cost', async (t) => {
+  t.equal(meaning({ 'gen_ai.usage.cost': 0.0123 }).cost, 0.0123)
+  t.equal(meaning({ 'llm.cost.total': '0.5' }).cost, 0.5)
+  t.equal(meaning({ 'gen_ai.usage.total_cost': 2 }).cost, 2)
+  t.equal(meaning({ 'gen_ai.usage.cost': 0.1, 'llm.cost.total': 0.2 }).cost, 0.1)
+  t.equal(meaning({}).cost, null)
+  t.equal(meaning({ 'gen_ai.usage.cost': -1 }).cost, null)
+  t.equal(meaning({ 'gen_ai.usage.cost': 'lots' }).cost, null)
+  t.equal(meaning({ 'gen_ai.usage.cost': 1e12 }).cost, null)
+  t.notOk('gen_ai.usage.cost' in meaning({ 'gen_ai.usage.cost': 0.1 }).rest, 'a read cost is not kept twice')
 })
