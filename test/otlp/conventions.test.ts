@@ -365,6 +365,7 @@ t.test('names, wrappers and repeats: what each library calls a span and says twi
   })
   t.equal(twins.prompt_tokens, 3)
   t.same(twins.rest, { 'llm.token_count.prompt': 4, 'gen_ai.response.id': 'r1' }, 'a differing value is kept')
+})
 
 t.test('a reported cost: GenAI, then OpenInference, then OpenLLMetry; out-of-bounds values are no cost', async (t) => {
   t.equal(meaning({ 'gen_ai.usage.cost': 0.0123 }).cost, 0.0123)
