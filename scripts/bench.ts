@@ -20,6 +20,7 @@ import { normalizeTrace } from '../src/ingest/normalize.js'
 import { packageRoot } from '../src/lib/paths.js'
 import { mulberry32, seed } from '../src/seed/seed.js'
 import { createSqliteStore } from '../src/store/sqlite/store.js'
+import { benchViewer } from './bench-viewer.js'
 
 const root = packageRoot()
 const { values: args } = parseArgs({
@@ -623,6 +624,14 @@ async function main() {
 
   const rss = peakRssMb(server.pid!)
   rows.push({ what: 'server peak RSS', result: `${fmt(rss)} MB`, floor: '—', ratio: '—', goal: '≤ 256 MB' })
+
+  // The viewer, in headless Chromium, on the same database. A failure there is reported, and the run goes on.
+  try {
+    rows.push(...(await benchViewer(base, key, say)))
+  } catch (err) {
+    say(`viewer: not measured: ${(err as Error).message}`)
+    rows.push({ what: 'viewer', result: `not measured: ${(err as Error).message}`, floor: '—', ratio: '—', goal: '—' })
+  }
 
   const burst = await burstFanout(base, key, server.pid!)
   const everyEvent = burst.delivered.complete === burst.ready

@@ -68,3 +68,21 @@ export const UpgradeRequired = createError(
     'add ?token=<admin token or project key>), then send {"type":"subscribe","project_id":"…"} to follow one project',
   426,
 )
+
+/**
+ * The code of an error Loupe did not raise itself (Fastify's, a plugin's), by status: every error body carries a
+ * LOUPE_* code from one list (docs/api.md, Errors).
+ */
+export const CODE_BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'LOUPE_INVALID_INPUT',
+  404: 'LOUPE_NOT_FOUND',
+  408: 'LOUPE_REQUEST_TIMEOUT',
+  413: 'LOUPE_BODY_TOO_LARGE',
+  414: 'LOUPE_URI_TOO_LONG',
+  415: 'LOUPE_UNSUPPORTED_MEDIA_TYPE',
+  429: 'LOUPE_RATE_LIMITED',
+  500: 'LOUPE_INTERNAL_ERROR',
+  503: 'LOUPE_UNAVAILABLE',
+}
+/** The code of any other status. */
+export const FALLBACK_CODE = 'LOUPE_ERROR'

@@ -480,11 +480,16 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
     const calls = parseJsonText(v)
     return Array.isArray(calls) && calls.length > 0 ? toolCallsOf(calls) : null
   })
-  const inputMessages = genaiIn?.messages ?? (oiIn.length ? oiIn : olIn.length ? olIn : (vercelIn?.messages ?? null))
+  // OpenLLMetry writes an embedding's inputs as role-less prompts: those are texts, not messages.
+  const olTexts = type === 'retrieval' && olIn.length > 0 && olIn.every((m) => m.role === 'unknown')
+  const olMessages = olTexts ? [] : olIn
+  const inputMessages =
+    genaiIn?.messages ?? (oiIn.length ? oiIn : olMessages.length ? olMessages : (vercelIn?.messages ?? null))
 
   // Embeddings: the texts embedded and the vectors (OpenInference's flattened list, the Vercel AI SDK's ai.value(s)).
   const oiEmbeddings = a.indexed('embedding.embeddings.')
   const embedded =
+    (olTexts ? oneOrList(olIn.map((m) => m.content)) : null) ??
     oneOrList(oiEmbeddings.map((e) => e['embedding.text']).filter(hasText)) ??
     a.value('ai.value') ??
     a.first(['ai.values'], (v) => (Array.isArray(v) ? oneOrList(v.map(parseJsonText)) : null))
@@ -564,7 +569,8 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
       (Array.isArray(embedded) ? embedded.map(asText).join('\n') : asText(embedded)) ??
       wrapperPrompt ??
       asText(rawInput),
-    response: (outputMessages && responseOf(outputMessages)) ?? asText(rawOutput),
+    // An embedding answers vectors, not text.
+    response: (outputMessages && responseOf(outputMessages)) ?? (vectors === null ? asText(rawOutput) : null),
     input: genaiIn?.raw ?? inputMessages ?? embedded ?? rawInput ?? null,
     output: genaiOut?.raw ?? outputMessages ?? vectors ?? rawOutput ?? (documents.length > 0 ? documents : null),
     session_id: a.text(

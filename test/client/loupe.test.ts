@@ -111,13 +111,18 @@ t.test('shutdown() delivers what is queued and stops recording', async (t) => {
   t.match(warnings, [/after shutdown/])
 })
 
-t.test('without an API key the app runs unchanged and one warning says why nothing is recorded', async (t) => {
-  const warnings: string[] = []
+/** LOUPE_API_KEY unset for the test, and the warnings a client reports collected. */
+function withoutKey(t: Test): string[] {
   const saved = process.env.LOUPE_API_KEY
   delete process.env.LOUPE_API_KEY
   t.teardown(() => {
     if (saved !== undefined) process.env.LOUPE_API_KEY = saved
   })
+  return []
+}
+
+t.test('without an API key the app runs unchanged and one warning says why nothing is recorded', async (t) => {
+  const warnings = withoutKey(t)
   const loupe = new Loupe({ onWarning: (m) => warnings.push(m) })
   t.equal(await loupe.trace({ prompt: 'p' }, () => 42), 42)
   t.equal(await loupe.flush(), true)
@@ -125,12 +130,7 @@ t.test('without an API key the app runs unchanged and one warning says why nothi
 })
 
 t.test('a read-only client (no key, nothing recorded) says nothing', async (t) => {
-  const warnings: string[] = []
-  const saved = process.env.LOUPE_API_KEY
-  delete process.env.LOUPE_API_KEY
-  t.teardown(() => {
-    if (saved !== undefined) process.env.LOUPE_API_KEY = saved
-  })
+  const warnings = withoutKey(t)
   const loupe = new Loupe({ baseUrl: 'http://127.0.0.1:1', onWarning: (m) => warnings.push(m) })
   await loupe.shutdown()
   t.same(warnings, [])

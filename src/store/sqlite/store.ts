@@ -1,8 +1,8 @@
 // The embedded SQLite store: opens (and migrates) the database, keeps projects and keys through Drizzle, and traces
 // with their rollups through prepared statements (trace-queries.ts), so no request scans the traces table; OTLP
 // spans waiting for their trace are in pending-spans.ts.
-import { mkdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync, mkdirSync, statSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { and, asc, eq, getTableColumns, isNull } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
@@ -26,6 +26,25 @@ export function sqlitePath(url: string): string {
   return url
 }
 
+/**
+ * Creates `dir` and its missing parents, one level at a time: mkdirSync's own `recursive` never returns on some
+ * paths (under /proc), and a parent that is a file must be an error, not a loop.
+ */
+function ensureFolder(dir: string): void {
+  const missing: string[] = []
+  let at = resolve(dir)
+  while (!existsSync(at)) {
+    missing.unshift(at)
+    const parent = dirname(at)
+    if (parent === at) break
+    at = parent
+  }
+  if (existsSync(at) && !statSync(at).isDirectory()) {
+    throw Object.assign(new Error(`${at} is a file, not a folder`), { code: 'ENOTDIR' })
+  }
+  for (const folder of missing) mkdirSync(folder)
+}
+
 const rowToProject = (row: typeof projects.$inferSelect): Project => ({
   ...row,
   created_at: toZonelessIso(row.created_at),
@@ -38,7 +57,7 @@ export interface SqliteStoreOptions {
 
 export function createSqliteStore(url: string, options: SqliteStoreOptions = {}): Store & { raw: Database.Database } {
   const path = sqlitePath(url)
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:') ensureFolder(dirname(path))
   const sqlite = new Database(path)
   // WAL: readers never wait for the writer; synchronous=NORMAL: a committed transaction survives a process crash
   // (a power cut may lose the last ones). 64 MiB of page cache keeps the hot index pages in memory.
