@@ -20,8 +20,10 @@ import storePlugin from './plugins/store.js'
 import analytics from './routes/analytics.js'
 import apiKeys from './routes/api-keys.js'
 import health from './routes/health.js'
+import models from './routes/models.js'
 import otlp from './routes/otlp.js'
 import projects from './routes/projects.js'
+import sessions from './routes/sessions.js'
 import traces from './routes/traces.js'
 import ui from './routes/ui.js'
 import ws from './routes/ws.js'
@@ -147,6 +149,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(traces)
   await app.register(otlp)
   await app.register(analytics)
+  await app.register(models)
+  await app.register(sessions)
   await app.register(projects)
   await app.register(apiKeys)
   await app.register(ws)

@@ -17,6 +17,13 @@ export const TraceIdTaken = createError<[string]>(
   "trace_id '%s' is already used by another project",
   409,
 )
+export const ModelPriceNotFound = createError<[string]>(
+  'LOUPE_MODEL_PRICE_NOT_FOUND',
+  "no price override for the model pattern '%s'",
+  404,
+)
+export const SessionNotFound = createError<[string]>('LOUPE_SESSION_NOT_FOUND', "session '%s' not found", 404)
+export const UserNotFound = createError<[string]>('LOUPE_USER_NOT_FOUND', "user '%s' not found", 404)
 export const InvalidInput = createError<[string]>('LOUPE_INVALID_INPUT', '%s', 400)
 export const MissingApiKey = createError(
   'LOUPE_MISSING_API_KEY',

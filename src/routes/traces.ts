@@ -15,9 +15,13 @@ import {
   TraceParams,
   TraceSchema,
 } from '../../schemas/index.js'
-import { TraceNotFound } from '../errors.js'
+import { roundCost } from '../costs/pricing.js'
+import { InvalidInput, TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
+import { decodeCursor, encodeCursor, sortValue } from '../lib/cursor.js'
 import { parseTimestamp } from '../lib/time.js'
+import { searchWords } from '../search/text.js'
+import type { TracePage } from '../store/types.js'
 import { ingestConfig } from './ingest-options.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
@@ -50,21 +54,54 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       const {
         limit = LimitQuery.default,
         offset = OffsetQuery.default,
+        sort = 'created_at',
+        order = 'desc',
+        cursor,
         since,
         until,
+        min_cost,
+        max_cost,
+        q,
         fields,
         project_id: _named,
         ...rest
       } = request.query
+      const words = q === undefined ? undefined : searchWords(q)
+      if (words === null) throw new InvalidInput('querystring/q must contain a word (it is only white space)')
+      if (cursor !== undefined && offset > 0) {
+        throw new InvalidInput(
+          'querystring/cursor cannot be combined with a non-zero offset: page with one or the other',
+        )
+      }
       const filter = {
         ...rest,
+        // Costs are kept to the nano-dollar: a bound is too, so the rollups and the rows agree on every edge.
+        min_cost: min_cost === undefined ? undefined : roundCost(min_cost),
+        max_cost: max_cost === undefined ? undefined : roundCost(max_cost),
+        q: words,
         project_id: request.scope ?? undefined,
         since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
         until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
       }
+      const page = {
+        limit,
+        offset,
+        sort,
+        order,
+        after: cursor === undefined ? undefined : decodeCursor(cursor, { sort, order }),
+      }
+      /** The page with the cursor of the next one, made from its last trace's sort value. */
+      const withCursor = <T extends { trace_id: string } & Parameters<typeof sortValue>[0]>(found: TracePage<T>) => {
+        const last = found.items.at(-1)
+        const next_cursor =
+          found.more && last
+            ? encodeCursor({ sort, order, value: sortValue(last, sort), trace_id: last.trace_id })
+            : null
+        return { total: found.total, items: found.items, next_cursor }
+      }
       return fields === 'summary'
-        ? app.store.listTraceSummaries(filter, { limit, offset })
-        : app.store.listTraces(filter, { limit, offset })
+        ? withCursor(await app.store.listTraceSummaries(filter, page))
+        : withCursor(await app.store.listTraces(filter, page))
     },
   )
 

@@ -1,9 +1,9 @@
 // loupe traces list | get: the filters of GET /traces as options, a table or the API's JSON.
 import { type Command, Option } from 'commander'
-import { ENVIRONMENTS, TRACE_STATUSES } from '../../../schemas/index.js'
+import { ENVIRONMENTS, TRACE_SORTS, TRACE_STATUSES } from '../../../schemas/index.js'
 import type { Trace } from '../../client/index.js'
 import type { CliContext } from '../context.js'
-import { formatLatency, formatTimestamp, STATUS_STYLE, table } from '../format.js'
+import { formatCost, formatLatency, formatTimestamp, STATUS_STYLE, table } from '../format.js'
 import { integer, nonNegative } from '../options.js'
 
 export function addTracesCommand(program: Command, { io, out, paint, json, client }: CliContext): void {
@@ -22,10 +22,16 @@ export function addTracesCommand(program: Command, { io, out, paint, json, clien
     .option('--max-latency <ms>', 'latency ≤ this many ms', nonNegative('--max-latency'))
     .option('--min-tokens <n>', 'token_count ≥ n', integer('--min-tokens', 0))
     .option('--max-tokens <n>', 'token_count ≤ n', integer('--max-tokens', 0))
+    .option('--min-cost <usd>', 'cost ≥ this many USD', nonNegative('--min-cost'))
+    .option('--max-cost <usd>', 'cost ≤ this many USD', nonNegative('--max-cost'))
     .option('--since <time>', 'created at or after (ISO 8601 or epoch)')
     .option('--until <time>', 'created before (ISO 8601 or epoch)')
+    .option('--q <words>', 'full-text search: every word somewhere in its text, in any language')
+    .addOption(new Option('--sort <field>', 'order by this field').choices(TRACE_SORTS).default('created_at'))
+    .addOption(new Option('--order <order>', 'descending or ascending').choices(['desc', 'asc']).default('desc'))
     .option('-n, --limit <n>', 'at most n traces (1–1000)', integer('--limit', 1, 1000), 20)
-    .option('--offset <n>', 'skip the n newest', integer('--offset', 0), 0)
+    .option('--offset <n>', 'skip the first n', integer('--offset', 0), 0)
+    .option('--cursor <cursor>', 'the page after this one (printed below each page that has more)')
     .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
       const list = await client(command).listTraces({
@@ -39,8 +45,14 @@ export function addTracesCommand(program: Command, { io, out, paint, json, clien
         max_latency: options.maxLatency,
         min_tokens: options.minTokens,
         max_tokens: options.maxTokens,
+        min_cost: options.minCost,
+        max_cost: options.maxCost,
         since: options.since,
         until: options.until,
+        q: options.q,
+        sort: options.sort,
+        order: options.order,
+        cursor: options.cursor,
         limit: options.limit,
         offset: options.offset,
       })
@@ -58,6 +70,7 @@ export function addTracesCommand(program: Command, { io, out, paint, json, clien
             { header: 'MODEL', value: (tr) => tr.model ?? '-' },
             { header: 'LATENCY', value: (tr) => formatLatency(tr.latency), align: 'right' },
             { header: 'TOKENS', value: (tr) => String(tr.token_count), align: 'right' },
+            { header: 'COST', value: (tr) => formatCost(tr.cost), align: 'right' },
             { header: 'TRACE ID', value: (tr) => tr.trace_id, style: () => 'dim' },
             {
               header: 'NAME / PROMPT',
@@ -69,9 +82,14 @@ export function addTracesCommand(program: Command, { io, out, paint, json, clien
           paint,
         ),
       )
-      const shown = options.offset + list.items.length
-      const more = shown < list.total ? `; next page: --offset ${shown}` : ''
-      out(paint('dim', `${list.items.length} of ${list.total} trace(s), newest first${more}\n`))
+      const order =
+        options.sort === 'created_at'
+          ? options.order === 'desc'
+            ? 'newest first'
+            : 'oldest first'
+          : `by ${options.sort} ${options.order}`
+      const more = list.next_cursor ? `; next page: --cursor ${list.next_cursor}` : ''
+      out(paint('dim', `${list.items.length} of ${list.total} trace(s), ${order}${more}\n`))
     })
 
   traces

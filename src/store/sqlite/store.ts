@@ -13,7 +13,7 @@ import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, keyContextFromRow } from '../key-rows.js'
 import type { KeyContext, Store } from '../types.js'
 import { createPendingSpanQueries } from './pending-spans.js'
-import { apiKeys, projects } from './tables.js'
+import { apiKeys, modelPrices, projects } from './tables.js'
 import { createTraceQueries } from './trace-queries.js'
 
 type Db = BetterSQLite3Database<{ projects: typeof projects; apiKeys: typeof apiKeys }>
@@ -70,7 +70,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   const db: Db = drizzle(sqlite, { schema: { projects, apiKeys } })
   if (options.migrate !== false) migrate(db, { migrationsFolder: join(packageRoot(), 'drizzle', 'sqlite') })
   const traces = createTraceQueries(sqlite)
-  if (options.migrate !== false) traces.rebuildRollupsIfStale()
+  if (options.migrate !== false) {
+    traces.rebuildRollupsIfStale()
+    traces.rebuildSearchIfStale()
+  }
   const pendingSpans = createPendingSpanQueries(sqlite)
 
   const keysWithProject = () =>
@@ -175,6 +178,46 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
 
     async failures(params) {
       return traces.failures(params)
+    },
+
+    async listSessions(filter, page) {
+      return traces.listSessions(filter, page)
+    },
+
+    async getSession(sessionId, projectId, limit) {
+      return traces.getSession(sessionId, projectId, limit)
+    },
+
+    async listUsers(filter, page) {
+      return traces.listUsers(filter, page)
+    },
+
+    async getUser(userId, projectId, limit) {
+      return traces.getUser(userId, projectId, limit)
+    },
+
+    async listPriceRules() {
+      return db.select().from(modelPrices).orderBy(asc(modelPrices.pattern)).all()
+    },
+
+    async putPriceRule(rule) {
+      return sqlite.transaction(() => {
+        const existed = db
+          .select({ p: modelPrices.pattern })
+          .from(modelPrices)
+          .where(eq(modelPrices.pattern, rule.pattern))
+          .get()
+        db.insert(modelPrices).values(rule).onConflictDoUpdate({ target: modelPrices.pattern, set: rule }).run()
+        return existed === undefined
+      })()
+    },
+
+    async deletePriceRule(pattern) {
+      return db.delete(modelPrices).where(eq(modelPrices.pattern, pattern)).run().changes > 0
+    },
+
+    async repriceTraces(since, reprice) {
+      return traces.repriceTraces(since, reprice)
     },
 
     // One process owns the file: every trace it stores is announced by its own ingest.
