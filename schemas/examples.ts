@@ -283,20 +283,9 @@ export const sessionSummaryExample = {
   warnings: 0,
 }
 
-export const userSummaryExample = {
-  user_id: 'user_7',
-  project_id: 'support-bot',
-  sessions: 1,
-  traces: 3,
-  first_at: '2026-11-23T10:15:02.932Z',
-  last_at: '2026-11-23T10:19:40.110Z',
-  latency_total: 2437.5,
-  token_count: 412,
-  cost: 0.0041039,
-  unpriced: 0,
-  failed: 1,
-  warnings: 0,
-}
+// A user's figures are the same activity summed over their sessions (here: the one above).
+const { session_id: _session, user_id: _user, project_id: _project, ...sessionActivity } = sessionSummaryExample
+export const userSummaryExample = { user_id: 'user_7', project_id: 'support-bot', sessions: 1, ...sessionActivity }
 
 export const listSessionsExample = { total: 1, items: [sessionSummaryExample] }
 export const sessionDetailExample = { session: sessionSummaryExample, traces: [traceExample] }
