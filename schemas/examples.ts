@@ -236,3 +236,14 @@ export const otlpRequestExample = {
 }
 
 export const otlpResponseExample = { partialSuccess: { rejectedSpans: '1', errorMessage: 'span 2: no traceId' } }
+
+export const metricsExample = [
+  '# HELP loupe_traces_ingested_total Traces stored (a re-sent trace already stored is not counted again).',
+  '# TYPE loupe_traces_ingested_total counter',
+  'loupe_traces_ingested_total 1042',
+  '',
+  '# HELP loupe_store_traces Traces stored.',
+  '# TYPE loupe_store_traces gauge',
+  'loupe_store_traces 1042',
+  '',
+].join('\n')

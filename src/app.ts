@@ -15,11 +15,13 @@ import auth from './plugins/auth.js'
 import docs from './plugins/docs.js'
 import errors from './plugins/errors.js'
 import limits from './plugins/limits.js'
+import metricsPlugin from './plugins/metrics.js'
 import services from './plugins/services.js'
 import storePlugin from './plugins/store.js'
 import analytics from './routes/analytics.js'
 import apiKeys from './routes/api-keys.js'
 import health from './routes/health.js'
+import metrics from './routes/metrics.js'
 import otlp from './routes/otlp.js'
 import projects from './routes/projects.js'
 import traces from './routes/traces.js'
@@ -121,6 +123,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   for (const schema of componentSchemas) app.addSchema(schema)
 
   await app.register(fp(async () => {}, { name: 'loupe-config' }))
+  await app.register(metricsPlugin)
   await app.register(limits)
   await app.register(errors)
   await app.register(cors, { origin: '*' })
@@ -131,6 +134,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } })
 
   await app.register(health)
+  await app.register(metrics)
   await app.register(traces)
   await app.register(otlp)
   await app.register(analytics)

@@ -57,6 +57,12 @@ export const ConfigSchema = Type.Object({
       description: 'Turns on protected mode: every route but GET / and /health needs this token or a project key.',
     }),
   ),
+  METRICS_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description: 'In protected mode, a token that may read GET /metrics (and nothing else); the admin token may too.',
+    }),
+  ),
   RATE_LIMIT: Type.Integer({
     minimum: 0,
     default: 1200,
@@ -112,6 +118,8 @@ export interface Config {
   wsMaxBufferBytes: number
   /** Protected mode when set (CONTRACT §5); null: open mode. */
   adminToken: string | null
+  /** May read GET /metrics in protected mode (besides the admin token); null: none. */
+  metricsToken: string | null
   /** Per client address per minute, on every route but ingest; 0: off. */
   rateLimit: number
   wsMaxConnections: number
@@ -149,6 +157,7 @@ const fromEnv = (env: Env): Config => ({
   wsHeartbeatMs: env.WS_HEARTBEAT_MS,
   wsMaxBufferBytes: env.WS_MAX_BUFFER_BYTES,
   adminToken: env.LOUPE_ADMIN_TOKEN ?? null,
+  metricsToken: env.METRICS_TOKEN ?? null,
   rateLimit: env.RATE_LIMIT,
   wsMaxConnections: env.WS_MAX_CONNECTIONS,
   wsMaxFramesPerSecond: env.WS_MAX_FRAMES_PER_SECOND,

@@ -132,6 +132,7 @@ t.test('every answer matches the document, and every operation is exercised', as
   await record(open, 'post', '/api-keys', '/api-keys?project_id=none-such&environment=staging')
   await record(open, 'delete', '/api-keys/{key_id}', '/api-keys/none-such')
   await record(open, 'get', '/ws', '/ws')
+  await record(open, 'get', '/metrics', '/metrics')
   const otlp = otlpRequestExample
   await record(open, 'post', '/v1/traces', '/v1/traces', { headers: json, payload: otlp })
   await record(open, 'post', '/v1/traces', '/v1/traces', {
@@ -168,6 +169,8 @@ t.test('every answer matches the document, and every operation is exercised', as
     })
   }
   await record(guarded, 'get', '/ws', '/ws')
+  await record(guarded, 'get', '/metrics', '/metrics')
+  await record(guarded, 'get', '/metrics', '/metrics', { headers: { authorization: `Bearer ${g.key}` } })
 
   // The store gone: readiness and reads answer 503.
   const down = Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' })

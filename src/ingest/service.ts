@@ -26,13 +26,25 @@ export interface IngestService {
   ingestBatch(inputs: readonly unknown[], owner: TraceOwner): Promise<BatchTracesResponse>
 }
 
+/** Why a trace that reached the ingest service was not stored. */
+export type RejectionReason = 'invalid' | 'conflict'
+
+/** Told what each ingest did (the metrics count it). */
+export interface IngestObserver {
+  stored(count: number): void
+  rejected(reason: RejectionReason, count: number): void
+}
+
 export interface IngestDeps {
   store: Store
   hub: EventHub
   validators: Validators
   now?: () => number
   newId?: () => string
+  observer?: IngestObserver
 }
+
+const NO_OBSERVER: IngestObserver = { stored() {}, rejected() {} }
 
 type Prepared = { ok: true; trace: Trace } | { ok: false; message: string }
 
@@ -63,6 +75,7 @@ export function createIngestService({
   validators,
   now = Date.now,
   newId = uuidv7,
+  observer = NO_OBSERVER,
 }: IngestDeps): IngestService {
   const checkInput = validators.body.compile(TraceInputSchema)
   const checkTrace = validators.body.compile(TraceSchema)
@@ -96,10 +109,19 @@ export function createIngestService({
   return {
     async ingestOne(input, owner) {
       const prepared = prepare(input, owner, 'body')
-      if (!prepared.ok) throw new InvalidInput(prepared.message)
+      if (!prepared.ok) {
+        observer.rejected('invalid', 1)
+        throw new InvalidInput(prepared.message)
+      }
       const [outcome] = await store.insertTraces([prepared.trace])
-      if (!outcome || outcome.kind === 'conflict') throw new TraceIdTaken(prepared.trace.trace_id)
-      if (outcome.kind === 'created') hub.publish([outcome.trace])
+      if (!outcome || outcome.kind === 'conflict') {
+        observer.rejected('conflict', 1)
+        throw new TraceIdTaken(prepared.trace.trace_id)
+      }
+      if (outcome.kind === 'created') {
+        observer.stored(1)
+        hub.publish([outcome.trace])
+      }
       return { created: outcome.kind === 'created', trace: outcome.trace }
     },
 
@@ -124,6 +146,10 @@ export function createIngestService({
         if (outcome.kind === 'created') created.push(outcome.trace)
         items.push({ trace_id: outcome.trace.trace_id, status: outcome.trace.status })
       })
+      const conflicts = outcomes.filter((o) => o.kind === 'conflict').length
+      if (rejected.length > conflicts) observer.rejected('invalid', rejected.length - conflicts)
+      if (conflicts > 0) observer.rejected('conflict', conflicts)
+      if (created.length > 0) observer.stored(created.length)
       hub.publish(created)
       rejected.sort((a, b) => a.index - b.index)
       return { accepted: items.length, rejected, items }

@@ -88,6 +88,7 @@ export default fp(
   async (app) => {
     const mode: Mode = app.config.adminToken === null ? 'open' : 'protected'
     const isAdminToken = adminTokenMatcher(app.config.adminToken)
+    const isMetricsToken = adminTokenMatcher(app.config.metricsToken)
     app.decorate('authMode', mode)
     app.decorateRequest('principal', null as never)
     app.decorateRequest('scope', null)
@@ -97,6 +98,7 @@ export default fp(
       const secret = presentedKey(request, request.routeOptions.config?.credentialInQuery === true)
       if (secret === null) return { kind: 'none' }
       if (isAdminToken(secret)) return { kind: 'admin' }
+      if (isMetricsToken(secret)) return { kind: 'metrics' }
       const key = await app.projects.identify(secret)
       return key ? { kind: 'key', key } : { kind: 'invalid' }
     }

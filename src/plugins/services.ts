@@ -25,7 +25,13 @@ export default fp(
   async (app) => {
     const hub = createEventHub((err) => app.log.error({ err }, 'event listener failed'))
     app.decorate('hub', hub)
-    const ingest = createIngestService({ store: app.store, hub, validators: app.validators, now: app.now })
+    const ingest = createIngestService({
+      store: app.store,
+      hub,
+      validators: app.validators,
+      now: app.now,
+      observer: app.metrics.ingest,
+    })
     app.decorate('ingest', ingest)
     const otlp = createOtlpService({
       store: app.store,
@@ -58,5 +64,5 @@ export default fp(
       await stopFollowing()
     })
   },
-  { name: 'loupe-services', dependencies: ['loupe-store'] },
+  { name: 'loupe-services', dependencies: ['loupe-store', 'loupe-metrics'] },
 )

@@ -96,6 +96,12 @@ export interface PendingTrace {
   spans: number
 }
 
+/** What /metrics reports of the store. */
+export interface StoreStats {
+  traces: number
+  bytes: number
+}
+
 export interface Store {
   readonly dialect: string
   /** Throws when the database cannot answer. */
@@ -121,6 +127,8 @@ export interface Store {
   listTraces(filter: TraceFilter, page: Page): Promise<{ total: number; items: Trace[] }>
   analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
   failures(params: FailuresParams): Promise<FailuresResponse>
+  /** How many traces are stored (from the rollups), and the bytes the database takes on disk. */
+  stats(): Promise<StoreStats>
 
   /**
    * Follows the traces that other processes on the same database (other replicas) store, so that they are announced

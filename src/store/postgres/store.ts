@@ -273,6 +273,18 @@ export async function createPostgresStore(
       return snapshot((client) => traceReads(client).failures(params))
     },
 
+    async stats() {
+      // The tables (with their indexes and TOAST) of this store's schema: another schema's Loupe is not counted.
+      const { rows } = await pool.query<{ traces: number; bytes: number }>(
+        `select (select coalesce(sum(traces), 0) from rollup_totals) as traces,
+                (select coalesce(sum(pg_total_relation_size(c.oid)), 0) from pg_class c
+                   join pg_namespace n on n.oid = c.relnamespace
+                  where n.nspname = $1 and c.relkind = 'r') as bytes`,
+        [schema],
+      )
+      return { traces: Number(rows[0]?.traces ?? 0), bytes: Number(rows[0]?.bytes ?? 0) }
+    },
+
     ...pendingSpans,
 
     async followReplicas(listener: (traces: readonly Trace[]) => void) {

@@ -154,6 +154,12 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       return traces.failures(params)
     },
 
+    async stats() {
+      const pages = sqlite.pragma('page_count', { simple: true }) as number
+      const pageSize = sqlite.pragma('page_size', { simple: true }) as number
+      return { traces: traces.count(), bytes: pages * pageSize }
+    },
+
     // One process owns the file: every trace it stores is announced by its own ingest.
     async followReplicas() {
       return async () => {}

@@ -216,6 +216,11 @@ export function createTraceQueries(db: Database.Database) {
       return stale !== undefined
     },
 
+    /** Every stored trace, counted from the rollups. */
+    count(): number {
+      return (db.prepare('select coalesce(sum(traces), 0) as n from rollup_totals').get() as { n: number }).n
+    },
+
     getTrace(traceId: string): Trace | null {
       const row = traceById.get(traceId) as RawTraceRow | undefined
       return row ? fromRow(row) : null
