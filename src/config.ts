@@ -1,6 +1,7 @@
 // Configuration: ConfigSchema, defaults, and loadConfig(env) — the only place environment variables are read.
 import { type Static, Type } from '@sinclair/typebox'
 import envSchema from 'env-schema'
+import { compilePatterns, DETECTORS, type Detector, type RedactionSettings } from './ingest/redact.js'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -94,6 +95,15 @@ export const ConfigSchema = Type.Object({
       'Behind a reverse proxy: `true` (believe X-Forwarded-For from any peer) or comma-separated proxy ' +
       'addresses/CIDRs; empty: the socket address is the client.',
   }),
+  REDACT_DETECTORS: Type.String({
+    default: '',
+    description:
+      'Built-in redaction at ingest, comma-separated: `email`, `card`, `api_key`, `phone`, or `all`; empty: off.',
+  }),
+  REDACT_PATTERNS: Type.String({
+    default: '',
+    description: 'Operator redaction regexes at ingest: a JSON array of JavaScript regex sources; empty: none.',
+  }),
   MAX_HEAP_USED_BYTES: Type.Integer({
     minimum: 0,
     default: 0,
@@ -128,6 +138,8 @@ export interface Config {
   /** under-pressure thresholds; 0: that check is off. */
   maxEventLoopDelayMs: number
   maxHeapUsedBytes: number
+  /** What ingest redacts before anything is stored or announced (off by default). */
+  redaction: RedactionSettings
   /** Fastify's trustProxy: which X-Forwarded-For hops to believe (for the client address of rate limits and logs). */
   trustProxy: boolean | string[]
 }
@@ -141,6 +153,37 @@ function parseTrustProxy(text: string): boolean | string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '')
+}
+
+/** REDACT_DETECTORS as a list of detectors; throws naming the unknown one. */
+function parseDetectors(text: string): Detector[] {
+  const names = text
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '')
+  if (names.includes('all')) return [...DETECTORS]
+  for (const name of names) {
+    if (!(DETECTORS as readonly string[]).includes(name)) {
+      throw new Error(`REDACT_DETECTORS: unknown detector '${name}' (known: ${DETECTORS.join(', ')}, all)`)
+    }
+  }
+  return names as Detector[]
+}
+
+/** REDACT_PATTERNS: a JSON array of regex sources, each of which must compile. */
+function parsePatterns(text: string): string[] {
+  if (text.trim() === '') return []
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw new Error(`REDACT_PATTERNS must be a JSON array of regex strings, e.g. ["ACME-\\d{6}"]`)
+  }
+  if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string' && p !== '')) {
+    throw new Error('REDACT_PATTERNS must be a JSON array of non-empty regex strings')
+  }
+  compilePatterns(parsed)
+  return parsed
 }
 
 const fromEnv = (env: Env): Config => ({
@@ -165,6 +208,7 @@ const fromEnv = (env: Env): Config => ({
   maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
   maxHeapUsedBytes: env.MAX_HEAP_USED_BYTES,
   trustProxy: parseTrustProxy(env.TRUST_PROXY),
+  redaction: { detectors: parseDetectors(env.REDACT_DETECTORS), patterns: parsePatterns(env.REDACT_PATTERNS) },
 })
 
 /** Every default, as a Config (what tests and embedders start from). */
@@ -186,5 +230,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<Config> = 
   } catch (err) {
     throw new Error(`invalid configuration: ${(err as Error).message}`)
   }
-  return { ...fromEnv(parsed), ...overrides }
+  try {
+    return { ...fromEnv(parsed), ...overrides }
+  } catch (err) {
+    throw new Error(`invalid configuration: ${(err as Error).message}`)
+  }
 }

@@ -94,3 +94,13 @@ t.test('every variable of ConfigSchema is in the README configuration table', as
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
   for (const name of Object.keys(ConfigSchema.properties)) t.match(readme, `| \`${name}\``, name)
 })
+
+t.test('redaction: off by default; detectors and patterns from the environment; a bad one is named', async (t) => {
+  t.same(loadConfig({}).redaction, { detectors: [], patterns: [] })
+  t.same(loadConfig({ REDACT_DETECTORS: 'email, card' }).redaction.detectors, ['email', 'card'])
+  t.same(loadConfig({ REDACT_DETECTORS: 'all' }).redaction.detectors, ['api_key', 'email', 'card', 'phone'])
+  t.same(loadConfig({ REDACT_PATTERNS: '["ACME-\\\\d+"]' }).redaction.patterns, ['ACME-\\d+'])
+  t.throws(() => loadConfig({ REDACT_DETECTORS: 'email,ssn' }), /REDACT_DETECTORS: unknown detector 'ssn'/)
+  t.throws(() => loadConfig({ REDACT_PATTERNS: 'ACME-\\d+' }), /REDACT_PATTERNS must be a JSON array/)
+  t.throws(() => loadConfig({ REDACT_PATTERNS: '["(x"]' }), /REDACT_PATTERNS\[0\]/)
+})

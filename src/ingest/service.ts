@@ -15,6 +15,7 @@ import type { EventHub } from '../events/hub.js'
 import { describeErrors, firstError, type Validators } from '../lib/validation.js'
 import type { KeyContext, Store } from '../store/types.js'
 import { InvalidTimestampError, normalizeTrace } from './normalize.js'
+import { type Redact, redactTrace } from './redact.js'
 
 /** Whose a trace is: what normalization takes from the API key (the project and its environment). */
 export type TraceOwner = Pick<KeyContext, 'project_id' | 'environment'>
@@ -42,6 +43,8 @@ export interface IngestDeps {
   now?: () => number
   newId?: () => string
   observer?: IngestObserver
+  /** Applied to every trace before it is stored or announced; null: nothing is redacted. */
+  redact?: Redact | null
 }
 
 const NO_OBSERVER: IngestObserver = { stored() {}, rejected() {} }
@@ -76,6 +79,7 @@ export function createIngestService({
   now = Date.now,
   newId = uuidv7,
   observer = NO_OBSERVER,
+  redact = null,
 }: IngestDeps): IngestService {
   const checkInput = validators.body.compile(TraceInputSchema)
   const checkTrace = validators.body.compile(TraceSchema)
@@ -92,6 +96,7 @@ export function createIngestService({
       }
       throw err
     }
+    if (redact) trace = redactTrace(trace, redact)
     if (!checkTrace(trace)) return { ok: false, message: firstError(checkTrace, prefix) ?? prefix }
     if (Buffer.byteLength(JSON.stringify(trace.metadata)) > LIMITS.metadataBytes) {
       return { ok: false, message: `${prefix}/metadata must be at most ${LIMITS.metadataBytes} bytes when serialized` }

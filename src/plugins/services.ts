@@ -4,6 +4,7 @@
 import fp from 'fastify-plugin'
 import { createEventHub, type EventHub } from '../events/hub.js'
 import { createSocketHub, type SocketHub } from '../events/sockets.js'
+import { createRedactor } from '../ingest/redact.js'
 import { createIngestService, type IngestService } from '../ingest/service.js'
 import type { Validators } from '../lib/validation.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
@@ -23,6 +24,8 @@ declare module 'fastify' {
 
 export default fp(
   async (app) => {
+    // Redaction runs on the one ingest road, and on OTLP spans before they are kept pending.
+    const redact = createRedactor(app.config.redaction)
     const hub = createEventHub((err) => app.log.error({ err }, 'event listener failed'))
     app.decorate('hub', hub)
     const ingest = createIngestService({
@@ -31,6 +34,7 @@ export default fp(
       validators: app.validators,
       now: app.now,
       observer: app.metrics.ingest,
+      redact,
     })
     app.decorate('ingest', ingest)
     const otlp = createOtlpService({
@@ -40,6 +44,7 @@ export default fp(
       now: app.now,
       rootGraceMs: app.config.otlpRootGraceMs,
       rootlessWaitMs: app.config.otlpRootlessWaitMs,
+      redact,
     })
     app.decorate('otlp', otlp)
     // Spans left pending by a previous run are stored once they are due; the timer stops before the store closes.
