@@ -247,3 +247,11 @@ export const metricsExample = [
   'loupe_store_traces 1042',
   '',
 ].join('\n')
+
+export const exportNdjsonExample = `${JSON.stringify(traceExample)}\n`
+
+export const exportCsvExample =
+  'trace_id,project_id,environment,name,model,prompt,response,latency,token_count,prompt_tokens,completion_tokens,' +
+  'status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count\r\n' +
+  'tr_01,support-bot,production,answer_question,gpt-4o-mini,What is the capital of France?,Paris.,812.5,17,14,3,' +
+  'success,,0,sess_42,user_7,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2\r\n'

@@ -15,6 +15,8 @@ import {
 import {
   batchTracesBodyExample,
   batchTracesResponseExample,
+  exportCsvExample,
+  exportNdjsonExample,
   listTracesExample,
   traceExample,
   traceInputExample,
@@ -165,6 +167,54 @@ export const ListTracesResponse = Type.Object(
   { examples: [listTracesExample] },
 )
 export type ListTracesResponse = Static<typeof ListTracesResponse>
+
+// GET /traces/export
+export const EXPORT_FORMATS = ['ndjson', 'csv'] as const
+export type ExportFormat = (typeof EXPORT_FORMATS)[number]
+
+/** The columns of a CSV export, in order: every field of a trace but its steps, then how many steps it has. */
+export const CSV_COLUMNS = [
+  ...Object.keys(TraceSchema.properties).filter((k) => k !== 'steps'),
+  'step_count',
+] as readonly string[]
+
+export const ExportTracesQuery = Type.Composite([
+  Type.Omit(ListTracesQuery, ['limit', 'offset']),
+  Type.Object({
+    format: Type.Optional(
+      Type.Union(
+        EXPORT_FORMATS.map((f) => Type.Literal(f)),
+        {
+          default: 'ndjson',
+          description:
+            '`ndjson`: one trace a line, exactly as `GET /traces/{trace_id}` answers it. `csv` (RFC 4180): a header, ' +
+            'then one row per trace with its flat fields (tags and metadata as JSON, no steps but `step_count`).',
+        },
+      ),
+    ),
+  }),
+])
+export type ExportTracesQuery = Static<typeof ExportTracesQuery>
+
+/** The media type of each export format. */
+export const EXPORT_MEDIA_TYPES: Record<ExportFormat, string> = {
+  ndjson: 'application/x-ndjson',
+  csv: 'text/csv; charset=utf-8',
+}
+
+export const ExportTracesResponse = {
+  description: 'Every matching trace, newest first, streamed.',
+  content: {
+    [EXPORT_MEDIA_TYPES.ndjson]: {
+      schema: Type.String({ description: 'One Trace (JSON) a line.' }),
+      example: exportNdjsonExample,
+    },
+    [EXPORT_MEDIA_TYPES.csv]: {
+      schema: Type.String({ description: `Columns: ${CSV_COLUMNS.join(', ')}.` }),
+      example: exportCsvExample,
+    },
+  },
+}
 
 // GET /traces/{trace_id}
 export const TraceParams = Type.Object({ trace_id: Type.String() })

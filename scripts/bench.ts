@@ -395,6 +395,27 @@ async function burstFanout(base: string, key: string, pid: number) {
   return { ready, ackMs, delivered, health, before, peak, back, backMs: performance.now() - closedAt }
 }
 
+/** Streams the whole NDJSON export, sampling the server's RSS meanwhile: constant memory shows as a flat peak. */
+async function exportRss(base: string, pid: number) {
+  const before = rssMb(pid)
+  let peak = before
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid))
+  }, 50)
+  const started = performance.now()
+  const res = await fetch(`${base}/traces/export?format=ndjson`)
+  let bytes = 0
+  let lines = 0
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length
+    for (const byte of chunk) if (byte === 10) lines++
+  }
+  const ms = performance.now() - started
+  clearInterval(sampler)
+  peak = Math.max(peak, rssMb(pid))
+  return { before, peak, bytes, lines, ms }
+}
+
 async function main() {
   await ensureSeeded()
   copyFileSync(seededPath, workPath)
@@ -575,6 +596,20 @@ async function main() {
   say(
     `burst: ${burst.delivered.complete}/${burst.ready} sockets complete, /health max ${burst.health.maxMs} ms, ` +
       `RSS ${fmt(burst.before)} → ${fmt(burst.peak)} → ${fmt(burst.back)} MB`,
+  )
+  const exported = await exportRss(base, server.pid!)
+  rows.push({
+    what: `GET /traces/export (NDJSON, every trace)`,
+    result:
+      `${fmt(exported.lines)} traces, ${fmt(exported.bytes / 1e6)} MB in ${fmt(exported.ms / 1000, 1)} s ` +
+      `(${fmt(exported.lines / (exported.ms / 1000))} traces/s); server RSS ${fmt(exported.before)} MB before, ` +
+      `peak ${fmt(exported.peak)} MB while exporting`,
+    floor: `before: ${fmt(exported.before)} MB`,
+    ratio: `+${fmt(exported.peak - exported.before)} MB`,
+    goal: 'constant memory: within 64 MB of before',
+  })
+  say(
+    `export: ${exported.lines} traces in ${fmt(exported.ms)} ms, RSS ${fmt(exported.before)} → ${fmt(exported.peak)} MB`,
   )
   server.kill('SIGTERM')
   await new Promise((r) => server.once('exit', r))

@@ -2,12 +2,14 @@
 // (through the SDK's read client), and returns the exit code: 0 done, 1 failed, 2 used wrongly. It never calls
 // process.exit, so tests run it in-process.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
-import { ENVIRONMENTS, TRACE_STATUSES } from '../../schemas/index.js'
+import { ENVIRONMENTS } from '../../schemas/index.js'
 import { DEFAULT_BASE_URL, Loupe, LoupeError, type Trace } from '../client/index.js'
 import { loadConfig } from '../config.js'
 import { version } from '../lib/version.js'
 import { CliError } from './errors.js'
+import { addExportCommand } from './export.js'
 import { formatLatency, formatTimestamp, type OutputStream, painter, STATUS_STYLE, table, traceLine } from './format.js'
+import { integer, traceFilterQuery, withTraceFilters } from './trace-filters.js'
 
 export interface CliIo {
   stdout: OutputStream
@@ -22,23 +24,6 @@ const USAGE_ERROR = 2
 interface GlobalOptions {
   url: string
   token?: string
-}
-
-const integer =
-  (name: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
-  (value: string) => {
-    const n = Number(value)
-    if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
-      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`)
-    }
-    return n
-  }
-
-const nonNegative = (name: string) => (value: string) => {
-  const n = Number(value)
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
-    throw new InvalidArgumentError(`${name} must be a number ≥ 0.`)
-  return n
 }
 
 const positive = (name: string) => (value: string) => {
@@ -232,38 +217,13 @@ export function buildProgram(io: CliIo): Command {
 
   // loupe traces …
   const traces = program.command('traces').description('list and show traces')
-  traces
-    .command('list')
-    .description('list traces, newest first')
-    .option('-p, --project <project_id>', 'only this project')
-    .addOption(new Option('-s, --status <status>', 'only this status').choices(TRACE_STATUSES))
-    .option('-m, --model <model>', 'only this model')
-    .addOption(new Option('-e, --environment <environment>', 'only this environment').choices(ENVIRONMENTS))
-    .option('--session <session_id>', 'only this session')
-    .option('--user <user_id>', 'only this user')
-    .option('--min-latency <ms>', 'latency ≥ this many ms', nonNegative('--min-latency'))
-    .option('--max-latency <ms>', 'latency ≤ this many ms', nonNegative('--max-latency'))
-    .option('--min-tokens <n>', 'token_count ≥ n', integer('--min-tokens', 0))
-    .option('--max-tokens <n>', 'token_count ≤ n', integer('--max-tokens', 0))
-    .option('--since <time>', 'created at or after (ISO 8601 or epoch)')
-    .option('--until <time>', 'created before (ISO 8601 or epoch)')
+  withTraceFilters(traces.command('list').description('list traces, newest first'))
     .option('-n, --limit <n>', 'at most n traces (1–1000)', integer('--limit', 1, 1000), 20)
     .option('--offset <n>', 'skip the n newest', integer('--offset', 0), 0)
     .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
       const list = await client(command).listTraces({
-        project_id: options.project,
-        status: options.status,
-        model: options.model,
-        environment: options.environment,
-        session_id: options.session,
-        user_id: options.user,
-        min_latency: options.minLatency,
-        max_latency: options.maxLatency,
-        min_tokens: options.minTokens,
-        max_tokens: options.maxTokens,
-        since: options.since,
-        until: options.until,
+        ...traceFilterQuery(options),
         limit: options.limit,
         offset: options.offset,
       })
@@ -332,6 +292,8 @@ export function buildProgram(io: CliIo): Command {
       await io.interrupted()
       subscription.close()
     })
+
+  addExportCommand(program, { io, err })
 
   // loupe seed (npm run seed runs this too)
   program

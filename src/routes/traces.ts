@@ -1,9 +1,14 @@
 // GET /traces, GET /traces/{trace_id}, and the ingest doors POST /traces and POST /traces/batch.
+
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import {
   BatchTracesBody,
   BatchTracesResponse,
+  EXPORT_MEDIA_TYPES,
+  ExportTracesQuery,
+  ExportTracesResponse,
   errorResponses,
   LIMITS,
   ListTracesQuery,
@@ -16,6 +21,8 @@ import {
 import { TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
 import { parseTimestamp } from '../lib/time.js'
+import { exportTraces } from '../services/export.js'
+import type { TraceFilter } from '../store/types.js'
 import { ingestConfig } from './ingest-options.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
@@ -24,6 +31,20 @@ const BatchEnvelope = Type.Object({
 })
 /** What POST /traces checks before the ingest service validates the trace (and names fields as a batch does). */
 const JsonObject = Type.Object({})
+
+/**
+ * The store filter of a validated GET /traces-style query: timestamps as epoch ms, and the project from the request's
+ * scope (the auth plugin has already checked the one the query names against the credential).
+ */
+export function traceFilter(query: Omit<ListTracesQuery, 'limit' | 'offset'>, scope: string | null): TraceFilter {
+  const { since, until, project_id: _named, ...filter } = query
+  return {
+    ...filter,
+    project_id: scope ?? undefined,
+    since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
+    until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
+  }
+}
 
 const traces: FastifyPluginAsyncTypebox = async (app) => {
   // Traces are JSON only: without this, Fastify's built-in text/plain parser turns a 415 into a confusing 400.
@@ -44,16 +65,37 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until, project_id: _named, ...filter } = request.query
-      return app.store.listTraces(
-        {
-          ...filter,
-          project_id: request.scope ?? undefined,
-          since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
-          until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
-        },
-        { limit, offset },
-      )
+      const { limit = 50, offset = 0, ...query } = request.query
+      return app.store.listTraces(traceFilter(query, request.scope), { limit, offset })
+    },
+  )
+
+  // GET /traces/export
+  app.get(
+    '/traces/export',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: ['traces'],
+        operationId: 'exportTraces',
+        summary: 'Export every matching trace as NDJSON or CSV, streamed',
+        description:
+          'Takes every filter of `GET /traces` (no paging: every match, newest first) and streams the answer in ' +
+          'constant memory, so a million traces export as well as ten. Traces stored after the export began are ' +
+          'not included. `Content-Disposition` names a file (`loupe-traces.ndjson` or `.csv`).',
+        querystring: ExportTracesQuery,
+        response: { 200: ExportTracesResponse, ...errorResponses(400) },
+      },
+    },
+    async (request, reply) => {
+      const { format = 'ndjson', ...query } = request.query
+      const stream = Readable.from(exportTraces(app.store, traceFilter(query, request.scope), format))
+      // Headers are gone once the first line is: a store failure midway can only cut the answer short (and log).
+      stream.on('error', (err) => request.log.error({ err }, 'export failed midway'))
+      return reply
+        .type(EXPORT_MEDIA_TYPES[format])
+        .header('content-disposition', `attachment; filename="loupe-traces.${format}"`)
+        .send(stream as never) // the typed reply knows the text the stream produces, not the stream
     },
   )
 

@@ -43,6 +43,37 @@ export interface ExtraConditions {
   retried?: boolean
   /** created_at < this */
   createdBefore?: number
+  /** Strictly after this trace in newest-first order: the keyset cursor of a walk over every match. */
+  after?: TraceCursor
+}
+
+/** Where a newest-first walk stands: the last trace it read. */
+export interface TraceCursor {
+  created_at: number
+  trace_id: string
+}
+
+/** The cursor just past a trace. */
+export const cursorOf = (trace: Pick<Trace, 'created_at' | 'trace_id'>): TraceCursor => ({
+  created_at: Date.parse(trace.created_at),
+  trace_id: trace.trace_id,
+})
+
+/**
+ * Every trace of a filter, newest first, in chunks of `chunk`: each chunk is one indexed keyset read (constant
+ * memory, and each as fast as the first), so an export or a deletion of millions never holds more than a chunk.
+ */
+export async function* walkChunks(
+  read: (after: TraceCursor | undefined, limit: number) => Promise<Trace[]>,
+  chunk: number,
+): AsyncGenerator<Trace[]> {
+  let after: TraceCursor | undefined
+  for (;;) {
+    const rows = await read(after, chunk)
+    if (rows.length > 0) yield rows
+    if (rows.length < chunk) return
+    after = cursorOf(rows.at(-1)!)
+  }
 }
 
 /** A page of traces, newest first (created_at desc, trace_id desc). */
@@ -108,6 +139,10 @@ export function traceWhere(f: TraceFilter, extra: ExtraConditions, bind: (value:
   cmp('created_at', '<', f.until)
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)
+  if (extra.after) {
+    // A row-value comparison: both databases walk the (…, created_at, trace_id) indexes with it.
+    clauses.push(`(created_at, trace_id) < (${bind(extra.after.created_at)}, ${bind(extra.after.trace_id)})`)
+  }
   return clauses.length ? `where ${clauses.join(' and ')}` : ''
 }
 
@@ -254,6 +289,11 @@ export function createTraceReads(q: TraceReadQueries) {
     q.select({ filter, extra, limit, offset: 0 })
 
   return {
+    /** One chunk of a newest-first walk over every match (see walkChunks). */
+    afterCursor(filter: TraceFilter, after: TraceCursor | undefined, limit: number): Promise<Trace[]> {
+      return q.select({ filter, extra: { after }, limit, offset: 0, walk: 'created' })
+    },
+
     async listTraces(f: TraceFilter, p: Page): Promise<{ total: number; items: Trace[] }> {
       const total = await countTraces(f)
       return { total, items: total > p.offset ? await page(f, p.limit, p.offset, total) : [] }

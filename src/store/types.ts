@@ -127,6 +127,11 @@ export interface Store {
   listTraces(filter: TraceFilter, page: Page): Promise<{ total: number; items: Trace[] }>
   analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
   failures(params: FailuresParams): Promise<FailuresResponse>
+  /**
+   * Every trace matching a filter, newest first, in chunks of at most `chunk` (each one indexed read): constant
+   * memory however many match. Traces stored after the walk began are not included; one deleted meanwhile may be.
+   */
+  walkTraces(filter: TraceFilter, chunk: number): AsyncIterable<Trace[]>
   /** How many traces are stored (from the rollups), and the bytes the database takes on disk. */
   stats(): Promise<StoreStats>
 

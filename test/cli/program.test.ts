@@ -286,3 +286,30 @@ t.test('protected mode: --token (or LOUPE_ADMIN_TOKEN) is sent; without it the 4
   tail.stop()
   t.equal(await tail.code, 0)
 })
+
+t.test('export streams NDJSON or CSV with the filters, to stdout or a new file', async (t) => {
+  const { app, run } = await server(t)
+  const key = (await run('projects', 'create', '--name', 'Exported', '-q')).out.trim()
+  const res = await app.inject({
+    method: 'POST',
+    url: '/traces/batch',
+    headers: { authorization: `Bearer ${key}` },
+    payload: { traces: [{ prompt: 'é one', status: 'failed' }, { prompt: 'two' }, { prompt: 'three' }] },
+  })
+  t.equal(res.json().accepted, 3)
+  const all = await run('export')
+  t.equal(all.code, 0)
+  t.equal(all.out, (await app.inject('/traces/export')).body, 'the server’s NDJSON as it is')
+  const failed = await run('export', '--status', 'failed', '--format', 'csv')
+  t.equal(failed.code, 0)
+  t.equal(failed.out.split('\r\n').filter(Boolean).length, 2, 'a header and the one failed trace')
+  t.match(failed.out, /é one/)
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-export-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'traces.ndjson')
+  t.equal((await run('export', '-o', file)).code, 0)
+  const again = await run('export', '-o', file)
+  t.equal(again.code, 1)
+  t.match(again.err, /exists: not overwritten/)
+  t.equal((await run('export', '--format', 'xml')).code, 2)
+})

@@ -11,6 +11,7 @@ import type { Project, Trace } from '../../../schemas/index.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, type KeyRow, keyContextFromRow } from '../key-rows.js'
+import { walkChunks } from '../trace-reads.js'
 import type { KeyContext, Store } from '../types.js'
 import { decodeText, encodeText, parseEncodedJson } from './nul.js'
 import { createPendingSpanQueries } from './pending-spans.js'
@@ -271,6 +272,13 @@ export async function createPostgresStore(
 
     async failures(params) {
       return snapshot((client) => traceReads(client).failures(params))
+    },
+
+    walkTraces(filter, chunk) {
+      return walkChunks(
+        (after, limit) => snapshot((client) => traceReads(client).afterCursor(filter, after, limit)),
+        chunk,
+      )
     },
 
     async stats() {

@@ -154,6 +154,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       return traces.failures(params)
     },
 
+    walkTraces(filter, chunk) {
+      return traces.walkTraces(filter, chunk)
+    },
+
     async stats() {
       const pages = sqlite.pragma('page_count', { simple: true }) as number
       const pageSize = sqlite.pragma('page_size', { simple: true }) as number

@@ -20,6 +20,7 @@ import {
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
+  walkChunks,
 } from '../trace-reads.js'
 import type { InsertOutcome, TraceFilter } from '../types.js'
 import type { TraceRow } from './tables.js'
@@ -226,6 +227,8 @@ export function createTraceQueries(db: Database.Database) {
       return row ? fromRow(row) : null
     },
 
+    walkTraces: (filter: TraceFilter, chunk: number) =>
+      walkChunks(async (after, limit) => reads.afterCursor(filter, after, limit), chunk),
     listTraces: reads.listTraces,
     analytics: reads.analytics,
     failures: reads.failures,

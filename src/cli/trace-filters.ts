@@ -1,0 +1,58 @@
+// The filters of GET /traces as command-line options, shared by `traces list`, `export` and `delete`.
+import { type Command, InvalidArgumentError, Option } from 'commander'
+import { ENVIRONMENTS, TRACE_STATUSES } from '../../schemas/index.js'
+
+export const integer =
+  (name: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  (value: string) => {
+    const n = Number(value)
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`)
+    }
+    return n
+  }
+
+export const nonNegative = (name: string) => (value: string) => {
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError(`${name} must be a number ≥ 0.`)
+  return n
+}
+
+/** Adds the filter options to a command. */
+export const withTraceFilters = (command: Command) =>
+  command
+    .option('-p, --project <project_id>', 'only this project')
+    .addOption(new Option('-s, --status <status>', 'only this status').choices(TRACE_STATUSES))
+    .option('-m, --model <model>', 'only this model')
+    .addOption(new Option('-e, --environment <environment>', 'only this environment').choices(ENVIRONMENTS))
+    .option('--session <session_id>', 'only this session')
+    .option('--user <user_id>', 'only this user')
+    .option('--min-latency <ms>', 'latency ≥ this many ms', nonNegative('--min-latency'))
+    .option('--max-latency <ms>', 'latency ≤ this many ms', nonNegative('--max-latency'))
+    .option('--min-tokens <n>', 'token_count ≥ n', integer('--min-tokens', 0))
+    .option('--max-tokens <n>', 'token_count ≤ n', integer('--max-tokens', 0))
+    .option('--since <time>', 'created at or after (ISO 8601 or epoch)')
+    .option('--until <time>', 'created before (ISO 8601 or epoch)')
+
+/** The query parameters of the filter options a command was given (absent ones left out). */
+export function traceFilterQuery(options: Record<string, unknown>) {
+  return {
+    project_id: options.project as string | undefined,
+    status: options.status as (typeof TRACE_STATUSES)[number] | undefined,
+    model: options.model as string | undefined,
+    environment: options.environment as (typeof ENVIRONMENTS)[number] | undefined,
+    session_id: options.session as string | undefined,
+    user_id: options.user as string | undefined,
+    min_latency: options.minLatency as number | undefined,
+    max_latency: options.maxLatency as number | undefined,
+    min_tokens: options.minTokens as number | undefined,
+    max_tokens: options.maxTokens as number | undefined,
+    since: options.since as string | undefined,
+    until: options.until as string | undefined,
+  }
+}
+
+/** Whether any filter option was given. */
+export const hasTraceFilter = (options: Record<string, unknown>) =>
+  Object.values(traceFilterQuery(options)).some((v) => v !== undefined)
