@@ -248,6 +248,15 @@ export const metricsExample = [
   '',
 ].join('\n')
 
+export const deleteTracesExample = { deleted: 1200 }
+
+export const deleteProjectExample = {
+  project_id: 'support-bot',
+  deleted_traces: 52031,
+  deleted_api_keys: 2,
+  deleted_pending_spans: 0,
+}
+
 export const exportNdjsonExample = `${JSON.stringify(traceExample)}\n`
 
 export const exportCsvExample =

@@ -5,6 +5,7 @@ import { EnvironmentSchema, Ref, ZonelessTimestamp } from './common.js'
 import {
   createProjectInputExample,
   createProjectResponseExample,
+  deleteProjectExample,
   listProjectsExample,
   projectExample,
 } from './examples.js'
@@ -46,6 +47,20 @@ export const CreateProjectResponse = Type.Object(
 export type CreateProjectResponse = Static<typeof CreateProjectResponse>
 
 // GET /projects
+// DELETE /projects/{project_id}
+export const ProjectParams = Type.Object({ project_id: Type.String() })
+
+export const DeleteProjectResponse = Type.Object(
+  {
+    project_id: Type.String(),
+    deleted_traces: Type.Integer({ minimum: 0 }),
+    deleted_api_keys: Type.Integer({ minimum: 0 }),
+    deleted_pending_spans: Type.Integer({ minimum: 0, description: 'OTLP spans that were waiting for their trace.' }),
+  },
+  { examples: [deleteProjectExample] },
+)
+export type DeleteProjectResponse = Static<typeof DeleteProjectResponse>
+
 export const ListProjectsResponse = Type.Object(
   {
     total: Type.Integer(),

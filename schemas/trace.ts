@@ -15,6 +15,7 @@ import {
 import {
   batchTracesBodyExample,
   batchTracesResponseExample,
+  deleteTracesExample,
   exportCsvExample,
   exportNdjsonExample,
   listTracesExample,
@@ -215,6 +216,25 @@ export const ExportTracesResponse = {
     },
   },
 }
+
+// DELETE /traces
+export const DeleteTracesQuery = Type.Composite([
+  Type.Omit(ListTracesQuery, ['limit', 'offset']),
+  Type.Object({
+    all: Type.Optional(
+      Type.Boolean({
+        description: 'Must be true to delete with no filter at all (every trace the credential can reach).',
+      }),
+    ),
+  }),
+])
+export type DeleteTracesQuery = Static<typeof DeleteTracesQuery>
+
+export const DeleteTracesResponse = Type.Object(
+  { deleted: Type.Integer({ minimum: 0, description: 'Traces deleted.' }) },
+  { examples: [deleteTracesExample] },
+)
+export type DeleteTracesResponse = Static<typeof DeleteTracesResponse>
 
 // GET /traces/{trace_id}
 export const TraceParams = Type.Object({ trace_id: Type.String() })

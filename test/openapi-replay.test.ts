@@ -147,6 +147,13 @@ t.test('every answer matches the document, and every operation is exercised', as
     payload: otlp,
   })
   await record(open, 'delete', '/api-keys/{key_id}', `/api-keys/${key_id}`)
+  await record(open, 'delete', '/traces', '/traces')
+  await record(open, 'delete', '/traces', '/traces?status=failed&model=none-such')
+  await record(open, 'delete', '/traces/{trace_id}', `/traces/${example.trace_id}`)
+  await record(open, 'delete', '/traces/{trace_id}', `/traces/${example.trace_id}`)
+  const doomed = await createProject(open, 'Doomed', 'production')
+  await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)
+  await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)
 
   // Protected mode: the refusals, and the per-key ingest limit.
   const admin = { authorization: `Bearer ${adminToken}` }
@@ -173,6 +180,12 @@ t.test('every answer matches the document, and every operation is exercised', as
   }
   await record(guarded, 'get', '/ws', '/ws')
   await record(guarded, 'get', '/metrics', '/metrics')
+  await record(guarded, 'delete', '/traces', `/traces?project_id=${other.project_id}`, {
+    headers: { authorization: `Bearer ${g.key}` },
+  })
+  await record(guarded, 'delete', '/projects/{project_id}', `/projects/${g.project_id}`, {
+    headers: { authorization: `Bearer ${g.key}` },
+  })
   await record(guarded, 'get', '/metrics', '/metrics', { headers: { authorization: `Bearer ${g.key}` } })
 
   // The store gone: readiness and reads answer 503.

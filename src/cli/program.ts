@@ -6,6 +6,7 @@ import { ENVIRONMENTS } from '../../schemas/index.js'
 import { DEFAULT_BASE_URL, Loupe, LoupeError, type Trace } from '../client/index.js'
 import { loadConfig } from '../config.js'
 import { version } from '../lib/version.js'
+import { addDeleteCommands } from './delete.js'
 import { CliError } from './errors.js'
 import { addExportCommand } from './export.js'
 import { formatLatency, formatTimestamp, type OutputStream, painter, STATUS_STYLE, table, traceLine } from './format.js'
@@ -17,6 +18,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv
   /** Resolves when the user asks a long-running command (`tail`) to stop: Ctrl-C in a terminal. */
   interrupted: () => Promise<void>
+  /** Asks the user a yes/no question (a terminal); absent when nobody can answer, so `--yes` is required. */
+  confirm?: (question: string) => Promise<boolean>
 }
 
 const USAGE_ERROR = 2
@@ -117,7 +120,7 @@ export function buildProgram(io: CliIo): Command {
     })
 
   // loupe projects …
-  const projects = program.command('projects').description('create and list projects')
+  const projects = program.command('projects').description('create, list and delete projects')
   withNewKeyOptions(projects.command('create'))
     .description('create a project and its first API key (the key is printed once)')
     .requiredOption('-n, --name <name>', 'project name; its slug becomes the project_id')
@@ -216,7 +219,7 @@ export function buildProgram(io: CliIo): Command {
     })
 
   // loupe traces …
-  const traces = program.command('traces').description('list and show traces')
+  const traces = program.command('traces').description('list, show and delete traces')
   withTraceFilters(traces.command('list').description('list traces, newest first'))
     .option('-n, --limit <n>', 'at most n traces (1–1000)', integer('--limit', 1, 1000), 20)
     .option('--offset <n>', 'skip the n newest', integer('--offset', 0), 0)
@@ -294,6 +297,7 @@ export function buildProgram(io: CliIo): Command {
     })
 
   addExportCommand(program, { io, err })
+  addDeleteCommands(traces, projects, { io, out, json })
 
   // loupe seed (npm run seed runs this too)
   program

@@ -11,9 +11,10 @@ import type { KeyContext } from '../store/types.js'
  * - `keys`: issues and revokes API keys — a project key only for its own project and environment;
  * - `admin`: creates projects — only the admin token (open mode: anyone);
  * - `authenticated`: any valid credential (the default of a route that declares nothing, e.g. /docs);
+ * - `delete`: deletes traces — like `read`, a project key is confined to its own project;
  * - `metrics`: GET /metrics — the admin token or the metrics token (METRICS_TOKEN), never a project key.
  */
-export type Access = 'public' | 'read' | 'ingest' | 'keys' | 'admin' | 'authenticated' | 'metrics'
+export type Access = 'public' | 'read' | 'delete' | 'ingest' | 'keys' | 'admin' | 'authenticated' | 'metrics'
 
 /** What a request presented, once resolved. */
 export type Credential =
@@ -97,6 +98,8 @@ export function authorize(mode: Mode, credential: Credential, access: Access, ta
   switch (access) {
     case 'read':
       return confine(key, target, 'read')
+    case 'delete':
+      return confine(key, target, 'delete traces of')
     case 'keys':
       if (target.environment !== undefined && target.environment !== key.environment) {
         return deny(

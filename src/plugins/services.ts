@@ -8,6 +8,7 @@ import { createRedactor } from '../ingest/redact.js'
 import { createIngestService, type IngestService } from '../ingest/service.js'
 import type { Validators } from '../lib/validation.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
+import { createDeletionService, type DeletionService } from '../services/deletion.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
 
 declare module 'fastify' {
@@ -17,6 +18,7 @@ declare module 'fastify' {
     ingest: IngestService
     otlp: OtlpService
     projects: ProjectService
+    deletion: DeletionService
     validators: Validators
     now: () => number
   }
@@ -51,6 +53,7 @@ export default fp(
     app.addHook('onReady', () => otlp.start())
     app.addHook('onClose', () => otlp.stop())
     app.decorate('projects', createProjectService(app.store, app.now))
+    app.decorate('deletion', createDeletionService({ store: app.store, hub, now: app.now }))
     const sockets = createSocketHub({
       maxBufferBytes: app.config.wsMaxBufferBytes,
       heartbeatMs: app.config.wsHeartbeatMs,
@@ -58,7 +61,12 @@ export default fp(
       isKeyLive: async (keyHash) => (await app.store.findApiKey(keyHash)) !== null,
     })
     app.decorate('sockets', sockets)
-    const unsubscribe = hub.subscribe((traces) => sockets.publish(traces))
+    const unsubscribeCreated = hub.subscribe((traces) => sockets.publish(traces))
+    const unsubscribeDeleted = hub.subscribeDeleted((deleted) => sockets.publishDeleted(deleted))
+    const unsubscribe = () => {
+      unsubscribeCreated()
+      unsubscribeDeleted()
+    }
     app.addHook('onClose', async () => {
       unsubscribe()
       sockets.close()

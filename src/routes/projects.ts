@@ -1,7 +1,14 @@
 // GET /projects and POST /projects (the project is created with its first API key).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { CreateProjectInput, CreateProjectResponse, errorResponses, ListProjectsResponse } from '../../schemas/index.js'
+import {
+  CreateProjectInput,
+  CreateProjectResponse,
+  DeleteProjectResponse,
+  errorResponses,
+  ListProjectsResponse,
+  ProjectParams,
+} from '../../schemas/index.js'
 import { acceptJsonOrNothing, mergeQueryIntoBody } from './merge-input.js'
 
 const projects: FastifyPluginAsyncTypebox = async (app) => {
@@ -42,6 +49,34 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => reply.code(201).send(await app.projects.createProject(request.body)),
+  )
+
+  // DELETE /projects/{project_id}
+  app.delete(
+    '/projects/:project_id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        operationId: 'deleteProject',
+        summary: 'Delete a project with its traces, API keys and pending OTLP spans',
+        description:
+          'Revokes its keys first (nothing more is recorded for it), deletes its traces in batches (each announced ' +
+          'on /ws as `trace.deleted`, every analytics figure kept exact), then the project itself. Cannot be undone.',
+        params: ProjectParams,
+        response: { 200: DeleteProjectResponse, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const { project_id } = request.params
+      const removed = await app.deletion.deleteProject(project_id)
+      return {
+        project_id,
+        deleted_traces: removed.traces,
+        deleted_api_keys: removed.api_keys,
+        deleted_pending_spans: removed.pending_spans,
+      }
+    },
   )
 }
 

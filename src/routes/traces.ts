@@ -6,6 +6,8 @@ import { Type } from '@sinclair/typebox'
 import {
   BatchTracesBody,
   BatchTracesResponse,
+  DeleteTracesQuery,
+  DeleteTracesResponse,
   EXPORT_MEDIA_TYPES,
   ExportTracesQuery,
   ExportTracesResponse,
@@ -18,9 +20,10 @@ import {
   TraceParams,
   TraceSchema,
 } from '../../schemas/index.js'
-import { TraceNotFound } from '../errors.js'
+import { InvalidInput, TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
 import { parseTimestamp } from '../lib/time.js'
+import { totalOf } from '../services/deletion.js'
 import { exportTraces } from '../services/export.js'
 import type { TraceFilter } from '../store/types.js'
 import { ingestConfig } from './ingest-options.js'
@@ -96,6 +99,59 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         .type(EXPORT_MEDIA_TYPES[format])
         .header('content-disposition', `attachment; filename="loupe-traces.${format}"`)
         .send(stream as never) // the typed reply knows the text the stream produces, not the stream
+    },
+  )
+
+  // DELETE /traces
+  app.delete(
+    '/traces',
+    {
+      config: { access: 'delete' },
+      schema: {
+        tags: ['traces'],
+        operationId: 'deleteTraces',
+        summary: 'Delete every trace matching the filters',
+        description:
+          'Takes the filters of `GET /traces`; with none, `all=true` is required. Deletes in batches of 500, each ' +
+          'one transaction that also takes the traces out of every analytics figure, so reads and ingest go on ' +
+          'meanwhile; each deleted trace is announced on /ws as `trace.deleted`. A project key deletes only traces ' +
+          'of its own project.',
+        querystring: DeleteTracesQuery,
+        response: { 200: DeleteTracesResponse, ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const { all, ...query } = request.query
+      const filter = traceFilter(query, request.scope)
+      const named = Object.entries(query).some(([, v]) => v !== undefined)
+      if (!named && all !== true) {
+        throw new InvalidInput(
+          'querystring names no filter: pass at least one (as GET /traces takes them), or all=true to delete every trace',
+        )
+      }
+      return { deleted: totalOf(await app.deletion.deleteMatching(filter)) }
+    },
+  )
+
+  // DELETE /traces/{trace_id}
+  app.delete(
+    '/traces/:trace_id',
+    {
+      config: { access: 'delete' },
+      schema: {
+        tags: ['traces'],
+        operationId: 'deleteTrace',
+        summary: 'Delete one trace',
+        description:
+          'Deletes the trace and takes it out of every analytics figure in the same transaction; announced on /ws ' +
+          "as `trace.deleted`. 404 for an unknown trace, and for another project's trace with a project key.",
+        params: TraceParams,
+        response: { 204: Type.Null({ description: 'Deleted.' }), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      await app.deletion.deleteTrace(request.params.trace_id, request.scope)
+      return reply.code(204).send(null)
     },
   )
 

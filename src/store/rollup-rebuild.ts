@@ -4,6 +4,10 @@
 import { toUtcIso } from '../lib/time.js'
 import type { RollupInput } from './rollups.js'
 
+/** The columns a rebuild (and a deletion) reads, in SQL. */
+export const ROLLUP_SOURCE_COLUMNS =
+  'project_id, environment, model, status, retry_count, latency, token_count, created_at'
+
 /** Traces read (and added up) at a time. */
 export const REBUILD_CHUNK = 10_000
 

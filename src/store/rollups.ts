@@ -212,6 +212,31 @@ export function rollupDeltas(traces: readonly RollupInput[]): RollupDeltas {
   }
 }
 
+/** The fields of rollup rows that identify a row; every other numeric field is a count or a sum. */
+const ROW_KEYS: ReadonlySet<string> = new Set(['project_id', 'environment', 'model', 'status', 'hour', 'bucket'])
+
+/** A rollup row with every count and sum negated (0 stays 0, never -0). */
+function negated<T extends object>(row: T): T {
+  return Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [k, typeof v === 'number' && !ROW_KEYS.has(k) && v !== 0 ? -v : v]),
+  ) as T
+}
+
+/**
+ * What deleting these traces takes from each rollup: the exact inverse of storing them — rollupDeltas with every
+ * count and sum negated, so that a field added to the rollups is taken away by the same code that adds it. Exact
+ * sums stay exact: a deletion subtracts from hi and lo exactly what the trace added to each.
+ */
+export function removalDeltas(traces: readonly RollupInput[]): RollupDeltas {
+  const d = rollupDeltas(traces)
+  return {
+    totals: d.totals.map(negated),
+    hourly: d.hourly.map(negated),
+    latency: d.latency.map(negated),
+    tokens: d.tokens.map(negated),
+  }
+}
+
 /** Every rollup table. */
 export const ROLLUP_TABLES = ['rollup_totals', 'rollup_hourly', 'latency_histogram', 'token_histogram'] as const
 

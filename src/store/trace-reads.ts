@@ -43,6 +43,8 @@ export interface ExtraConditions {
   retried?: boolean
   /** created_at < this */
   createdBefore?: number
+  /** trace_id is one of these. */
+  traceIds?: readonly string[]
   /** Strictly after this trace in newest-first order: the keyset cursor of a walk over every match. */
   after?: TraceCursor
 }
@@ -139,6 +141,7 @@ export function traceWhere(f: TraceFilter, extra: ExtraConditions, bind: (value:
   cmp('created_at', '<', f.until)
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)
+  if (extra.traceIds) clauses.push(`trace_id in (${extra.traceIds.map(bind).join(', ') || 'null'})`)
   if (extra.after) {
     // A row-value comparison: both databases walk the (…, created_at, trace_id) indexes with it.
     clauses.push(`(created_at, trace_id) < (${bind(extra.after.created_at)}, ${bind(extra.after.trace_id)})`)

@@ -96,6 +96,26 @@ export interface PendingTrace {
   spans: number
 }
 
+/** A trace that was deleted, as /ws announces it. */
+export interface DeletedTrace {
+  trace_id: string
+  project_id: string
+}
+
+/** Which traces a deletion takes: those matching the filter (and, when given, with one of these ids). */
+export interface DeleteSelection {
+  filter: TraceFilter
+  trace_ids?: readonly string[]
+  /** At most this many, oldest first. */
+  limit: number
+}
+
+/** What deleting a project removed besides its traces. */
+export interface ProjectRemoval {
+  api_keys: number
+  pending_spans: number
+}
+
 /** What /metrics reports of the store. */
 export interface StoreStats {
   traces: number
@@ -132,6 +152,18 @@ export interface Store {
    * memory however many match. Traces stored after the walk began are not included; one deleted meanwhile may be.
    */
   walkTraces(filter: TraceFilter, chunk: number): AsyncIterable<Trace[]>
+  /**
+   * Deletes up to `limit` matching traces, oldest first, in one transaction with their rollups (each decremented by
+   * exactly what the trace added), so every figure stays equal to a recount. Returns what was deleted.
+   */
+  deleteTraces(selection: DeleteSelection): Promise<DeletedTrace[]>
+  /**
+   * Deletes a project that has no traces left (delete them first, in batches), with its keys and pending OTLP spans,
+   * in one transaction. `has-traces` (and nothing changed) when a trace of it is still stored.
+   */
+  deleteProject(projectId: string): Promise<ProjectRemoval | 'not-found' | 'has-traces'>
+  /** Gives the space of deleted rows back to the file system (SQLite); a no-op where the database does it itself. */
+  reclaimSpace(): Promise<void>
   /** How many traces are stored (from the rollups), and the bytes the database takes on disk. */
   stats(): Promise<StoreStats>
 

@@ -26,15 +26,16 @@ const capture = (isTTY = false): Captured => ({
   },
 })
 
-/** Runs `loupe <argv>`; `stop` ends a long-running command as Ctrl-C would. */
-function cli(argv: string[], env: NodeJS.ProcessEnv = {}, tty = false) {
+/** Runs `loupe <argv>`; `stop` ends a long-running command as Ctrl-C would; `answer` answers a confirmation. */
+function cli(argv: string[], env: NodeJS.ProcessEnv = {}, tty = false, answer?: (question: string) => boolean) {
   const stdout = capture(tty)
   const stderr = capture(tty)
   let stop: () => void = () => {}
   const interrupted = new Promise<void>((resolve) => {
     stop = resolve
   })
-  const code = runCli(argv, { stdout, stderr, env, interrupted: () => interrupted })
+  const confirm = answer ? async (question: string) => answer(question) : undefined
+  const code = runCli(argv, { stdout, stderr, env, interrupted: () => interrupted, confirm })
   return { code, stdout, stderr, stop }
 }
 
@@ -312,4 +313,52 @@ t.test('export streams NDJSON or CSV with the filters, to stdout or a new file',
   t.equal(again.code, 1)
   t.match(again.err, /exists: not overwritten/)
   t.equal((await run('export', '--format', 'xml')).code, 2)
+})
+
+t.test('traces delete and projects delete: asked on a terminal, --yes in scripts, nothing without', async (t) => {
+  const { app, url } = await server(t)
+  const run = async (argv: string[], answer?: (q: string) => boolean) => {
+    const r = cli(['--url', url, ...argv], {}, false, answer)
+    return { code: await r.code, out: r.stdout.text, err: r.stderr.text }
+  }
+  const key = (await run(['projects', 'create', '--name', 'Doomed', '-q'])).out.trim()
+  const post = (traces: unknown[]) =>
+    app.inject({
+      method: 'POST',
+      url: '/traces/batch',
+      headers: { authorization: `Bearer ${key}` },
+      payload: { traces },
+    })
+  await post([
+    { trace_id: 'k-1', prompt: 'a', status: 'failed' },
+    { trace_id: 'k-2', prompt: 'b', status: 'failed' },
+    { trace_id: 'k-3', prompt: 'c' },
+  ])
+  const script = await run(['traces', 'delete', 'k-1'])
+  t.equal(script.code, 2, 'no terminal and no --yes: refused')
+  t.match(script.err, /--yes/)
+  const questions: string[] = []
+  const declined = await run(['traces', 'delete', 'k-1'], (q) => {
+    questions.push(q)
+    return false
+  })
+  t.equal(declined.code, 1)
+  t.same(questions, ['Delete trace k-1?'])
+  t.equal((await app.inject('/traces/k-1')).statusCode, 200, 'still there')
+  t.equal((await run(['traces', 'delete', 'k-1'], () => true)).code, 0)
+  t.equal((await app.inject('/traces/k-1')).statusCode, 404)
+  t.equal((await run(['traces', 'delete'])).code, 2, 'no id, no filter, no --all')
+  const asked: string[] = []
+  const filtered = await run(['traces', 'delete', '--status', 'failed'], (q) => {
+    asked.push(q)
+    return true
+  })
+  t.same(asked, ['Delete 1 matching trace(s)?'], 'the question says how many')
+  t.match(filtered.out, /Deleted 1 trace\(s\)/)
+  const missing = await run(['traces', 'delete', 'k-1', '--yes'])
+  t.equal(missing.code, 1)
+  t.match(missing.err, /404/)
+  const project = await run(['projects', 'delete', 'doomed', '--yes', '--json'])
+  t.equal(project.code, 0)
+  t.match(JSON.parse(project.out), { project_id: 'doomed', deleted_traces: 1, deleted_api_keys: 1 })
 })

@@ -11,6 +11,7 @@ import type { Project, Trace } from '../../../schemas/index.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, type KeyRow, keyContextFromRow } from '../key-rows.js'
+import { ROLLUP_TABLES } from '../rollups.js'
 import { walkChunks } from '../trace-reads.js'
 import type { KeyContext, Store } from '../types.js'
 import { decodeText, encodeText, parseEncodedJson } from './nul.js'
@@ -18,6 +19,7 @@ import { createPendingSpanQueries } from './pending-spans.js'
 import { createReplicaFeed, type FeedLog, type ReplicaFeed } from './replica-feed.js'
 import { apiKeys, projects } from './tables.js'
 import {
+  deleteTraces,
   getTrace,
   insertTraces,
   maxSeq,
@@ -273,6 +275,30 @@ export async function createPostgresStore(
     async failures(params) {
       return snapshot((client) => traceReads(client).failures(params))
     },
+
+    async deleteTraces(selection) {
+      return transaction((client) => deleteTraces(client, selection))
+    },
+
+    async deleteProject(rawProjectId) {
+      const projectId = encodeText(rawProjectId)
+      return transaction(async (client) => {
+        const found = await client.query('select 1 from projects where project_id = $1 for update', [projectId])
+        if (found.rows.length === 0) return 'not-found' as const
+        const left = await client.query('select 1 from traces where project_id = $1 limit 1', [projectId])
+        if (left.rows.length > 0) return 'has-traces' as const
+        const pending = await client.query('delete from otlp_pending_spans where project_id = $1 returning 1', [
+          projectId,
+        ])
+        const keys = await client.query('delete from api_keys where project_id = $1 returning 1', [projectId])
+        for (const table of ROLLUP_TABLES) await client.query(`delete from ${table} where project_id = $1`, [projectId])
+        await client.query('delete from projects where project_id = $1', [projectId])
+        return { api_keys: keys.rows.length, pending_spans: pending.rows.length }
+      })
+    },
+
+    // PostgreSQL's autovacuum makes the space of deleted rows reusable by itself.
+    async reclaimSpace() {},
 
     walkTraces(filter, chunk) {
       return walkChunks(

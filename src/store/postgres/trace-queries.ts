@@ -4,18 +4,19 @@
 import type { QueryResultRow } from 'pg'
 import { StepSchema, type Trace } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
-import { REBUILD_CHUNK, type RollupRow, rollupInput } from '../rollup-rebuild.js'
+import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
   addExcluded,
   type HistogramRow,
   ROLLUP_TABLES,
   type RollupDeltas,
+  removalDeltas,
   rollupDeltas,
   SUM_COLUMNS,
 } from '../rollups.js'
 import { TRACE_KEYS } from '../stored-trace.js'
 import { createTraceReads, type ExtraConditions, type HourRow, type TotalsRow, traceWhere } from '../trace-reads.js'
-import type { InsertOutcome, TraceFilter } from '../types.js'
+import type { DeletedTrace, DeleteSelection, InsertOutcome, TraceFilter } from '../types.js'
 import { encodeJson, encodeText } from './nul.js'
 import type { TraceRow } from './tables.js'
 
@@ -260,8 +261,7 @@ export async function rebuildRollups(db: Queryable): Promise<void> {
   let cursor = 0
   for (;;) {
     const { rows } = await db.query<RollupRow & { cursor: number }>(
-      `select seq as cursor, project_id, environment, model, status, retry_count, latency, token_count, created_at
-       from traces where seq > $1 order by seq limit $2`,
+      `select seq as cursor, ${ROLLUP_SOURCE_COLUMNS} from traces where seq > $1 order by seq limit $2`,
       [cursor, REBUILD_CHUNK],
     )
     if (rows.length === 0) break
@@ -315,6 +315,39 @@ export async function getTrace(db: Queryable, traceId: string): Promise<Trace | 
 const HISTOGRAMS = { latency: 'latency_histogram', tokens: 'token_histogram' } as const
 const COLUMN = { latency: 'latency', tokens: 'token_count' } as const
 
+/** A filter's WHERE clause with `$n` markers, and its values in order (text through the U+0000 escape). */
+function pgWhere(f: TraceFilter, extra: ExtraConditions = {}) {
+  const params: unknown[] = []
+  const text = traceWhere(f, extra, (value) => {
+    params.push(typeof value === 'string' ? encodeText(value) : value)
+    return `$${params.length}`
+  })
+  return { sql: text, params }
+}
+
+/**
+ * Deletes the oldest matches of a selection inside an open transaction: their rows (locked first, so two deletions
+ * never count one trace twice), their trace_id directory entries, and what they added to the rollups — the exact
+ * inverse of insertTraces (removalDeltas) — then rollup rows left at zero traces, as a recount would never have them.
+ */
+export async function deleteTraces(
+  db: Queryable,
+  { filter, trace_ids, limit }: DeleteSelection,
+): Promise<DeletedTrace[]> {
+  const w = pgWhere(filter, trace_ids ? { traceIds: trace_ids } : {})
+  const { rows } = await db.query<RollupRow & { trace_id: string; seq: number }>(
+    `select seq, trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql}
+     order by created_at, trace_id limit $${w.params.length + 1} for update`,
+    [...w.params, limit],
+  )
+  if (rows.length === 0) return []
+  await db.query('delete from traces where seq = any($1::int8[])', [rows.map((r) => r.seq)])
+  await db.query('delete from trace_ids where trace_id = any($1::text[])', [rows.map((r) => encodeText(r.trace_id))])
+  await applyDeltas(db, removalDeltas(rows.map(rollupInput)))
+  for (const table of ROLLUP_TABLES) await db.query(`delete from ${table} where traces = 0`)
+  return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
+}
+
 /** The shared read plan over one connection (inside a read-only snapshot, see store.ts). */
 export function traceReads(db: Queryable) {
   /** A statement with the project condition (and its parameter) only when a project is given. */
@@ -323,14 +356,7 @@ export function traceReads(db: Queryable) {
       ? { cond: 'true', params }
       : { cond: `project_id = $${params.length + 1}`, params: [...params, projectId] }
 
-  const where = (f: TraceFilter, extra: ExtraConditions = {}) => {
-    const params: unknown[] = []
-    const text = traceWhere(f, extra, (value) => {
-      params.push(typeof value === 'string' ? encodeText(value) : value)
-      return `$${params.length}`
-    })
-    return { sql: text, params }
-  }
+  const where = pgWhere
 
   return createTraceReads({
     async totals(projectId) {

@@ -11,6 +11,7 @@ import type { Project } from '../../../schemas/index.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, keyContextFromRow } from '../key-rows.js'
+import { ROLLUP_TABLES } from '../rollups.js'
 import type { KeyContext, Store } from '../types.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { apiKeys, projects } from './tables.js'
@@ -42,6 +43,9 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   const sqlite = new Database(path)
   // WAL: readers never wait for the writer; synchronous=NORMAL: a committed transaction survives a process crash
   // (a power cut may lose the last ones). 64 MiB of page cache keeps the hot index pages in memory.
+  // Incremental auto-vacuum, so that space freed by deletions can be given back (reclaimSpace). It can only be
+  // chosen before the first table exists: a database created by an older version keeps 'none' until compacted.
+  sqlite.pragma('auto_vacuum = INCREMENTAL')
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
@@ -152,6 +156,28 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
 
     async failures(params) {
       return traces.failures(params)
+    },
+
+    async deleteTraces(selection) {
+      return traces.deleteTraces(selection)
+    },
+
+    async deleteProject(projectId) {
+      return sqlite.transaction(() => {
+        if (!sqlite.prepare('select 1 from projects where project_id = ?').get(projectId)) return 'not-found' as const
+        if (sqlite.prepare('select 1 from traces where project_id = ? limit 1').get(projectId))
+          return 'has-traces' as const
+        const pending = sqlite.prepare('delete from otlp_pending_spans where project_id = ?').run(projectId).changes
+        const keys = sqlite.prepare('delete from api_keys where project_id = ?').run(projectId).changes
+        for (const table of ROLLUP_TABLES) sqlite.prepare(`delete from ${table} where project_id = ?`).run(projectId)
+        sqlite.prepare('delete from projects where project_id = ?').run(projectId)
+        return { api_keys: keys, pending_spans: pending }
+      })()
+    },
+
+    async reclaimSpace() {
+      // Gives the free pages back to the file system, a bounded number at a time (each call is one short write).
+      if (sqlite.pragma('auto_vacuum', { simple: true }) === 2) sqlite.pragma('incremental_vacuum(2000)')
     },
 
     walkTraces(filter, chunk) {

@@ -3,12 +3,13 @@
 import type Database from 'better-sqlite3'
 import type { Trace } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
-import { REBUILD_CHUNK, type RollupRow, rollupInput } from '../rollup-rebuild.js'
+import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
   addExcluded,
   type HistogramRow,
   ROLLUP_TABLES,
   type RollupDeltas,
+  removalDeltas,
   rollupDeltas,
   SUM_COLUMNS,
 } from '../rollups.js'
@@ -22,7 +23,7 @@ import {
   traceWhere,
   walkChunks,
 } from '../trace-reads.js'
-import type { InsertOutcome, TraceFilter } from '../types.js'
+import type { DeletedTrace, DeleteSelection, InsertOutcome, TraceFilter } from '../types.js'
 import type { TraceRow } from './tables.js'
 
 /** A traces row as better-sqlite3 returns it: JSON columns still text. */
@@ -104,9 +105,26 @@ export function createTraceQueries(db: Database.Database) {
   })
 
   const rollupSource = db.prepare(
-    `select rowid as cursor, project_id, environment, model, status, retry_count, latency, token_count, created_at
-     from traces where rowid > ? order by rowid limit ?`,
+    `select rowid as cursor, ${ROLLUP_SOURCE_COLUMNS} from traces where rowid > ? order by rowid limit ?`,
   )
+  const deleteById = db.prepare('delete from traces where trace_id = ?')
+  const dropEmptyRows = ROLLUP_TABLES.map((table) => db.prepare(`delete from ${table} where traces = 0`))
+
+  /**
+   * Deletes the oldest matches and takes them out of the rollups, in one transaction: the exact inverse of
+   * insertBatch (removalDeltas), then rollup rows left at zero traces go, as a recount would never have them.
+   */
+  const deleteBatch = db.transaction(({ filter, trace_ids, limit }: DeleteSelection): DeletedTrace[] => {
+    const w = where(filter, trace_ids ? { traceIds: trace_ids } : {})
+    const rows = stmt(
+      `select trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql} order by created_at, trace_id limit ?`,
+    ).all(...w.params, limit) as (RollupRow & { trace_id: string })[]
+    if (rows.length === 0) return []
+    for (const row of rows) deleteById.run(row.trace_id)
+    applyDeltas(removalDeltas(rows.map(rollupInput)))
+    for (const drop of dropEmptyRows) drop.run()
+    return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
+  })
   /** Every rollup recounted from the traces, in one transaction (see rollup-rebuild.ts). */
   const rebuildRollups = db.transaction(() => {
     for (const table of ROLLUP_TABLES) db.prepare(`delete from ${table}`).run()
@@ -227,6 +245,7 @@ export function createTraceQueries(db: Database.Database) {
       return row ? fromRow(row) : null
     },
 
+    deleteTraces: (selection: DeleteSelection) => deleteBatch(selection),
     walkTraces: (filter: TraceFilter, chunk: number) =>
       walkChunks(async (after, limit) => reads.afterCursor(filter, after, limit), chunk),
     listTraces: reads.listTraces,

@@ -1,0 +1,71 @@
+// loupe traces delete and loupe projects delete: what they would delete is said first, and asked on a terminal
+// unless --yes; without a terminal (a script) --yes is required.
+import type { Command } from 'commander'
+import type { DeleteProjectResponse, DeleteTracesResponse } from '../../schemas/index.js'
+import { CliError } from './errors.js'
+import { send, serverUrl } from './export.js'
+import type { CliIo } from './program.js'
+import { hasTraceFilter, traceFilterQuery, withTraceFilters } from './trace-filters.js'
+
+/** Goes on only when the user agreed: --yes, or yes to the question on a terminal. */
+async function confirmed(io: CliIo, yes: boolean | undefined, question: string): Promise<void> {
+  if (yes) return
+  if (!io.confirm) throw new CliError(`${question} Pass --yes to confirm (no terminal to ask on).`, 2)
+  if (!(await io.confirm(question))) throw new CliError('nothing deleted', 1)
+}
+
+export function addDeleteCommands(
+  traces: Command,
+  projects: Command,
+  { io, out, json }: { io: CliIo; out: (text: string) => void; json: (value: unknown) => void },
+) {
+  // loupe traces delete
+  withTraceFilters(
+    traces
+      .command('delete')
+      .description('delete one trace by id, or every trace matching the filters')
+      .argument('[trace_id]', 'the trace to delete'),
+  )
+    .option('--all', 'with no filter: delete every trace the credential can reach')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (traceId: string | undefined, options, command: Command) => {
+      const filtered = hasTraceFilter(options)
+      if (traceId !== undefined) {
+        if (filtered || options.all) throw new CliError('give a trace id or filters, not both', 2)
+        await confirmed(io, options.yes, `Delete trace ${traceId}?`)
+        await send(command, 'DELETE', serverUrl(command, `traces/${encodeURIComponent(traceId)}`))
+        return options.json ? json({ deleted: 1 }) : out(`Deleted trace ${traceId}.\n`)
+      }
+      if (!filtered && !options.all) throw new CliError('give a trace id, filters, or --all to delete every trace', 2)
+      const query = { ...traceFilterQuery(options), all: options.all ? true : undefined }
+      const count = (await (
+        await send(command, 'GET', serverUrl(command, 'traces', { ...query, limit: 1 }))
+      ).json()) as {
+        total: number
+      }
+      await confirmed(io, options.yes, `Delete ${count.total} matching trace(s)?`)
+      const res = (await (
+        await send(command, 'DELETE', serverUrl(command, 'traces', query))
+      ).json()) as DeleteTracesResponse
+      return options.json ? json(res) : out(`Deleted ${res.deleted} trace(s).\n`)
+    })
+
+  // loupe projects delete
+  projects
+    .command('delete')
+    .description('delete a project with its traces, API keys and pending spans (cannot be undone)')
+    .argument('<project_id>')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (projectId: string, options, command: Command) => {
+      await confirmed(io, options.yes, `Delete project ${projectId} with all its traces and keys?`)
+      const url = serverUrl(command, `projects/${encodeURIComponent(projectId)}`)
+      const res = (await (await send(command, 'DELETE', url)).json()) as DeleteProjectResponse
+      if (options.json) return json(res)
+      out(
+        `Deleted project ${res.project_id}: ${res.deleted_traces} trace(s), ${res.deleted_api_keys} key(s), ` +
+          `${res.deleted_pending_spans} pending span(s).\n`,
+      )
+    })
+}
