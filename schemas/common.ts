@@ -49,8 +49,7 @@ export const UtcTimestamp = Type.String({
 })
 
 export const ZonelessTimestamp = Type.String({
-  description:
-    'ISO 8601 timestamp in UTC without a zone designator, e.g. `2026-11-21T13:45:00.123` (the form SPEC.md shows).',
+  description: 'ISO 8601 timestamp in UTC without a zone designator, e.g. `2026-11-21T13:45:00.123`.',
   examples: ['2026-11-21T13:45:00.123'],
 })
 

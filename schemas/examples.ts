@@ -36,6 +36,7 @@ export const stepExamples = [
     error: null,
     started_at: '2026-11-23T10:15:02.120Z',
     metadata: {},
+    parent_index: null,
   },
   {
     index: 1,
@@ -50,6 +51,7 @@ export const stepExamples = [
     error: null,
     started_at: '2026-11-23T10:15:02.761Z',
     metadata: {},
+    parent_index: 0,
   },
 ]
 
@@ -93,6 +95,9 @@ export const traceExample = {
 }
 
 export const listTracesExample = { total: 1, items: [traceExample] }
+
+const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHeader } = traceExample
+export const traceSummaryExample = { ...traceHeader, step_count: 2 }
 
 export const batchTracesBodyExample = {
   traces: [traceInputExample, { prompt: 'Summarise this ticket', model: 'gpt-4o', latency: 1200 }],

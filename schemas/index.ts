@@ -5,7 +5,7 @@ import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
 import { ProjectSchema } from './project.js'
 import { StepInputSchema, StepSchema } from './step.js'
-import { TraceInputSchema, TraceSchema } from './trace.js'
+import { TraceInputSchema, TraceSchema, TraceSummarySchema } from './trace.js'
 
 export * from './analytics.js'
 export * from './api-key.js'
@@ -25,6 +25,7 @@ export const componentSchemas = [
   StepInputSchema,
   TraceSchema,
   TraceInputSchema,
+  TraceSummarySchema,
   ProjectSchema,
   ApiKeyCreatedSchema,
   ApiKeySchema,

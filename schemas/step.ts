@@ -14,6 +14,10 @@ export const StepStatusSchema = Type.Union([Type.Literal('success'), Type.Litera
 export type StepStatus = Static<typeof StepStatusSchema>
 
 const MAX_NAME = 256
+/** Steps a trace may hold. */
+export const MAX_STEPS = 1000
+
+const ParentIndex = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_STEPS - 1, description })
 
 export const StepSchema = Type.Object(
   {
@@ -29,6 +33,11 @@ export const StepSchema = Type.Object(
     error: Nullable(Type.String({ description: 'Error message when the step failed.' })),
     started_at: Nullable(UtcTimestamp),
     metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Free JSON object.' }),
+    parent_index: Nullable(
+      ParentIndex(
+        '`index` of the step this one ran inside (OTLP: the parent span), null at the top level; steps form a tree.',
+      ),
+    ),
   },
   {
     $id: 'StepSchema',
@@ -74,6 +83,14 @@ export const StepInputSchema = Type.Object(
     error: Type.Optional(Nullable(Type.String())),
     started_at: Type.Optional(Nullable(TimestampInput)),
     metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+    parent_index: Type.Optional(
+      Nullable(
+        ParentIndex(
+          'Position (0-based) of the step this one ran inside; missing or null = top level. Must name another step ' +
+            'of the trace, without cycles.',
+        ),
+      ),
+    ),
   },
   {
     $id: 'StepInputSchema',

@@ -21,8 +21,9 @@ import {
   listTracesExample,
   traceExample,
   traceInputExample,
+  traceSummaryExample,
 } from './examples.js'
-import { StepInputSchema, StepSchema } from './step.js'
+import { MAX_STEPS, StepInputSchema, StepSchema } from './step.js'
 
 export const TRACE_STATUSES = ['success', 'warning', 'failed'] as const
 export const TraceStatusSchema = Type.Union(
@@ -41,13 +42,13 @@ export const TraceIdSchema = Type.String({
   description: '1–128 characters of `[A-Za-z0-9._:-]`; a UUIDv7 is generated when the client sends none.',
 })
 
-/** Limits of the contract (CONTRACT §1 and §8). */
+/** Limits of the contract (docs/api.md, Traces and Limits). */
 export const LIMITS = {
   textBytes: 256 * 1024,
   tags: 20,
   tagLength: 64,
   metadataBytes: 64 * 1024,
-  steps: 1000,
+  steps: MAX_STEPS,
   batch: 1000,
 } as const
 
@@ -95,6 +96,25 @@ export const TraceSchema = Type.Object(
   },
 )
 export type Trace = Static<typeof TraceSchema>
+
+/** The bodies a trace summary leaves out: the largest fields of a trace, read only when one trace is opened. */
+export const TRACE_BODY_FIELDS = ['prompt', 'response', 'metadata', 'steps'] as const
+
+export const TraceSummarySchema = Type.Composite(
+  [
+    Type.Omit(TraceSchema, TRACE_BODY_FIELDS),
+    Type.Object({
+      step_count: Type.Integer({ minimum: 0, maximum: LIMITS.steps, description: 'Number of steps of the trace.' }),
+    }),
+  ],
+  {
+    $id: 'TraceSummarySchema',
+    additionalProperties: false,
+    description: 'A trace without its bodies (prompt, response, metadata, steps), and its number of steps.',
+    examples: [traceSummaryExample],
+  },
+)
+export type TraceSummary = Static<typeof TraceSummarySchema>
 
 const OptionalNullable = <T extends Parameters<typeof Nullable>[0]>(schema: T) => Type.Optional(Nullable(schema))
 const NonNegativeNumber = (description: string) => OptionalNullable(LatencyMs(description))
@@ -157,6 +177,14 @@ export const ListTracesQuery = Type.Object({
   offset: Type.Optional(
     Type.Integer({ minimum: 0, maximum: BOUNDS.offset, default: 0, description: 'Items to skip.' }),
   ),
+  fields: Type.Optional(
+    Type.Union([Type.Literal('full'), Type.Literal('summary')], {
+      default: 'full',
+      description:
+        '`summary`: each item is a TraceSummary — the trace without prompt, response, metadata and steps, with ' +
+        '`step_count` — a page of 50 is a few KB. `full` (default): whole traces.',
+    }),
+  ),
 })
 export type ListTracesQuery = Static<typeof ListTracesQuery>
 
@@ -165,9 +193,23 @@ export const ListTracesResponse = Type.Object(
     total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
     items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
   },
-  { examples: [listTracesExample] },
+  // No example here: the answer's example is on ListTracesAnswer (OpenAPI 3.0 allows none inside anyOf).
 )
 export type ListTracesResponse = Static<typeof ListTracesResponse>
+
+export const ListTraceSummariesResponse = Type.Object(
+  {
+    total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
+    items: Type.Array(Ref(TraceSummarySchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
+  },
+  // No example here either: see ListTracesAnswer.
+)
+export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
+
+/** What GET /traces answers: whole traces, or summaries with `fields=summary`. */
+export const ListTracesAnswer = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {
+  examples: [listTracesExample],
+})
 
 // GET /traces/export
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const
@@ -180,7 +222,7 @@ export const CSV_COLUMNS = [
 ] as readonly string[]
 
 export const ExportTracesQuery = Type.Composite([
-  Type.Omit(ListTracesQuery, ['limit', 'offset']),
+  Type.Omit(ListTracesQuery, ['limit', 'offset', 'fields']),
   Type.Object({
     format: Type.Optional(
       Type.Union(
@@ -219,7 +261,7 @@ export const ExportTracesResponse = {
 
 // DELETE /traces
 export const DeleteTracesQuery = Type.Composite([
-  Type.Omit(ListTracesQuery, ['limit', 'offset']),
+  Type.Omit(ListTracesQuery, ['limit', 'offset', 'fields']),
   Type.Object({
     all: Type.Optional(
       Type.Boolean({

@@ -1,148 +1,32 @@
-// Configuration: ConfigSchema, defaults, and loadConfig(env) — the only place environment variables are read.
-import { type Static, Type } from '@sinclair/typebox'
-import envSchema from 'env-schema'
-import { compilePatterns, DETECTORS, type Detector, type RedactionSettings } from './ingest/redact.js'
+// Configuration: ConfigSchema (every setting once: its type, bounds, default, meaning and environment variable),
+// the Config type decoded from it, and loadConfig(env) — the only place environment variables are read.
+import {
+  type Static,
+  type StaticDecode,
+  type TLiteral,
+  type TSchema,
+  type TUnion,
+  Type,
+  TypeGuard,
+} from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { compilePatterns, DETECTORS, type Detector } from './ingest/redact.js'
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const LogLevel = Type.Union(
+  [
+    Type.Literal('fatal'),
+    Type.Literal('error'),
+    Type.Literal('warn'),
+    Type.Literal('info'),
+    Type.Literal('debug'),
+    Type.Literal('trace'),
+    Type.Literal('silent'),
+  ],
+  { default: 'info', description: 'Log level of the JSON logs.' },
+)
 
-/** Environment variables Loupe reads, with their defaults. */
-export const ConfigSchema = Type.Object({
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'TCP port.' }),
-  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface to listen on.' }),
-  DATABASE_URL: Type.String({
-    minLength: 1,
-    default: './data/loupe.db',
-    description: 'SQLite file (bare path or `file:` URL) or `:memory:`.',
-  }),
-  SLOW_THRESHOLD_MS: Type.Number({
-    minimum: 0,
-    default: 5000,
-    description: 'A trace this slow (ms) or slower is slow.',
-  }),
-  LOG_LEVEL: Type.Union(
-    LOG_LEVELS.map((l) => Type.Literal(l)),
-    { default: 'info' },
-  ),
-  BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest JSON body in bytes.' }),
-  INGEST_RATE_LIMIT: Type.Integer({
-    minimum: 0,
-    default: 600_000,
-    description:
-      'Traces (OTLP: spans) per minute per API key, smoothed (a token bucket holding a minute’s worth); 0 turns the limit off.',
-  }),
-  OTLP_BODY_LIMIT: Type.Integer({
-    minimum: 1024,
-    default: 4_194_304,
-    description: 'Largest OTLP body on POST /v1/traces in bytes, as sent and after gzip decompression.',
-  }),
-  OTLP_ROOT_GRACE_MS: Type.Integer({
-    minimum: 0,
-    default: 1000,
-    description:
-      "How long after an OTLP trace's root span arrives Loupe waits for more of its spans before storing it.",
-  }),
-  OTLP_ROOTLESS_WAIT_MS: Type.Integer({
-    minimum: 0,
-    default: 30_000,
-    description: 'An OTLP trace whose root span never arrives is stored once none of its spans arrived for this long.',
-  }),
-  WS_HEARTBEAT_MS: Type.Integer({ minimum: 100, default: 30_000, description: 'Ping interval of /ws.' }),
-  WS_MAX_BUFFER_BYTES: Type.Integer({
-    minimum: 1024,
-    default: 1_048_576,
-    description: 'A /ws peer with more unsent bytes than this is dropped.',
-  }),
-  LOUPE_ADMIN_TOKEN: Type.Optional(
-    Type.String({
-      minLength: 16,
-      description: 'Turns on protected mode: every route but GET / and /health needs this token or a project key.',
-    }),
-  ),
-  METRICS_TOKEN: Type.Optional(
-    Type.String({
-      minLength: 16,
-      description: 'In protected mode, a token that may read GET /metrics (and nothing else); the admin token may too.',
-    }),
-  ),
-  RATE_LIMIT: Type.Integer({
-    minimum: 0,
-    default: 1200,
-    description: 'Requests per minute per client address on every route but ingest; 0 turns the limit off.',
-  }),
-  WS_MAX_CONNECTIONS: Type.Integer({
-    minimum: 1,
-    default: 10_000,
-    description: 'Open /ws connections at most; one more is refused with 503.',
-  }),
-  WS_MAX_FRAMES_PER_SECOND: Type.Integer({
-    minimum: 1,
-    default: 50,
-    description: 'Frames a /ws client may send per second; more are answered with one error and ignored.',
-  }),
-  REQUEST_TIMEOUT_MS: Type.Integer({
-    minimum: 100,
-    default: 30_000,
-    description: 'A request must arrive and be answered within this many ms (408 / 503 otherwise).',
-  }),
-  MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
-    minimum: 0,
-    default: 1000,
-    description: 'Mean event-loop delay over which requests get 503 with Retry-After; 0 turns the check off.',
-  }),
-  TRUST_PROXY: Type.String({
-    default: '',
-    description:
-      'Behind a reverse proxy: `true` (believe X-Forwarded-For from any peer) or comma-separated proxy ' +
-      'addresses/CIDRs; empty: the socket address is the client.',
-  }),
-  REDACT_DETECTORS: Type.String({
-    default: '',
-    description:
-      'Built-in redaction at ingest, comma-separated: `email`, `card`, `api_key`, `phone`, or `all`; empty: off.',
-  }),
-  REDACT_PATTERNS: Type.String({
-    default: '',
-    description: 'Operator redaction regexes at ingest: a JSON array of JavaScript regex sources; empty: none.',
-  }),
-  MAX_HEAP_USED_BYTES: Type.Integer({
-    minimum: 0,
-    default: 0,
-    description: 'Heap use over which requests get 503 with Retry-After; 0 turns the check off.',
-  }),
-})
-export type Env = Static<typeof ConfigSchema>
-
-/** What buildApp needs. Field names say their unit. */
-export interface Config {
-  port: number
-  host: string
-  databaseUrl: string
-  slowThresholdMs: number
-  logLevel: (typeof LOG_LEVELS)[number]
-  bodyLimit: number
-  ingestRateLimit: number
-  otlpBodyLimit: number
-  otlpRootGraceMs: number
-  otlpRootlessWaitMs: number
-  wsHeartbeatMs: number
-  wsMaxBufferBytes: number
-  /** Protected mode when set (CONTRACT §5); null: open mode. */
-  adminToken: string | null
-  /** May read GET /metrics in protected mode (besides the admin token); null: none. */
-  metricsToken: string | null
-  /** Per client address per minute, on every route but ingest; 0: off. */
-  rateLimit: number
-  wsMaxConnections: number
-  wsMaxFramesPerSecond: number
-  requestTimeoutMs: number
-  /** under-pressure thresholds; 0: that check is off. */
-  maxEventLoopDelayMs: number
-  maxHeapUsedBytes: number
-  /** What ingest redacts before anything is stored or announced (off by default). */
-  redaction: RedactionSettings
-  /** Fastify's trustProxy: which X-Forwarded-For hops to believe (for the client address of rate limits and logs). */
-  trustProxy: boolean | string[]
-}
+/** The log levels LOG_LEVEL (and `loupe serve --log-level`) accept. */
+export const LOG_LEVELS: readonly Config['logLevel'][] = LogLevel.anyOf.map((l) => l.const)
 
 /** TRUST_PROXY as Fastify takes it: `true`/`false`, or a list of proxy addresses. */
 function parseTrustProxy(text: string): boolean | string[] {
@@ -177,7 +61,7 @@ function parsePatterns(text: string): string[] {
   try {
     parsed = JSON.parse(text)
   } catch {
-    throw new Error(`REDACT_PATTERNS must be a JSON array of regex strings, e.g. ["ACME-\\d{6}"]`)
+    throw new Error('REDACT_PATTERNS must be a JSON array of regex strings, e.g. ["ACME-\\\\d{6}"]')
   }
   if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string' && p !== '')) {
     throw new Error('REDACT_PATTERNS must be a JSON array of non-empty regex strings')
@@ -186,53 +70,197 @@ function parsePatterns(text: string): string[] {
   return parsed
 }
 
-const fromEnv = (env: Env): Config => ({
-  port: env.PORT,
-  host: env.HOST,
-  databaseUrl: env.DATABASE_URL,
-  slowThresholdMs: env.SLOW_THRESHOLD_MS,
-  logLevel: env.LOG_LEVEL,
-  bodyLimit: env.BODY_LIMIT,
-  ingestRateLimit: env.INGEST_RATE_LIMIT,
-  otlpBodyLimit: env.OTLP_BODY_LIMIT,
-  otlpRootGraceMs: env.OTLP_ROOT_GRACE_MS,
-  otlpRootlessWaitMs: env.OTLP_ROOTLESS_WAIT_MS,
-  wsHeartbeatMs: env.WS_HEARTBEAT_MS,
-  wsMaxBufferBytes: env.WS_MAX_BUFFER_BYTES,
-  adminToken: env.LOUPE_ADMIN_TOKEN ?? null,
-  metricsToken: env.METRICS_TOKEN ?? null,
-  rateLimit: env.RATE_LIMIT,
-  wsMaxConnections: env.WS_MAX_CONNECTIONS,
-  wsMaxFramesPerSecond: env.WS_MAX_FRAMES_PER_SECOND,
-  requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
-  maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
-  maxHeapUsedBytes: env.MAX_HEAP_USED_BYTES,
-  trustProxy: parseTrustProxy(env.TRUST_PROXY),
-  redaction: { detectors: parseDetectors(env.REDACT_DETECTORS), patterns: parsePatterns(env.REDACT_PATTERNS) },
+/**
+ * Every setting: the key is the Config field, its environment variable is that name in SCREAMING_SNAKE_CASE
+ * (`slowThresholdMs` → `SLOW_THRESHOLD_MS`) unless the schema names another in `env`. Field names say their unit.
+ */
+export const ConfigSchema = Type.Object({
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'TCP port.' }),
+  host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface to listen on.' }),
+  databaseUrl: Type.String({
+    minLength: 1,
+    default: './data/loupe.db',
+    description: 'SQLite file (bare path or `file:` URL) or `:memory:`; or a PostgreSQL URL.',
+  }),
+  slowThresholdMs: Type.Number({
+    minimum: 0,
+    default: 5000,
+    description: 'A trace this slow (ms) or slower is slow.',
+  }),
+  logLevel: LogLevel,
+  bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest JSON body in bytes.' }),
+  ingestRateLimit: Type.Integer({
+    minimum: 0,
+    default: 600_000,
+    description:
+      'Traces (OTLP: spans) per minute per API key, smoothed (a token bucket holding a minute’s worth); 0 turns the limit off.',
+  }),
+  otlpBodyLimit: Type.Integer({
+    minimum: 1024,
+    default: 4_194_304,
+    description: 'Largest OTLP body on POST /v1/traces in bytes, as sent and after gzip decompression.',
+  }),
+  otlpRootGraceMs: Type.Integer({
+    minimum: 0,
+    default: 1000,
+    description:
+      "How long after an OTLP trace's root span arrives Loupe waits for more of its spans before storing it.",
+  }),
+  otlpRootlessWaitMs: Type.Integer({
+    minimum: 0,
+    default: 30_000,
+    description: 'An OTLP trace whose root span never arrives is stored once none of its spans arrived for this long.',
+  }),
+  wsHeartbeatMs: Type.Integer({ minimum: 100, default: 30_000, description: 'Ping interval of /ws.' }),
+  wsMaxBufferBytes: Type.Integer({
+    minimum: 1024,
+    default: 1_048_576,
+    description: 'A /ws peer with more unsent bytes than this is dropped.',
+  }),
+  adminToken: Type.Union([Type.String({ minLength: 16 }), Type.Null()], {
+    default: null,
+    env: 'LOUPE_ADMIN_TOKEN',
+    secret: true,
+    description:
+      'Protected mode when set (docs/api.md, Authentication): every route but GET / and /health needs this token ' +
+      'or a project key; null: open mode.',
+  }),
+  metricsToken: Type.Union([Type.String({ minLength: 16 }), Type.Null()], {
+    default: null,
+    secret: true,
+    description:
+      'In protected mode, a token that may read GET /metrics and nothing else (the admin token may too); null: none.',
+  }),
+  rateLimit: Type.Integer({
+    minimum: 0,
+    default: 1200,
+    description: 'Requests per minute per client address on every route but ingest; 0 turns the limit off.',
+  }),
+  wsMaxConnections: Type.Integer({
+    minimum: 1,
+    default: 10_000,
+    description: 'Open /ws connections at most; one more is refused with 503.',
+  }),
+  wsMaxFramesPerSecond: Type.Integer({
+    minimum: 1,
+    default: 50,
+    description: 'Frames a /ws client may send per second; more are answered with one error and ignored.',
+  }),
+  requestTimeoutMs: Type.Integer({
+    minimum: 100,
+    default: 30_000,
+    description: 'A request must arrive and be answered within this many ms (408 / 503 otherwise).',
+  }),
+  maxEventLoopDelayMs: Type.Integer({
+    minimum: 0,
+    default: 1000,
+    description: 'Mean event-loop delay over which requests get 503 with Retry-After; 0 turns the check off.',
+  }),
+  trustProxy: Type.Transform(
+    Type.String({
+      default: '',
+      description:
+        'Behind a reverse proxy: `true` (believe X-Forwarded-For from any peer) or comma-separated proxy ' +
+        'addresses/CIDRs; empty: the socket address is the client. Decoded to what Fastify takes.',
+    }),
+  )
+    .Decode(parseTrustProxy)
+    .Encode((value) => (Array.isArray(value) ? value.join(',') : String(value))),
+  maxHeapUsedBytes: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: 'Heap use over which requests get 503 with Retry-After; 0 turns the check off.',
+  }),
+  redactDetectors: Type.Transform(
+    Type.String({
+      default: '',
+      description:
+        'Built-in redaction at ingest, comma-separated: `email`, `card`, `api_key`, `phone`, or `all`; empty: off.',
+    }),
+  )
+    .Decode(parseDetectors)
+    .Encode((detectors) => detectors.join(',')),
+  redactPatterns: Type.Transform(
+    Type.String({
+      default: '',
+      description: 'Operator redaction regexes at ingest: a JSON array of JavaScript regex sources; empty: none.',
+    }),
+  )
+    .Decode(parsePatterns)
+    .Encode((patterns) => (patterns.length === 0 ? '' : JSON.stringify(patterns))),
 })
+
+/** What buildApp needs: the settings decoded (e.g. `trustProxy` as Fastify takes it). */
+export type Config = StaticDecode<typeof ConfigSchema>
+/** The settings as text would give them, before decoding. */
+type RawConfig = Static<typeof ConfigSchema>
+type Key = keyof RawConfig
+
+const settingKeys = Object.keys(ConfigSchema.properties) as Key[]
+
+/** The environment variable of a setting. */
+export function envName(key: Key): string {
+  const schema = ConfigSchema.properties[key] as TSchema & { env?: string }
+  return schema.env ?? key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()
+}
+
+/** Every environment variable Loupe reads, in the schema's order. */
+export const ENV_NAMES: readonly string[] = settingKeys.map(envName)
+
+/** What a setting accepts, in words, for the message that refuses a value. */
+function allowed(schema: TSchema): string {
+  if (TypeGuard.IsUnion(schema)) {
+    const literals = (schema as TUnion).anyOf.filter(TypeGuard.IsLiteral) as TLiteral[]
+    if (literals.length === schema.anyOf.length) return `one of ${literals.map((l) => l.const).join(', ')}`
+    const text = schema.anyOf.find(TypeGuard.IsString)
+    if (text) return allowed(text)
+  }
+  const min = schema.minimum as number | undefined
+  const max = schema.maximum as number | undefined
+  const kind = TypeGuard.IsInteger(schema) ? 'a whole number' : TypeGuard.IsNumber(schema) ? 'a number' : null
+  if (kind !== null) {
+    if (min !== undefined && max !== undefined) return `${kind} from ${min} to ${max}`
+    if (min !== undefined) return `${kind} ≥ ${min}`
+    return kind
+  }
+  if (typeof schema.minLength === 'number' && schema.minLength > 1) return `at least ${schema.minLength} characters`
+  return 'a non-empty text'
+}
+
+/** The value a setting's text stands for, or undefined when it is not one the setting takes. */
+function read(schema: TSchema, text: string): unknown {
+  const value = Value.Convert(schema, text)
+  return Value.Check(schema, value) ? value : undefined
+}
 
 /** Every default, as a Config (what tests and embedders start from). */
 export const defaultConfig = (): Config => loadConfig({})
 
 /**
  * Reads and validates the configuration. Precedence: explicit overrides > environment > defaults.
- * Throws an Error naming the variable when a value is invalid.
+ * Throws an Error naming the variable, and what it accepts, when a value is invalid (a secret is never repeated).
  */
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<Config> = {}): Config {
-  const known = Object.fromEntries(
-    Object.keys(ConfigSchema.properties)
-      .filter((k) => env[k] !== undefined && env[k] !== '')
-      .map((k) => [k, env[k]]),
-  )
-  let parsed: Env
+  const raw: Partial<Record<Key, unknown>> = {}
+  for (const key of settingKeys) {
+    const name = envName(key)
+    const text = env[name]
+    if (text === undefined || text === '') continue
+    const schema = ConfigSchema.properties[key] as TSchema & { secret?: boolean }
+    const value = read(schema, text)
+    if (value === undefined) {
+      const shown = schema.secret ? '' : ` (got ${JSON.stringify(text)})`
+      throw new Error(`invalid configuration: ${name} must be ${allowed(schema)}${shown}`)
+    }
+    raw[key] = value
+  }
+  let decoded: Config
   try {
-    parsed = envSchema<Env>({ schema: ConfigSchema, data: known, env: false, dotenv: false })
+    decoded = Value.Decode(ConfigSchema, Value.Default(ConfigSchema, raw))
   } catch (err) {
+    // A setting whose text is well-formed but means nothing usable (an unknown detector, a regex that does not
+    // compile): its decoder's sentence names it.
     throw new Error(`invalid configuration: ${(err as Error).message}`)
   }
-  try {
-    return { ...fromEnv(parsed), ...overrides }
-  } catch (err) {
-    throw new Error(`invalid configuration: ${(err as Error).message}`)
-  }
+  return { ...decoded, ...overrides }
 }

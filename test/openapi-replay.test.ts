@@ -121,6 +121,7 @@ t.test('every answer matches the document, and every operation is exercised', as
   await record(open, 'get', '/traces/export', '/traces/export')
   await record(open, 'get', '/traces/export', `/traces/export?format=csv&project_id=${project_id}`)
   await record(open, 'get', '/traces/export', '/traces/export?format=xml')
+  await record(open, 'get', '/traces', '/traces?fields=summary')
   await record(open, 'get', '/traces/{trace_id}', `/traces/${example.trace_id}`)
   await record(open, 'get', '/traces/{trace_id}', '/traces/none-such')
   await record(open, 'get', '/analytics', '/analytics')

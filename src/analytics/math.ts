@@ -1,7 +1,10 @@
 // The arithmetic of analytics, as plain functions shared by every store.
 import type { BreakdownEntry, ChartPoint } from '../../schemas/index.js'
+import { HOUR_MS } from '../lib/time.js'
 
-export const HOUR_MS = 3_600_000
+/** Re-exported for the stores, which bucket by the same hour. */
+export { HOUR_MS }
+
 export const CHART_BUCKETS = 24
 export const RECENT_FAILURES = 10
 

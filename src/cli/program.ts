@@ -4,7 +4,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { ENVIRONMENTS } from '../../schemas/index.js'
 import { DEFAULT_BASE_URL, Loupe, LoupeError, type Trace } from '../client/index.js'
-import { loadConfig } from '../config.js'
+import { type Config, LOG_LEVELS, loadConfig } from '../config.js'
 import { version } from '../lib/version.js'
 import { addDeleteCommands } from './delete.js'
 import { CliError } from './errors.js'
@@ -109,14 +109,24 @@ export function buildProgram(io: CliIo): Command {
     .option('-p, --port <port>', 'TCP port (default: $PORT, else 3000)', integer('--port', 0, 65535))
     .option('--host <host>', 'interface to listen on (default: $HOST, else 127.0.0.1)')
     .option('-d, --database <path>', 'SQLite file or :memory: (default: $DATABASE_URL, else ./data/loupe.db)')
-    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (default: $LOG_LEVEL, else info)')
-    .action(async (options: { port?: number; host?: string; database?: string; logLevel?: string }) => {
-      // The server reads its configuration from the environment (src/config.ts): flags win over it.
-      if (options.port !== undefined) process.env.PORT = String(options.port)
-      if (options.host !== undefined) process.env.HOST = options.host
-      if (options.database !== undefined) process.env.DATABASE_URL = options.database
-      if (options.logLevel !== undefined) process.env.LOG_LEVEL = options.logLevel
-      await import('../server.js')
+    .addOption(new Option('--log-level <level>', 'log level (default: $LOG_LEVEL, else info)').choices(LOG_LEVELS))
+    .action(async (options: { port?: number; host?: string; database?: string; logLevel?: Config['logLevel'] }) => {
+      // Flags win over the environment.
+      const flags: Partial<Config> = {}
+      if (options.port !== undefined) flags.port = options.port
+      if (options.host !== undefined) flags.host = options.host
+      if (options.database !== undefined) flags.databaseUrl = options.database
+      if (options.logLevel !== undefined) flags.logLevel = options.logLevel
+      let config: Config
+      try {
+        config = loadConfig(io.env, flags)
+      } catch (error) {
+        throw new CliError((error as Error).message)
+      }
+      const { startServer } = await import('../server.js')
+      await startServer(config).catch((error: Error) => {
+        throw new CliError(`could not start: ${error.message}`)
+      })
     })
 
   // loupe projects …

@@ -1,7 +1,7 @@
 // Turning whatever an app hands the SDK (return values, errors, outputs) into JSON the server accepts, without
 // ever throwing: cycles, BigInt and functions must not cost the app its trace, or its exception.
 
-/** Contract limits the SDK applies before sending (CONTRACT §8; test/client checks them against schemas/). */
+/** Contract limits the SDK applies before sending (docs/api.md, Limits; test/client checks them against schemas/). */
 export const CLIENT_LIMITS = { textBytes: 256 * 1024, batch: 1000, steps: 1000, tags: 20, tagLength: 64 } as const
 
 const TRUNCATED = '… [truncated by loupe]'

@@ -13,6 +13,7 @@ import type {
   HealthResponse,
   ListApiKeysResponse,
   ListProjectsResponse,
+  ListTraceSummariesResponse,
   ListTracesQuery,
   ListTracesResponse,
   Trace,
@@ -183,9 +184,14 @@ export class Loupe {
     return this.#http('GET', 'health')
   }
 
-  /** GET /traces: newest first, with the contract's filters. */
-  listTraces(query: ListTracesQuery = {}): Promise<ListTracesResponse> {
+  /** GET /traces: newest first, with the contract's filters; whole traces. */
+  listTraces(query: Omit<ListTracesQuery, 'fields'> = {}): Promise<ListTracesResponse> {
     return this.#http('GET', 'traces', { query })
+  }
+
+  /** GET /traces?fields=summary: the same list without the traces' bodies, each with its step count. */
+  listTraceSummaries(query: Omit<ListTracesQuery, 'fields'> = {}): Promise<ListTraceSummariesResponse> {
+    return this.#http('GET', 'traces', { query: { ...query, fields: 'summary' } })
   }
 
   /** GET /traces/{trace_id} */

@@ -1,4 +1,4 @@
-// Ingest normalization (CONTRACT §2 steps 1–4): turns what a client sends into the Trace we store.
+// Ingest normalization (docs/api.md, Normalization): turns what a client sends into the Trace we store.
 import type { Environment } from '../../schemas/common.js'
 import { STEP_TYPES, type Step, type StepInput, type StepType } from '../../schemas/step.js'
 import type { Trace, TraceInput, TraceStatus } from '../../schemas/trace.js'
@@ -62,7 +62,7 @@ function stepStatus(value: string | null | undefined, error: string | null): Ste
   return error === null ? 'success' : 'failed'
 }
 
-/** CONTRACT §2 step 2 for one step; `index` is its position, whatever index the client sent. */
+/** Step normalization (docs/api.md) for one step; `index` is its position, whatever index the client sent. */
 export function normalizeStep(input: StepInput, index: number): Step {
   // A blank tool names nothing: it must not count in retry inference, nor hide a real `tool_name`.
   const tool = [input.tool, input.tool_name].find(hasText) ?? null
@@ -82,11 +82,42 @@ export function normalizeStep(input: StepInput, index: number): Step {
     error,
     started_at: utcTimestamp(input.started_at, `steps/${index}/started_at`, null),
     metadata: input.metadata ?? {},
+    parent_index: input.parent_index ?? null,
   }
 }
 
 /**
- * CONTRACT §2 step 3: every call of a tool after its first is a retry.
+ * Steps nest through `parent_index`: it must name another step of the trace, and following parents must end at the
+ * top level (no cycle), so that every step has one place in the tree. The first step that breaks this, else null.
+ */
+export function stepTreeError(steps: readonly Pick<Step, 'parent_index'>[]): { field: string; message: string } | null {
+  // 0: not seen, 1: on the current path, 2: known to reach the top level.
+  const state = new Uint8Array(steps.length)
+  for (let start = 0; start < steps.length; start++) {
+    const path: number[] = []
+    let at: number | null = start
+    while (at !== null && state[at] === 0) {
+      state[at] = 1
+      path.push(at)
+      const parent: number | null = steps[at]!.parent_index
+      if (parent !== null && (parent >= steps.length || parent === at)) {
+        return {
+          field: `steps/${at}/parent_index`,
+          message: `must be the index of another step of this trace (0 to ${steps.length - 1})`,
+        }
+      }
+      if (parent !== null && state[parent] === 1) {
+        return { field: `steps/${at}/parent_index`, message: 'must not make a cycle of parents' }
+      }
+      at = parent
+    }
+    for (const i of path) state[i] = 2
+  }
+  return null
+}
+
+/**
+ * Retry inference: every call of a tool after its first is a retry.
  * Only a trace without steps has nothing to infer from, so only then is the client's number kept.
  */
 export function inferRetryCount(steps: readonly Step[], clientRetryCount: number | null | undefined): number {
@@ -115,7 +146,7 @@ function unrecoveredToolSteps(steps: readonly Step[]): Step[] {
   return [...lastByTool.values()].filter((step) => step.status === 'failed').sort((a, b) => a.index - b.index)
 }
 
-/** CONTRACT §2 step 4: the stored status and failure reason; the client's status is a hint, never the answer. */
+/** Status inference: the stored status and failure reason; the client's status is a hint, never the answer. */
 export function inferStatus(args: StatusInference): { status: TraceStatus; failure_reason: string | null } {
   const { steps, retry_count } = args
   const reason = hasText(args.failure_reason) ? args.failure_reason : null
@@ -141,7 +172,7 @@ export function inferStatus(args: StatusInference): { status: TraceStatus; failu
 const sumOf = (values: (number | null)[]): number => values.reduce<number>((sum, value) => sum + (value ?? 0), 0)
 
 /**
- * CONTRACT §2 steps 1–4 for a whole trace. `project_id` and `environment` come from the API key (ctx), never the body.
+ * Normalization (docs/api.md) of a whole trace. `project_id` and `environment` come from the API key (ctx), never the body.
  * The result is not validated here: the caller checks it against TraceSchema (step 5).
  */
 export function normalizeTrace(

@@ -1,4 +1,4 @@
-// The single road every trace takes: check the input, normalize (CONTRACT §2), validate, store in one
+// The single road every trace takes: check the input, normalize (docs/api.md, Normalization), validate, store in one
 // transaction, then announce each newly stored trace exactly once.
 import type { ValidateFunction } from 'ajv'
 import { uuidv7 } from 'uuidv7'
@@ -14,7 +14,7 @@ import { InvalidInput, TraceIdTaken } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
 import { describeErrors, firstError, type Validators } from '../lib/validation.js'
 import type { KeyContext, Store } from '../store/types.js'
-import { InvalidTimestampError, normalizeTrace } from './normalize.js'
+import { InvalidTimestampError, normalizeTrace, stepTreeError } from './normalize.js'
 import { type Redact, redactTrace } from './redact.js'
 
 /** Whose a trace is: what normalization takes from the API key (the project and its environment). */
@@ -51,7 +51,7 @@ const NO_OBSERVER: IngestObserver = { stored() {}, rejected() {} }
 
 type Prepared = { ok: true; trace: Trace } | { ok: false; message: string }
 
-/** Input aliases and the field each folds onto (CONTRACT §2 step 2), as paths inside one trace. */
+/** Input aliases and the field each folds onto (docs/api.md, Normalization), as paths inside one trace. */
 const ALIAS_PATHS: [RegExp, string][] = [
   [/^(\/steps\/\d+)\/(?:duration|duration_ms|latency_ms)(?=\/|$)/, '$1/latency'],
   [/^(\/steps\/\d+)\/(?:tokens|total_tokens)(?=\/|$)/, '$1/token_count'],
@@ -62,7 +62,7 @@ const ALIAS_PATHS: [RegExp, string][] = [
 
 /**
  * The input check's first error, naming the normalized field: validation is step 5, after aliases are folded,
- * so a negative `duration_ms` is reported as `…/latency must be >= 0` (CONTRACT §2).
+ * so a negative `duration_ms` is reported as `…/latency must be >= 0`.
  */
 function inputError(validate: ValidateFunction, prefix: string): string {
   const errors = (validate.errors ?? []).map((error) => ({
@@ -98,6 +98,8 @@ export function createIngestService({
     }
     if (redact) trace = redactTrace(trace, redact)
     if (!checkTrace(trace)) return { ok: false, message: firstError(checkTrace, prefix) ?? prefix }
+    const tree = stepTreeError(trace.steps)
+    if (tree) return { ok: false, message: `${prefix}/${tree.field} ${tree.message}` }
     if (Buffer.byteLength(JSON.stringify(trace.metadata)) > LIMITS.metadataBytes) {
       return { ok: false, message: `${prefix}/metadata must be at most ${LIMITS.metadataBytes} bytes when serialized` }
     }

@@ -1,4 +1,4 @@
-// Who may do what (CONTRACT §5), as one pure function: the auth plugin asks it about every request, the few routes
+// Who may do what (docs/api.md, Authentication), as one pure function: the auth plugin asks it about every request, the few routes
 // that find a resource by id ask it about that resource. Nothing else decides access.
 import type { Environment } from '../../schemas/index.js'
 import type { KeyContext } from '../store/types.js'
@@ -82,7 +82,7 @@ export function authorize(mode: Mode, credential: Credential, access: Access, ta
     return allow({ kind: 'key', key: credential.key }, credential.key.project_id)
   }
 
-  // Open mode: reads and management are open, as SPEC.md has them; a credential changes nothing.
+  // Open mode: reads and management are open; a credential changes nothing.
   if (mode === 'open') return allow({ kind: 'open' }, named)
 
   if (credential.kind === 'none') return deny('missing-credential')

@@ -1,5 +1,9 @@
 // Timestamps: every form a client may send, folded to UTC; and the two forms the contract returns.
 
+/** An hour and a day in ms: the analytics buckets, the rollups and the seed's rhythm count in these. */
+export const HOUR_MS = 3_600_000
+export const DAY_MS = 24 * HOUR_MS
+
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/
 const EPOCH = /^\d+(?:\.\d+)?$/

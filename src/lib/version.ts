@@ -1,4 +1,4 @@
-// The package version, which is the API version (CONTRACT §9).
+// The package version, which is the API version (docs/api.md, Versioning).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { packageRoot } from './paths.js'

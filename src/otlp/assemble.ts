@@ -198,7 +198,7 @@ function spanIdentity(span: OtlpSpan): Record<string, unknown> {
   }
 }
 
-function toStep(node: Node): StepInput {
+function toStep(node: Node, parent_index: number | null): StepInput {
   const { span, meaning: m } = node
   const fixed: Record<string, unknown> = { otel: spanIdentity(span) }
   if (m.model !== null) fixed.model = m.model
@@ -218,6 +218,7 @@ function toStep(node: Node): StepInput {
     output: boundJson(m.output, LIMITS.textBytes),
     started_at: isoOrNull(span.start_ms),
     metadata: boundedMetadata(fixed, m.rest, STEP_METADATA_BUDGET),
+    parent_index,
   }
 }
 
@@ -236,6 +237,7 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
   const others = nodes.filter((n) => n !== root).sort(byStart)
   const steps = others.slice(0, LIMITS.steps)
   const dropped = others.length - steps.length
+  const stepAt = new Map(steps.map((n, i) => [n.span.span_id, i]))
 
   const r = root?.meaning ?? NO_MEANING
   const firstLlm = steps.find((n) => n.meaning.type === 'llm')
@@ -305,7 +307,11 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
       tags: tags.slice(0, LIMITS.tags).map((tag) => cut(tag, LIMITS.tagLength)),
       metadata,
       created_at,
-      steps: steps.map(toStep),
+      // A step nests under its parent span when that span is a step too; under the root (or a parent that never
+      // came, or was dropped) it is at the top level.
+      steps: steps.map((n) =>
+        toStep(n, n.span.parent_span_id === null ? null : (stepAt.get(n.span.parent_span_id) ?? null)),
+      ),
     },
   }
 }

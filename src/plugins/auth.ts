@@ -1,4 +1,4 @@
-// Authentication and authorization (CONTRACT §5) in one place: each route declares what it does in `config.access`;
+// Authentication and authorization (docs/api.md, Authentication) in one place: each route declares what it does in `config.access`;
 // before the body is read, the presented credential is resolved and the policy (lib/access-policy.ts) decides; once
 // the query and body are validated, it decides again on the project they name. Routes read `request.principal` and
 // `request.scope`, never a header.

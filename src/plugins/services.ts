@@ -27,7 +27,10 @@ declare module 'fastify' {
 export default fp(
   async (app) => {
     // Redaction runs on the one ingest road, and on OTLP spans before they are kept pending.
-    const redact = createRedactor(app.config.redaction)
+    const redact = createRedactor({
+      detectors: app.config.redactDetectors,
+      patterns: app.config.redactPatterns,
+    })
     const hub = createEventHub((err) => app.log.error({ err }, 'event listener failed'))
     app.decorate('hub', hub)
     const ingest = createIngestService({

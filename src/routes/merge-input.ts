@@ -1,4 +1,4 @@
-// Management routes take their fields from the query string (as SPEC.md shows) or a JSON body, the body winning.
+// Management routes take their fields from the query string or a JSON body, the body winning.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidInput } from '../errors.js'
 

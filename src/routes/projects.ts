@@ -41,8 +41,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['projects'],
         operationId: 'createProject',
         summary: 'Create a project and its first API key',
-        description:
-          'Fields come from the query string (as SPEC.md shows) or a JSON body. The key is shown only in this response.',
+        description: 'Fields come from the query string or a JSON body. The key is shown only in this response.',
         querystring: Type.Partial(CreateProjectInput),
         body: CreateProjectInput,
         response: { 201: CreateProjectResponse, ...errorResponses(400, 401, 403, 409, 415) },

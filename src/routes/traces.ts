@@ -13,8 +13,8 @@ import {
   ExportTracesResponse,
   errorResponses,
   LIMITS,
+  ListTracesAnswer,
   ListTracesQuery,
-  ListTracesResponse,
   Ref,
   TraceInputSchema,
   TraceParams,
@@ -63,13 +63,17 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['traces'],
         operationId: 'listTraces',
         summary: 'List traces, newest first, with filters',
+        description: 'Whole traces, or with `fields=summary` each trace without its bodies (a light list).',
         querystring: ListTracesQuery,
-        response: { 200: ListTracesResponse, ...errorResponses(400) },
+        response: { 200: ListTracesAnswer, ...errorResponses(400) },
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, ...query } = request.query
-      return app.store.listTraces(traceFilter(query, request.scope), { limit, offset })
+      const { limit = 50, offset = 0, fields, ...query } = request.query
+      const filter = traceFilter(query, request.scope)
+      return fields === 'summary'
+        ? app.store.listTraceSummaries(filter, { limit, offset })
+        : app.store.listTraces(filter, { limit, offset })
     },
   )
 
@@ -189,7 +193,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createTrace',
         summary: 'Record one trace (needs a project API key)',
         description:
-          'Normalizes the trace (CONTRACT §2) and stores it. 201 when stored; 200 with the stored trace when this ' +
+          'Normalizes the trace (see docs/api.md, Normalization) and stores it. 201 when stored; 200 with the stored trace when this ' +
           'trace_id is already stored for the project (nothing changes, no event); 409 when another project holds it.',
         body: Ref(TraceInputSchema),
         response: { 200: Ref(TraceSchema), 201: Ref(TraceSchema), ...errorResponses(400, 401, 409, 413, 415, 429) },

@@ -35,6 +35,35 @@ export function slugify(name: string): string {
   )
 }
 
+/**
+ * A new key for a project: the record the store keeps (hash and preview only) and the answer that shows the secret
+ * once. Every key Loupe issues is made here.
+ */
+export function issueKey(
+  projectId: string,
+  environment: Environment,
+  at: number,
+): { record: ApiKeyRecord; created: ApiKeyCreated } {
+  const key = generateApiKey()
+  const record: ApiKeyRecord = {
+    key_id: uuidv7(),
+    key_hash: hashApiKey(key),
+    key_preview: previewApiKey(key),
+    project_id: projectId,
+    environment,
+    created_at: at,
+  }
+  const created: ApiKeyCreated = {
+    key_id: record.key_id,
+    key,
+    key_preview: record.key_preview,
+    project_id: projectId,
+    environment,
+    created_at: toZonelessIso(at),
+  }
+  return { record, created }
+}
+
 export interface ProjectService {
   createProject(input: CreateProjectInput): Promise<CreateProjectResponse>
   /** Every project, or only `projectId` (none when it does not exist). */
@@ -49,31 +78,6 @@ export interface ProjectService {
 }
 
 export function createProjectService(store: Store, now: () => number = Date.now): ProjectService {
-  function issueKey(
-    projectId: string,
-    environment: Environment,
-    at: number,
-  ): { record: ApiKeyRecord; created: ApiKeyCreated } {
-    const key = generateApiKey()
-    const record: ApiKeyRecord = {
-      key_id: uuidv7(),
-      key_hash: hashApiKey(key),
-      key_preview: previewApiKey(key),
-      project_id: projectId,
-      environment,
-      created_at: at,
-    }
-    const created: ApiKeyCreated = {
-      key_id: record.key_id,
-      key,
-      key_preview: record.key_preview,
-      project_id: projectId,
-      environment,
-      created_at: toZonelessIso(at),
-    }
-    return { record, created }
-  }
-
   async function identify(secret: string): Promise<KeyContext | null> {
     const key = await store.findApiKey(hashApiKey(secret))
     if (!key) return null

@@ -1,7 +1,7 @@
 // Traces read back from a store keep their JSON columns (tags, metadata, steps) as the stored text until someone
 // reads those fields: a response then splices the text in as it is (src/lib/json.ts), sparing a parse and a
 // re-serialization of the largest part of every trace on every read. To everything else it is a plain Trace.
-import { type Trace, TraceSchema } from '../../schemas/index.js'
+import { TRACE_BODY_FIELDS, type Trace, TraceSchema } from '../../schemas/index.js'
 
 export const JSON_COLUMNS = ['tags', 'metadata', 'steps'] as const
 type JsonColumn = (typeof JSON_COLUMNS)[number]
@@ -18,6 +18,8 @@ interface State {
 
 /** A trace's fields in TraceSchema's order: the column order of every store, and of every serialized trace. */
 export const TRACE_KEYS = Object.keys(TraceSchema.properties) as (keyof Trace)[]
+/** The columns a trace summary reads, in TraceSummarySchema's order (its `step_count` is counted from `steps`). */
+export const SUMMARY_KEYS = TRACE_KEYS.filter((key) => !(TRACE_BODY_FIELDS as readonly string[]).includes(key))
 const isJsonColumn = (key: string): key is JsonColumn => (JSON_COLUMNS as readonly string[]).includes(key)
 
 export function storedTrace(columns: StoredColumns): Trace {

@@ -1,7 +1,7 @@
 // The read side of traces, shared by every store: how GET /traces, /analytics and /failures are answered from the
 // rollups (src/store/rollups.ts) plus a few indexed seeks, so that no request scans the traces table. Each store
 // supplies the primitive queries in its own dialect (TraceReadQueries); the plan and the arithmetic live here once.
-import type { AnalyticsResponse, FailuresResponse, Trace } from '../../schemas/index.js'
+import type { AnalyticsResponse, FailuresResponse, Trace, TraceSummary } from '../../schemas/index.js'
 import {
   CHART_BUCKETS,
   chartPoints,
@@ -108,6 +108,8 @@ export interface TraceReadQueries {
   /** select count(*) of a filter. */
   count(filter: TraceFilter): Promise<number>
   select(selection: Selection): Promise<Trace[]>
+  /** The same page as `select`, as summaries (no bodies). */
+  selectSummaries(selection: Selection): Promise<TraceSummary[]>
   /** The latency at 0-based rank `offset` among latencies lo ≤ v < hi (ascending). */
   latencyAt(projectId: string | undefined, lo: number, hi: number, offset: number): Promise<number | undefined>
 }
@@ -225,7 +227,13 @@ export function createTraceReads(q: TraceReadQueries) {
   }
 
   /** A page, newest first. Deep offsets are narrowed to their hour first; selective ranges walk their own index. */
-  async function page(f: TraceFilter, limit: number, offset: number, total: number): Promise<Trace[]> {
+  async function page<T = Trace>(
+    f: TraceFilter,
+    limit: number,
+    offset: number,
+    total: number,
+    read: (selection: Selection) => Promise<T[]> = q.select as (selection: Selection) => Promise<T[]>,
+  ): Promise<T[]> {
     const shape = shapeOf(f)
     // A value range is served either by walking the newest traces (the index carries latency and token_count, so
     // the walk steps over about (limit + offset) × scope / matches entries and reads only the page's rows), or
@@ -259,7 +267,7 @@ export function createTraceReads(q: TraceReadQueries) {
         before += h.traces
       }
     }
-    return q.select({ filter: f, extra, limit, offset: skip, walk })
+    return read({ filter: f, extra, limit, offset: skip, walk })
   }
 
   /** The exact p95 (nearest rank) of latency: the histogram finds the bucket, the index the value. */
@@ -300,6 +308,11 @@ export function createTraceReads(q: TraceReadQueries) {
     async listTraces(f: TraceFilter, p: Page): Promise<{ total: number; items: Trace[] }> {
       const total = await countTraces(f)
       return { total, items: total > p.offset ? await page(f, p.limit, p.offset, total) : [] }
+    },
+
+    async listTraceSummaries(f: TraceFilter, p: Page): Promise<{ total: number; items: TraceSummary[] }> {
+      const total = await countTraces(f)
+      return { total, items: total > p.offset ? await page(f, p.limit, p.offset, total, q.selectSummaries) : [] }
     },
 
     async analytics({ project_id, now, slowThresholdMs }: AnalyticsParams): Promise<AnalyticsResponse> {

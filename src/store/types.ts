@@ -9,6 +9,7 @@ import type {
   Project,
   Trace,
   TraceStatus,
+  TraceSummary,
 } from '../../schemas/index.js'
 
 /** Filters of GET /traces; timestamps as epoch ms. */
@@ -145,6 +146,8 @@ export interface Store {
   insertTraces(traces: Trace[]): Promise<InsertOutcome[]>
   getTrace(traceId: string): Promise<Trace | null>
   listTraces(filter: TraceFilter, page: Page): Promise<{ total: number; items: Trace[] }>
+  /** The same list as summaries: no prompt, response, metadata or steps, and each trace's step count. */
+  listTraceSummaries(filter: TraceFilter, page: Page): Promise<{ total: number; items: TraceSummary[] }>
   analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
   failures(params: FailuresParams): Promise<FailuresResponse>
   /**

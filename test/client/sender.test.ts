@@ -151,7 +151,7 @@ t.test('traces recorded while the server is down arrive once it is back (file da
   const database = join(dir, 'loupe.db')
   const start = async (port: number) => {
     const app = await buildApp(
-      { ...defaultConfig(), databaseUrl: database, logLevel: 'silent' },
+      { ...defaultConfig(), databaseUrl: database, logLevel: 'silent', maxEventLoopDelayMs: 0 },
       { logger: false, store: createSqliteStore(database) },
     )
     await app.listen({ port, host: '127.0.0.1' })

@@ -35,7 +35,10 @@ t.test('subscribe() hands over each stored trace, only those of its project when
 
 t.test('the stream reconnects after the server restarts, and a throwing callback does not break it', async (t) => {
   const start = async (port: number) => {
-    const app = await buildApp({ ...defaultConfig(), databaseUrl: ':memory:', logLevel: 'silent' }, { logger: false })
+    const app = await buildApp(
+      { ...defaultConfig(), databaseUrl: ':memory:', logLevel: 'silent', maxEventLoopDelayMs: 0 },
+      { logger: false },
+    )
     await app.listen({ port, host: '127.0.0.1' })
     return app
   }

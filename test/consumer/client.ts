@@ -80,7 +80,9 @@ export async function report(client: Client): Promise<string[]> {
   const batch = await new Client('', key).createTraceBatch([{ prompt: 'hi', model: 'gpt-4o' }])
   lines.push(`${batch.accepted} accepted, ${batch.rejected.map((r) => `${r.index}: ${r.message}`).join('; ')}`)
   const page = await client.listTraces({ status: 'failed', project_id: project, limit: 10, offset: 0 })
-  for (const trace of page.items) lines.push(describe(trace))
+  // Whole traces, or summaries with fields=summary: a consumer tells them apart by their bodies.
+  for (const trace of page.items)
+    lines.push('steps' in trace ? describe(trace) : `${trace.trace_id} ${trace.step_count}`)
   const one: Trace = await client.getTrace(page.items[0]?.trace_id ?? 'none')
   const steps: Step[] = one.steps
   lines.push(...steps.map((s) => `${s.index} ${s.type} ${s.name} ${s.status} ${s.latency ?? '-'} ${s.error ?? ''}`))

@@ -1,4 +1,4 @@
-// Ingest normalization (CONTRACT §2 steps 1–4): aliases, status words, retry and status inference, timestamps, fallbacks.
+// Ingest normalization (docs/api.md, Normalization): aliases, status words, retry and status inference, timestamps, fallbacks.
 import t from 'tap'
 import type { Step, StepInput } from '../../schemas/step.js'
 import type { TraceInput } from '../../schemas/trace.js'
@@ -8,6 +8,7 @@ import {
   inferStatus,
   normalizeStep,
   normalizeTrace,
+  stepTreeError,
 } from '../../src/ingest/normalize.js'
 
 // 2026-11-21T13:45:00.000Z, worked out independently with `date -u -d '2026-11-21T13:45:00Z' +%s`.
@@ -34,6 +35,7 @@ function step(fields: Partial<Step>): Step {
     error: null,
     started_at: null,
     metadata: {},
+    parent_index: null,
     ...fields,
   }
 }
@@ -180,6 +182,7 @@ t.test('a bare step gets every StepSchema field with its default and the given i
     error: null,
     started_at: null,
     metadata: {},
+    parent_index: null,
   })
   t.strictSame(
     normalizeStep(
@@ -210,6 +213,7 @@ t.test('a bare step gets every StepSchema field with its default and the given i
       error: 'rate limited',
       started_at: '2026-11-21T13:45:00.500Z',
       metadata: { a: 1 },
+      parent_index: null,
     },
   )
   t.strictSame(normalizeStep({ metadata: null, input: null, output: null }, 0), normalizeStep({}, 0), 'nulls = absent')
@@ -630,4 +634,39 @@ t.test('normalizeTrace does not modify its input', async (t) => {
   const copy = structuredClone(input)
   trace(input)
   t.strictSame(input, copy)
+})
+
+t.test('parent_index is kept as sent (null when missing): steps nest into a tree', async (t) => {
+  const out = trace({ steps: [{ name: 'a' }, { name: 'b', parent_index: 0 }, { name: 'c', parent_index: null }] })
+  t.same(
+    out.steps.map((s) => s.parent_index),
+    [null, 0, null],
+  )
+})
+
+t.test('stepTreeError: a parent must be another step of the trace, without cycles', async (t) => {
+  const of = (...parents: (number | null)[]) => stepTreeError(parents.map((parent_index) => ({ parent_index })))
+  const cases: [string, (number | null)[], { field: string; message: string } | null][] = [
+    ['no steps', [], null],
+    ['all top level', [null, null], null],
+    ['a chain', [null, 0, 1, 2], null],
+    ['a parent listed after its child', [1, null, 0], null],
+    [
+      'out of range',
+      [null, 5],
+      { field: 'steps/1/parent_index', message: 'must be the index of another step of this trace (0 to 1)' },
+    ],
+    [
+      'itself',
+      [null, 1],
+      { field: 'steps/1/parent_index', message: 'must be the index of another step of this trace (0 to 1)' },
+    ],
+    ['a two-step cycle', [1, 0], { field: 'steps/1/parent_index', message: 'must not make a cycle of parents' }],
+    [
+      'a cycle below a sound chain',
+      [null, 0, 3, 4, 2],
+      { field: 'steps/4/parent_index', message: 'must not make a cycle of parents' },
+    ],
+  ]
+  for (const [what, parents, expected] of cases) t.same(of(...parents), expected, what)
 })

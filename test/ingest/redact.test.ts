@@ -62,6 +62,7 @@ t.test('a trace: prompt, response, failure reason, metadata and step input/outpu
     output: ['call +14155550123'],
     error: 'no account for bob@example.com',
     started_at: null,
+    parent_index: null,
     metadata: { contact: 'bob@example.com' },
   }
   const trace = {

@@ -1,5 +1,5 @@
 // The access policy as a table: every access class × every kind of credential × the project a request names, in
-// both modes (CONTRACT §5).
+// both modes (docs/api.md, Authentication).
 import t from 'tap'
 import {
   type Access,

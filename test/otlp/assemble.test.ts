@@ -36,6 +36,7 @@ t.test(
       output: null,
       started_at: '2026-11-21T13:45:00.100Z',
       metadata: { otel: { span_id: spanId('c1'), parent_span_id: spanId('root'), kind: 1, scope: 'test@1.0.0' } },
+      parent_index: null,
     })
     t.match(input.metadata, { otel: { span_id: spanId('root'), parent_span_id: null, service_name: 'test-service' } })
   },
@@ -180,4 +181,42 @@ t.test('a broken exporter sending a parent cycle still gives a trace with every 
   const { input } = assembleTrace([span('x', { parent: 'y' }), span('y', { parent: 'x', start: 5 })])
   t.equal(input.name, 'span x')
   t.same(names(input), ['span x', 'span y'], 'no root: every span is a step')
+})
+
+t.test("steps nest as their spans do: parent_index names the parent span's step, null under the root", async (t) => {
+  const { input } = assembleTrace([
+    span('g2', { parent: 'c1', start: 160, name: 'grandchild 2' }),
+    span('c2', { parent: 'root', start: 300, name: 'second' }),
+    span('g1', { parent: 'c1', start: 150, name: 'grandchild' }),
+    span('gg', { parent: 'g1', start: 155, name: 'great-grandchild' }),
+    span('c1', { parent: 'root', start: 100, name: 'first' }),
+    span('root', { start: 0, duration: 1000, name: 'handle' }),
+    span('lost', { parent: 'nowhere', start: 400, name: 'orphan' }),
+  ])
+  t.same(
+    (input.steps ?? []).map((s) => [s.name, s.parent_index]),
+    [
+      ['first', null],
+      ['grandchild', 0],
+      ['great-grandchild', 1],
+      ['grandchild 2', 0],
+      ['second', null],
+      ['orphan', null],
+    ],
+    "each step points at its parent's position; a parent that never came leaves the step at the top level",
+  )
+})
+
+t.test('without its root, the top-most spans are the top level of the steps', async (t) => {
+  const { input } = assembleTrace([
+    span('c1', { parent: 'root', start: 100, name: 'first' }),
+    span('g1', { parent: 'c1', start: 150, name: 'grandchild' }),
+  ])
+  t.same(
+    (input.steps ?? []).map((s) => [s.name, s.parent_index]),
+    [
+      ['first', null],
+      ['grandchild', 0],
+    ],
+  )
 })

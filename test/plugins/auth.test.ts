@@ -1,4 +1,4 @@
-// Protected mode (CONTRACT §5) through the HTTP interface: every route with every kind of credential, a project
+// Protected mode (docs/api.md, Authentication) through the HTTP interface: every route with every kind of credential, a project
 // key confined to its project on every read and write, the admin token that sees all but cannot ingest, /ws with
 // ?token=, and the warning when open mode listens beyond this machine.
 import { Writable } from 'node:stream'

@@ -37,7 +37,7 @@ function rng(seed: number): Rng {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The oracle: what the contract (CONTRACT §3) says the answers are, computed directly over the stored traces with
+// The oracle: what docs/api.md (Analytics) says the answers are, computed directly over the stored traces with
 // integer arithmetic wherever a rounding is involved.
 // ---------------------------------------------------------------------------------------------------------------
 

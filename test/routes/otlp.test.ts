@@ -96,7 +96,7 @@ t.test('OpenInference fixture: flattened messages, documents, session/user/tags/
     prompt_tokens: 210,
     completion_tokens: 18,
     token_count: 228,
-    // The lookup_order tool's only attempt failed, so the trace failed with its error (CONTRACT §2).
+    // The lookup_order tool's only attempt failed, so the trace failed with its error (docs/api.md, Normalization).
     status: 'failed',
     failure_reason: 'order service unavailable',
     retry_count: 0,

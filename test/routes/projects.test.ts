@@ -1,4 +1,4 @@
-// GET /projects and POST /projects: the project is created with its first API key (CONTRACT §3).
+// GET /projects and POST /projects: the project is created with its first API key (docs/api.md, Projects and keys).
 import t, { type Test } from 'tap'
 import { CreateProjectResponse, ErrorSchema, ListProjectsResponse, ProjectSchema } from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'

@@ -7,10 +7,13 @@ import { exportOf, jsonSpan, postOtlp, TRACE } from '../otlp/http.js'
 
 const SECRET_EMAIL = 'carol.secret@example.com'
 const CARD = '4111 1111 1111 1111'
-const redaction = { detectors: ['email', 'card', 'api_key', 'phone'] as const, patterns: ['ACME-\\d{6}'] }
+const redaction = {
+  redactDetectors: ['email', 'card', 'api_key', 'phone'] as ('email' | 'card' | 'api_key' | 'phone')[],
+  redactPatterns: ['ACME-\\d{6}'],
+}
 
 t.test('POST /traces and /traces/batch: stored and announced redacted; nothing in any table', async (t) => {
-  const app = await buildTestApp(t, { config: { redaction: { ...redaction, detectors: [...redaction.detectors] } } })
+  const app = await buildTestApp(t, { config: redaction })
   const { key } = await createProject(app)
   const announced: Trace[] = []
   app.hub.subscribe((traces) => announced.push(...traces))
@@ -44,7 +47,7 @@ t.test('OTLP: pending spans and the stored trace are redacted', async (t) => {
   let clock = Date.parse('2026-11-23T10:00:00Z')
   const app = await buildTestApp(t, {
     now: () => clock,
-    config: { redaction: { detectors: ['email'], patterns: [] }, otlpRootGraceMs: 60_000 },
+    config: { redactDetectors: ['email'], otlpRootGraceMs: 60_000 },
   })
   const { key } = await createProject(app)
   const attributes = [{ key: 'gen_ai.prompt', value: { stringValue: `hello from ${SECRET_EMAIL}` } }]

@@ -1,6 +1,13 @@
-// GET /traces, GET /traces/{trace_id}, POST /traces and POST /traces/batch: the HTTP contract (CONTRACT §1–§5, §7, §8).
+// GET /traces, GET /traces/{trace_id}, POST /traces and POST /traces/batch: the HTTP rules of docs/api.md.
 import t, { type Test } from 'tap'
-import { BatchTracesResponse, ErrorSchema, ListTracesResponse, TraceSchema } from '../../schemas/index.js'
+import {
+  BatchTracesResponse,
+  ErrorSchema,
+  ListTraceSummariesResponse,
+  ListTracesResponse,
+  TRACE_BODY_FIELDS,
+  TraceSchema,
+} from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
 import { buildTestApp, createProject, postBatch, postTrace, schemaErrors } from '../helper.js'
 
@@ -333,6 +340,7 @@ t.test('POST /traces answers 201 with the trace normalized (UTC, ms, aliases, fa
     output: null,
     error: null,
     metadata: {},
+    parent_index: null,
   }
   t.strictSame(res.json(), {
     trace_id: 'tr-1',
@@ -928,3 +936,106 @@ t.test('any string round-trips unchanged, U+0000 included, and filters match it 
   const projects = (await app.inject('/projects')).json()
   t.equal(projects.items[0].name, 'Odd \u0000 characters \uFDD0', 'project names too')
 })
+
+// ---------------------------------------------------------------- the light list and nested steps
+
+t.test('GET /traces?fields=summary: the same page without bodies, each with its step count', async (t) => {
+  const app = await buildTestApp(t)
+  const { key } = await createProject(app, 'Acme')
+  const big = 'x'.repeat(2000)
+  const traces = Array.from({ length: 12 }, (_, i) => ({
+    trace_id: `t${String(i).padStart(2, '0')}`,
+    prompt: big,
+    response: big,
+    model: i % 2 ? 'gpt-4o' : 'claude',
+    session_id: 's1',
+    tags: [`n${i}`],
+    metadata: { big },
+    created_at: `2026-11-21T10:${String(i).padStart(2, '0')}:00Z`,
+    steps: Array.from({ length: i }, (_, j) => ({ name: `s${j}`, input: 'short' })),
+  }))
+  await seed(t, app, key, traces)
+  const queries: Record<string, string>[] = [
+    {},
+    { model: 'gpt-4o' },
+    { limit: '3', offset: '2' },
+    { min_tokens: '0', session_id: 's1' },
+  ]
+  for (const query of queries) {
+    const full = await list(app, query)
+    const light = await list(app, { ...query, fields: 'summary' })
+    t.equal(light.statusCode, 200)
+    t.same(schemaErrors(ListTraceSummariesResponse, light.json()), [], 'conforms to ListTraceSummariesResponse')
+    const expected = full.json().items.map((trace: Record<string, unknown> & { steps: unknown[] }) => {
+      const summary: Record<string, unknown> = { ...trace, step_count: trace.steps.length }
+      for (const field of TRACE_BODY_FIELDS) delete summary[field]
+      return summary
+    })
+    t.strictSame(light.json(), { total: full.json().total, items: expected }, `same page ${JSON.stringify(query)}`)
+    t.ok(light.body.length * 10 < full.body.length, `${light.body.length} bytes instead of ${full.body.length}`)
+  }
+  t.strictSame(
+    (await list(app, { fields: 'full', limit: '1' })).json(),
+    (await list(app, { limit: '1' })).json(),
+    'fields=full is the default',
+  )
+  const bad = await list(app, { fields: 'everything' })
+  t.match(errorMessage(t, bad, 400), /fields/, 'an unknown fields value is a 400 naming the parameter')
+})
+
+t.test('steps carry parent_index: kept from JSON clients, null at the top level', async (t) => {
+  const app = await buildTestApp(t)
+  const { key } = await createProject(app, 'Acme')
+  const res = await postTrace(app, key, {
+    trace_id: 'tree',
+    prompt: 'p',
+    steps: [
+      { name: 'agent' },
+      { name: 'plan', parent_index: 0 },
+      { name: 'search', tool: 'search', parent_index: 0 },
+      { name: 'rank', parent_index: 2 },
+      { name: 'answer', parent_index: null },
+    ],
+  })
+  t.equal(res.statusCode, 201)
+  t.same(schemaErrors(TraceSchema, res.json()), [])
+  const read = (await app.inject('/traces/tree')).json()
+  t.same(
+    read.steps.map((s: { parent_index: number | null }) => s.parent_index),
+    [null, 0, 0, 2, null],
+  )
+})
+
+t.test(
+  'a parent_index that names no other step, or makes a cycle, is a 400 naming it; nothing is stored',
+  async (t) => {
+    const app = await buildTestApp(t)
+    const { key } = await createProject(app, 'Acme')
+    const cases: [unknown[], RegExp][] = [
+      [
+        [{ name: 'a' }, { name: 'b', parent_index: 2 }],
+        /^body\/steps\/1\/parent_index must be the index of another step/,
+      ],
+      [[{ name: 'a', parent_index: 0 }], /^body\/steps\/0\/parent_index must be the index of another step/],
+      [
+        [
+          { name: 'a', parent_index: 1 },
+          { name: 'b', parent_index: 0 },
+        ],
+        /^body\/steps\/1\/parent_index must not make a cycle/,
+      ],
+      [[{ name: 'a', parent_index: -1 }], /^body\/steps\/0\/parent_index/],
+      [[{ name: 'a', parent_index: 'x' }], /^body\/steps\/0\/parent_index/],
+    ]
+    for (const [steps, message] of cases) {
+      t.match(errorMessage(t, await postTrace(app, key, { prompt: 'p', steps }), 400), message)
+    }
+    const batch = await postBatch(app, key, [
+      { prompt: 'p', steps: [{ name: 'a', parent_index: 3 }] },
+      { prompt: 'ok' },
+    ])
+    t.equal(batch.json().accepted, 1)
+    t.match(batch.json().rejected, [{ index: 0, message: /^body\/traces\/0\/steps\/0\/parent_index/ }])
+    t.equal((await list(app)).json().total, 1, 'only the valid trace was stored')
+  },
+)

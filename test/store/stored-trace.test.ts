@@ -38,6 +38,7 @@ const plain: Trace = {
       error: 'timeout',
       started_at: null,
       metadata: {},
+      parent_index: null,
     },
   ],
 }

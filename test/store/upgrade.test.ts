@@ -10,11 +10,13 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
 import t, { type Test } from 'tap'
+import { TraceSchema } from '../../schemas/index.js'
+import { toJson } from '../../src/lib/json.js'
 import { packageRoot } from '../../src/lib/paths.js'
 import { createPostgresStore } from '../../src/store/postgres/store.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { Store } from '../../src/store/types.js'
-import { dropSchema, TEST_DATABASE, testSchemaName, withSchema } from '../helper.js'
+import { dropSchema, schemaErrors, TEST_DATABASE, testSchemaName, withSchema } from '../helper.js'
 
 /** The migrations an earlier release shipped: the first `count` of this release's. */
 function earlierMigrations(dialect: 'sqlite' | 'postgres', count: number): string {
@@ -41,6 +43,39 @@ const OLD_TRACES: [string, number, number, number][] = [
   ['d', 250, 0, T0 + HOUR + 1],
 ]
 
+/** A step as releases before `parent_index` stored it (trace 'd' has two). */
+const OLD_STEP = {
+  index: 0,
+  name: 'search',
+  type: 'tool',
+  tool: 'search',
+  status: 'success',
+  latency: 12,
+  token_count: null,
+  input: { q: 'x' },
+  output: null,
+  error: null,
+  started_at: null,
+  metadata: { a: [1] },
+}
+const OLD_STEPS = JSON.stringify([OLD_STEP, { ...OLD_STEP, index: 1 }])
+
+/** Steps stored before `parent_index` read back with it, null (top level), in StepSchema's order. */
+async function checkSteps(t: Test, store: Store) {
+  const d = await store.getTrace('d')
+  t.same(d?.steps, [
+    { ...OLD_STEP, parent_index: null },
+    { ...OLD_STEP, index: 1, parent_index: null },
+  ])
+  t.same(schemaErrors(TraceSchema, d), [], 'the migrated trace conforms to TraceSchema')
+  t.equal(
+    JSON.stringify(JSON.parse(toJson(d)).steps[0]),
+    JSON.stringify({ ...OLD_STEP, parent_index: null }),
+    'parent_index is serialized last, as normalization writes it',
+  )
+  t.same((await store.getTrace('c'))?.steps, [], 'a trace without steps keeps none')
+}
+
 const traceColumns =
   'trace_id, project_id, environment, name, model, prompt, response, latency, token_count, prompt_tokens, ' +
   'completion_tokens, status, failure_reason, retry_count, session_id, user_id, tags, metadata, created_at, steps'
@@ -64,7 +99,7 @@ const oldRow = ([id, latency, tokens, at]: (typeof OLD_TRACES)[number]) => [
   '[]',
   '{}',
   at,
-  '[]',
+  id === 'd' ? OLD_STEPS : '[]',
 ]
 
 /** What analytics must say about OLD_TRACES once they are within bounds. */
@@ -113,6 +148,7 @@ t.test('SQLite: a database of the previous release is migrated and its rollups r
   check(t, a.summary as unknown as Record<string, number>, a.charts)
   const b = await store.getTrace('b')
   t.equal(b?.latency, 0.802, 'float noise rounded to microseconds')
+  await checkSteps(t, store)
   t.equal((store.raw.prepare(`select count(*) as n from loupe_meta`).get() as { n: number }).n, 0, 'rebuilt once')
 })
 
@@ -157,6 +193,7 @@ t.test(
     t.equal(summary.average_latency, Number((2n * micros + 40n) / 80n) / 100)
     t.equal(summary.p95_latency, 604_800_000)
     t.equal((await store.getTrace('b'))?.latency, 0.802)
+    await checkSteps(t, store)
     t.equal((await store.pool.query('select count(*)::int as n from loupe_meta')).rows[0].n, 0, 'rebuilt once')
   },
 )

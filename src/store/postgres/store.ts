@@ -268,6 +268,10 @@ export async function createPostgresStore(
       return snapshot((client) => traceReads(client).listTraces(filter, page))
     },
 
+    async listTraceSummaries(filter, page) {
+      return snapshot((client) => traceReads(client).listTraceSummaries(filter, page))
+    },
+
     async analytics(params) {
       return snapshot((client) => traceReads(client).analytics(params))
     },

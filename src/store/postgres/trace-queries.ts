@@ -2,7 +2,7 @@
 // notification to other replicas, together) and the primitive reads the shared plan (src/store/trace-reads.ts) is
 // answered with. Every value is bound as a parameter; arrays go through unnest, one statement per table per batch.
 import type { QueryResultRow } from 'pg'
-import { StepSchema, type Trace } from '../../../schemas/index.js'
+import { StepSchema, type Trace, type TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
@@ -14,8 +14,15 @@ import {
   rollupDeltas,
   SUM_COLUMNS,
 } from '../rollups.js'
-import { TRACE_KEYS } from '../stored-trace.js'
-import { createTraceReads, type ExtraConditions, type HourRow, type TotalsRow, traceWhere } from '../trace-reads.js'
+import { SUMMARY_KEYS, TRACE_KEYS } from '../stored-trace.js'
+import {
+  createTraceReads,
+  type ExtraConditions,
+  type HourRow,
+  type Selection,
+  type TotalsRow,
+  traceWhere,
+} from '../trace-reads.js'
 import type { DeletedTrace, DeleteSelection, InsertOutcome, TraceFilter } from '../types.js'
 import { encodeJson, encodeText } from './nul.js'
 import type { TraceRow } from './tables.js'
@@ -358,6 +365,17 @@ export function traceReads(db: Queryable) {
 
   const where = pgWhere
 
+  /** A page of rows of `select` (a select … from traces), newest first; PostgreSQL's planner picks the index. */
+  const selectPage = async <R extends QueryResultRow>(select: string, { filter, extra, limit, offset }: Selection) => {
+    const w = where(filter, extra)
+    const n = w.params.length
+    const rows = await db.query<R>(
+      `${select} ${w.sql} order by created_at desc, trace_id desc limit $${n + 1} offset $${n + 2}`,
+      [...w.params, limit, offset],
+    )
+    return rows.rows
+  }
+
   return createTraceReads({
     async totals(projectId) {
       const s = scoped(projectId)
@@ -413,14 +431,16 @@ export function traceReads(db: Queryable) {
       return rows.rows[0]?.n ?? 0
     },
 
-    async select({ filter, extra, limit, offset }) {
-      const w = where(filter, extra)
-      const n = w.params.length
-      const rows = await db.query<TraceRow>(
-        `${SELECT_TRACE} ${w.sql} order by created_at desc, trace_id desc limit $${n + 1} offset $${n + 2}`,
-        [...w.params, limit, offset],
+    async select(selection) {
+      return (await selectPage<TraceRow>(SELECT_TRACE, selection)).map(fromRow)
+    },
+
+    async selectSummaries(selection) {
+      const rows = await selectPage<Omit<TraceSummary, 'created_at'> & { created_at: number }>(
+        `select ${SUMMARY_KEYS.join(', ')}, jsonb_array_length(steps) as step_count from traces`,
+        selection,
       )
-      return rows.rows.map(fromRow)
+      return rows.map((row) => ({ ...row, created_at: toUtcIso(row.created_at) }))
     },
 
     async latencyAt(projectId, lo, hi, offset) {

@@ -150,6 +150,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       return traces.listTraces(filter, page)
     },
 
+    async listTraceSummaries(filter, page) {
+      return traces.listTraceSummaries(filter, page)
+    },
+
     async analytics(params) {
       return traces.analytics(params)
     },

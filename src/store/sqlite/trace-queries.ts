@@ -1,7 +1,7 @@
 // Traces on SQLite: the ingest transaction (trace rows and their rollups together), and the primitive reads the shared
 // plan (src/store/trace-reads.ts) is answered with — no request scans the table.
 import type Database from 'better-sqlite3'
-import type { Trace } from '../../../schemas/index.js'
+import type { Trace, TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
@@ -13,11 +13,12 @@ import {
   rollupDeltas,
   SUM_COLUMNS,
 } from '../rollups.js'
-import { storedTrace, TRACE_KEYS } from '../stored-trace.js'
+import { SUMMARY_KEYS, storedTrace, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
   type ExtraConditions,
   type HourRow,
+  type Selection,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
@@ -30,6 +31,13 @@ import type { TraceRow } from './tables.js'
 type RawTraceRow = Omit<TraceRow, 'tags' | 'metadata' | 'steps'> & { tags: string; metadata: string; steps: string }
 
 const COLUMNS = TRACE_KEYS
+
+type RawSummaryRow = Omit<TraceSummary, 'tags' | 'created_at'> & { tags: string; created_at: number }
+const summaryFromRow = (row: RawSummaryRow): TraceSummary => ({
+  ...row,
+  tags: JSON.parse(row.tags),
+  created_at: toUtcIso(row.created_at),
+})
 
 const fromRow = (row: RawTraceRow): Trace => storedTrace({ ...row, created_at: toUtcIso(row.created_at) })
 
@@ -154,6 +162,16 @@ export function createTraceQueries(db: Database.Database) {
     return { sql: text, params }
   }
 
+  /** A page of rows, newest first. SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk. */
+  const selectPage = (columns: string, { filter, extra, limit, offset, walk }: Selection) => {
+    const scoped = filter.project_id !== undefined ? 'project_' : ''
+    const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
+    const w = where(filter, extra)
+    return stmt(
+      `select ${columns} from traces ${hint} ${w.sql} order by created_at desc, trace_id desc limit ? offset ?`,
+    ).all(...w.params, limit, offset)
+  }
+
   const queries: TraceReadQueries = {
     async totals(projectId) {
       const scope = projectScope(projectId)
@@ -201,15 +219,13 @@ export function createTraceQueries(db: Database.Database) {
       return (stmt(`select count(*) as n from traces ${w.sql}`).get(...w.params) as { n: number }).n
     },
 
-    async select({ filter, extra, limit, offset, walk }) {
-      // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
-      const scoped = filter.project_id !== undefined ? 'project_' : ''
-      const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
-      const w = where(filter, extra)
-      const rows = stmt(
-        `select * from traces ${hint} ${w.sql} order by created_at desc, trace_id desc limit ? offset ?`,
-      ).all(...w.params, limit, offset) as RawTraceRow[]
-      return rows.map(fromRow)
+    async select(selection) {
+      return (selectPage('*', selection) as RawTraceRow[]).map(fromRow)
+    },
+
+    async selectSummaries(selection) {
+      const columns = `${SUMMARY_KEYS.join(', ')}, json_array_length(steps) as step_count`
+      return (selectPage(columns, selection) as RawSummaryRow[]).map(summaryFromRow)
     },
 
     async latencyAt(projectId, lo, hi, offset) {
@@ -249,6 +265,7 @@ export function createTraceQueries(db: Database.Database) {
     walkTraces: (filter: TraceFilter, chunk: number) =>
       walkChunks(async (after, limit) => reads.afterCursor(filter, after, limit), chunk),
     listTraces: reads.listTraces,
+    listTraceSummaries: reads.listTraceSummaries,
     analytics: reads.analytics,
     failures: reads.failures,
   }
