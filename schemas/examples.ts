@@ -253,6 +253,15 @@ export const metricsExample = [
   '',
 ].join('\n')
 
+export const projectRetentionExample = {
+  project_id: 'support-bot',
+  retention_days: 30,
+  retention_max_traces: null,
+  effective: { retention_days: 30, retention_max_traces: 1_000_000 },
+}
+
+export const setRetentionExample = { retention_days: 30, retention_max_traces: null }
+
 export const deleteTracesExample = { deleted: 1200 }
 
 export const deleteProjectExample = {

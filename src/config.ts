@@ -171,6 +171,24 @@ export const ConfigSchema = Type.Object({
     default: 0,
     description: 'Heap use over which requests get 503 with Retry-After; 0 turns the check off.',
   }),
+  retentionDays: Type.Integer({
+    minimum: 0,
+    maximum: 36_500,
+    default: 0,
+    description: 'Traces older than this many days are deleted (each project may set its own); 0: kept forever.',
+  }),
+  retentionMaxTraces: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000_000,
+    default: 0,
+    description:
+      'Each project keeps at most this many traces, the oldest deleted first (a project may set its own); 0: no limit.',
+  }),
+  retentionIntervalMs: Type.Integer({
+    minimum: 1000,
+    default: 300_000,
+    description: 'How often the retention job looks for traces to delete.',
+  }),
   redactDetectors: Type.Transform(
     Type.String({
       default: '',

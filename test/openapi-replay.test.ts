@@ -152,6 +152,16 @@ t.test('every answer matches the document, and every operation is exercised', as
   await record(open, 'delete', '/traces', '/traces?status=failed&model=none-such')
   await record(open, 'delete', '/traces/{trace_id}', `/traces/${example.trace_id}`)
   await record(open, 'delete', '/traces/{trace_id}', `/traces/${example.trace_id}`)
+  await record(open, 'get', '/projects/{project_id}/retention', `/projects/${project_id}/retention`)
+  await record(open, 'get', '/projects/{project_id}/retention', '/projects/none-such/retention')
+  await record(open, 'put', '/projects/{project_id}/retention', `/projects/${project_id}/retention`, {
+    headers: { 'content-type': 'application/json' },
+    payload: { retention_days: 30, retention_max_traces: null },
+  })
+  await record(open, 'put', '/projects/{project_id}/retention', `/projects/${project_id}/retention`, {
+    headers: { 'content-type': 'application/json' },
+    payload: { retention_days: 'soon' },
+  })
   const doomed = await createProject(open, 'Doomed', 'production')
   await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)
   await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)

@@ -21,7 +21,7 @@ export interface LoupeMetrics {
   /** What the ingest service reports of each ingest. */
   ingest: IngestObserver
   /** Traces the retention job deleted. */
-  retentionDeleted: Counter<'project_id'>
+  retentionDeleted: Counter<'project_id' | 'reason'>
 }
 
 declare module 'fastify' {
@@ -67,8 +67,8 @@ export default fp(
     })
     const retentionDeleted = new Counter({
       name: 'loupe_retention_deleted_traces_total',
-      help: 'Traces deleted by the retention job, by project.',
-      labelNames: ['project_id'],
+      help: 'Traces deleted by the retention job, by project and reason (age or count).',
+      labelNames: ['project_id', 'reason'],
       registers: [registry],
     })
 

@@ -10,6 +10,7 @@ import type { Validators } from '../lib/validation.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
 import { createDeletionService, type DeletionService } from '../services/deletion.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
+import { createRetentionService, type RetentionService } from '../services/retention.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,6 +20,7 @@ declare module 'fastify' {
     otlp: OtlpService
     projects: ProjectService
     deletion: DeletionService
+    retention: RetentionService
     validators: Validators
     now: () => number
   }
@@ -56,7 +58,23 @@ export default fp(
     app.addHook('onReady', () => otlp.start())
     app.addHook('onClose', () => otlp.stop())
     app.decorate('projects', createProjectService(app.store, app.now))
-    app.decorate('deletion', createDeletionService({ store: app.store, hub, now: app.now }))
+    const deletion = createDeletionService({ store: app.store, hub, now: app.now })
+    app.decorate('deletion', deletion)
+    const retention = createRetentionService({
+      store: app.store,
+      deletion,
+      defaults: app.config,
+      intervalMs: app.config.retentionIntervalMs,
+      now: app.now,
+      onDeleted: (report) => {
+        app.metrics.retentionDeleted.inc({ project_id: report.project_id, reason: report.reason }, report.deleted)
+        app.log.info(report, 'retention: deleted traces')
+      },
+      onError: (err) => app.log.error({ err }, 'retention: a pass failed; the next one tries again'),
+    })
+    app.decorate('retention', retention)
+    app.addHook('onReady', async () => retention.start())
+    app.addHook('onClose', () => retention.stop())
     const sockets = createSocketHub({
       maxBufferBytes: app.config.wsMaxBufferBytes,
       heartbeatMs: app.config.wsHeartbeatMs,

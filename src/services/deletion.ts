@@ -13,7 +13,10 @@ export interface DeletionService {
   /** Deletes one trace within `scope` (null: any project); 404 when it is unknown or outside the scope. */
   deleteTrace(traceId: string, scope: string | null): Promise<void>
   /** Deletes every trace matching the filter, batch by batch; resolves with how many, per project. */
-  deleteMatching(filter: TraceFilter, options?: { max?: number }): Promise<Map<string, number>>
+  deleteMatching(
+    filter: TraceFilter,
+    options?: { max?: number; shouldStop?: () => boolean },
+  ): Promise<Map<string, number>>
   /** Revokes a project's keys, deletes its traces, then the project with its keys and pending OTLP spans. */
   deleteProject(projectId: string): Promise<ProjectRemoval & { traces: number }>
 }
@@ -32,10 +35,13 @@ const count = (byProject: Map<string, number>, deleted: readonly DeletedTrace[])
 export const totalOf = (byProject: ReadonlyMap<string, number>) => [...byProject.values()].reduce((a, b) => a + b, 0)
 
 export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }: DeletionDeps): DeletionService {
-  async function deleteMatching(filter: TraceFilter, { max = Number.POSITIVE_INFINITY } = {}) {
+  async function deleteMatching(
+    filter: TraceFilter,
+    { max = Number.POSITIVE_INFINITY, shouldStop = () => false }: { max?: number; shouldStop?: () => boolean } = {},
+  ) {
     const byProject = new Map<string, number>()
     let total = 0
-    while (total < max) {
+    while (total < max && !shouldStop()) {
       const deleted = await store.deleteTraces({ filter, limit: Math.min(batch, max - total) })
       count(byProject, deleted)
       total += deleted.length

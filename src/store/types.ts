@@ -7,6 +7,7 @@ import type {
   FailuresResponse,
   OtlpSpan,
   Project,
+  RetentionSettings,
   Trace,
   TraceStatus,
   TraceSummary,
@@ -165,6 +166,10 @@ export interface Store {
    * in one transaction. `has-traces` (and nothing changed) when a trace of it is still stored.
    */
   deleteProject(projectId: string): Promise<ProjectRemoval | 'not-found' | 'has-traces'>
+  /** Every project's own retention settings (projects without any are absent). */
+  listRetention(): Promise<(RetentionSettings & { project_id: string })[]>
+  /** Sets a project's own retention (null fields follow the server's); false when there is no such project. */
+  setRetention(projectId: string, settings: RetentionSettings): Promise<boolean>
   /** Gives the space of deleted rows back to the file system (SQLite); a no-op where the database does it itself. */
   reclaimSpace(): Promise<void>
   /** How many traces are stored (from the rollups), and the bytes the database takes on disk. */

@@ -17,7 +17,7 @@ import type { KeyContext, Store } from '../types.js'
 import { decodeText, encodeText, parseEncodedJson } from './nul.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { createReplicaFeed, type FeedLog, type ReplicaFeed } from './replica-feed.js'
-import { apiKeys, projects } from './tables.js'
+import { apiKeys, projectRetention, projects } from './tables.js'
 import {
   deleteTraces,
   getTrace,
@@ -295,10 +295,26 @@ export async function createPostgresStore(
           projectId,
         ])
         const keys = await client.query('delete from api_keys where project_id = $1 returning 1', [projectId])
+        await client.query('delete from project_retention where project_id = $1', [projectId])
         for (const table of ROLLUP_TABLES) await client.query(`delete from ${table} where project_id = $1`, [projectId])
         await client.query('delete from projects where project_id = $1', [projectId])
         return { api_keys: keys.rows.length, pending_spans: pending.rows.length }
       })
+    },
+
+    async listRetention() {
+      return db.select().from(projectRetention)
+    },
+
+    async setRetention(rawProjectId, settings) {
+      const projectId = encodeText(rawProjectId)
+      const [found] = await db.select().from(projects).where(eq(projects.project_id, projectId))
+      if (!found) return false
+      await db
+        .insert(projectRetention)
+        .values({ project_id: projectId, ...settings })
+        .onConflictDoUpdate({ target: projectRetention.project_id, set: settings })
+      return true
     },
 
     // PostgreSQL's autovacuum makes the space of deleted rows reusable by itself.

@@ -51,6 +51,15 @@ export const apiKeys = pgTable(
   (t) => [uniqueIndex('api_keys_hash').on(t.key_hash), index('api_keys_project').on(t.project_id, t.created_at)],
 )
 
+/** A project's own retention (absent or null: the server's settings apply). */
+export const projectRetention = pgTable('project_retention', {
+  project_id: id('project_id')
+    .primaryKey()
+    .references(() => projects.project_id),
+  retention_days: integer('retention_days'),
+  retention_max_traces: bigint('retention_max_traces', { mode: 'number' }),
+})
+
 export const traces = pgTable(
   'traces',
   {

@@ -14,7 +14,7 @@ import { apiKeyFromRow, keyContextFromRow } from '../key-rows.js'
 import { ROLLUP_TABLES } from '../rollups.js'
 import type { KeyContext, Store } from '../types.js'
 import { createPendingSpanQueries } from './pending-spans.js'
-import { apiKeys, projects } from './tables.js'
+import { apiKeys, projectRetention, projects } from './tables.js'
 import { createTraceQueries } from './trace-queries.js'
 
 type Db = BetterSQLite3Database<{ projects: typeof projects; apiKeys: typeof apiKeys }>
@@ -173,10 +173,24 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
           return 'has-traces' as const
         const pending = sqlite.prepare('delete from otlp_pending_spans where project_id = ?').run(projectId).changes
         const keys = sqlite.prepare('delete from api_keys where project_id = ?').run(projectId).changes
+        sqlite.prepare('delete from project_retention where project_id = ?').run(projectId)
         for (const table of ROLLUP_TABLES) sqlite.prepare(`delete from ${table} where project_id = ?`).run(projectId)
         sqlite.prepare('delete from projects where project_id = ?').run(projectId)
         return { api_keys: keys, pending_spans: pending }
       })()
+    },
+
+    async listRetention() {
+      return db.select().from(projectRetention).all()
+    },
+
+    async setRetention(projectId, settings) {
+      if (!db.select().from(projects).where(eq(projects.project_id, projectId)).get()) return false
+      db.insert(projectRetention)
+        .values({ project_id: projectId, ...settings })
+        .onConflictDoUpdate({ target: projectRetention.project_id, set: settings })
+        .run()
+      return true
     },
 
     async reclaimSpace() {

@@ -29,6 +29,15 @@ export const apiKeys = sqliteTable(
   (t) => [uniqueIndex('api_keys_hash').on(t.key_hash), index('api_keys_project').on(t.project_id, t.created_at)],
 )
 
+/** A project's own retention (absent or null: the server's settings apply). */
+export const projectRetention = sqliteTable('project_retention', {
+  project_id: text('project_id')
+    .primaryKey()
+    .references(() => projects.project_id),
+  retention_days: integer('retention_days'),
+  retention_max_traces: integer('retention_max_traces'),
+})
+
 export const traces = sqliteTable(
   'traces',
   {

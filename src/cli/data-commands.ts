@@ -1,7 +1,7 @@
-// loupe traces delete and loupe projects delete: what they would delete is said first, and asked on a terminal
+// loupe traces delete, loupe projects delete and loupe projects retention. A deletion says what they would delete is said first, and asked on a terminal
 // unless --yes; without a terminal (a script) --yes is required.
-import type { Command } from 'commander'
-import type { DeleteProjectResponse, DeleteTracesResponse } from '../../schemas/index.js'
+import { type Command, InvalidArgumentError } from 'commander'
+import type { DeleteProjectResponse, DeleteTracesResponse, ProjectRetention } from '../../schemas/index.js'
 import { CliError } from './errors.js'
 import { send, serverUrl } from './export.js'
 import type { CliIo } from './program.js'
@@ -66,6 +66,46 @@ export function addDeleteCommands(
       out(
         `Deleted project ${res.project_id}: ${res.deleted_traces} trace(s), ${res.deleted_api_keys} key(s), ` +
           `${res.deleted_pending_spans} pending span(s).\n`,
+      )
+    })
+}
+
+/** loupe projects retention: shows a project's retention, or sets it with --days / --max-traces. */
+export function addRetentionCommand(
+  projects: Command,
+  { out, json }: { out: (text: string) => void; json: (value: unknown) => void },
+) {
+  // `default` stays text here (commander turns a parsed null into ''); the action reads it as null.
+  const setting = (name: string) => (value: string) => {
+    if (value === 'default') return value
+    if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`${name} must be a whole number ≥ 0, or default.`)
+    return Number(value)
+  }
+  const given = (value: number | 'default' | undefined, current: number | null) =>
+    value === undefined ? current : value === 'default' ? null : value
+  projects
+    .command('retention')
+    .description('show a project’s retention, or set it (0: keep everything; default: follow the server)')
+    .argument('<project_id>')
+    .option('--days <n>', 'delete traces older than n days', setting('--days'))
+    .option('--max-traces <n>', 'keep at most n traces, the oldest deleted first', setting('--max-traces'))
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (projectId: string, options, command: Command) => {
+      const url = serverUrl(command, `projects/${encodeURIComponent(projectId)}/retention`)
+      let current = (await (await send(command, 'GET', url)).json()) as ProjectRetention
+      if (options.days !== undefined || options.maxTraces !== undefined) {
+        const body = {
+          retention_days: given(options.days, current.retention_days),
+          retention_max_traces: given(options.maxTraces, current.retention_max_traces),
+        }
+        current = (await (await send(command, 'PUT', url, body)).json()) as ProjectRetention
+      }
+      if (options.json) return json(current)
+      const show = (own: number | null, applied: number, unit: string) =>
+        `${applied === 0 ? 'no limit' : `${applied} ${unit}`}${own === null ? ' (the server’s)' : ''}`
+      out(
+        `${current.project_id}: age ${show(current.retention_days, current.effective.retention_days, 'days')}, ` +
+          `count ${show(current.retention_max_traces, current.effective.retention_max_traces, 'traces')}\n`,
       )
     })
 }
