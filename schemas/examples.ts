@@ -278,3 +278,41 @@ export const exportCsvExample =
   'status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count\r\n' +
   'tr_01,support-bot,production,answer_question,gpt-4o-mini,What is the capital of France?,Paris.,812.5,17,14,3,' +
   'success,,0,sess_42,user_7,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2\r\n'
+
+export const alertRuleInputExample = {
+  name: 'Support bot failing',
+  project_id: 'support-bot',
+  metric: 'failure_rate',
+  window_minutes: 15,
+  threshold: 5,
+  destination: { type: 'webhook', url: 'https://hooks.example.com/loupe', secret: 'a-shared-secret-of-16+' },
+}
+
+export const alertRuleExample = {
+  rule_id: '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b',
+  name: 'Support bot failing',
+  project_id: 'support-bot',
+  metric: 'failure_rate',
+  window_minutes: 15,
+  threshold: 5,
+  destination: { type: 'webhook', url: 'https://hooks.example.com/loupe', signed: true },
+  state: 'ok',
+  last_value: 1.2,
+  last_evaluated_at: '2026-11-23T10:15:00.000Z',
+  created_at: '2026-11-23T09:00:00.000Z',
+}
+
+export const alertEventExample = {
+  event_id: '0193a1b3-1111-7e4f-8a9b-0c1d2e3f4a5b',
+  rule_id: '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b',
+  rule_name: 'Support bot failing',
+  project_id: 'support-bot',
+  metric: 'failure_rate',
+  kind: 'fired',
+  value: 12.5,
+  threshold: 5,
+  at: '2026-11-23T10:16:00.000Z',
+  delivery: 'delivered',
+  attempts: 1,
+  last_error: null,
+}

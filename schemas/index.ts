@@ -7,6 +7,7 @@ import { ProjectSchema } from './project.js'
 import { StepInputSchema, StepSchema } from './step.js'
 import { TraceInputSchema, TraceSchema, TraceSummarySchema } from './trace.js'
 
+export * from './alert.js'
 export * from './analytics.js'
 export * from './api-key.js'
 export * from './common.js'

@@ -395,6 +395,42 @@ async function burstFanout(base: string, key: string, pid: number) {
   return { ready, ackMs, delivered, health, before, peak, back, backMs: performance.now() - closedAt }
 }
 
+/**
+ * Deletes the oldest tenth of the traces with one DELETE /traces?until=… while reading GET /analytics in a loop:
+ * how long any read waits behind the deletion's batches, and whether the totals are exact afterwards.
+ */
+async function deleteWhileReading(base: string) {
+  const total = ((await (await fetch(`${base}/analytics`)).json()) as { summary: { total_traces: number } }).summary
+    .total_traces
+  const offset = Math.max(0, Math.floor(total * 0.9))
+  const page = (await (await fetch(`${base}/traces?limit=1&offset=${offset}`)).json()) as {
+    items: { created_at: string }[]
+  }
+  const until = page.items[0]?.created_at ?? new Date(0).toISOString()
+  const matching = ((await (await fetch(`${base}/traces?limit=1&until=${until}`)).json()) as { total: number }).total
+  const timedRead = async () => {
+    const started = performance.now()
+    await (await fetch(`${base}/analytics`)).arrayBuffer()
+    return performance.now() - started
+  }
+  const before: number[] = []
+  for (let i = 0; i < 20; i++) before.push(await timedRead())
+  const reads: number[] = []
+  let done = false
+  const reader = (async () => {
+    while (!done) reads.push(await timedRead())
+  })()
+  const started = performance.now()
+  const res = await fetch(`${base}/traces?until=${until}`, { method: 'DELETE' })
+  const { deleted } = (await res.json()) as { deleted: number }
+  const ms = performance.now() - started
+  done = true
+  await reader
+  const after = ((await (await fetch(`${base}/analytics`)).json()) as { summary: { total_traces: number } }).summary
+    .total_traces
+  return { deleted, ms, reads, before, after, expected: total - matching }
+}
+
 /** Streams the whole NDJSON export, sampling the server's RSS meanwhile: constant memory shows as a flat peak. */
 async function exportRss(base: string, pid: number) {
   const before = rssMb(pid)
@@ -610,6 +646,20 @@ async function main() {
   })
   say(
     `export: ${exported.lines} traces in ${fmt(exported.ms)} ms, RSS ${fmt(exported.before)} → ${fmt(exported.peak)} MB`,
+  )
+  const deletion = await deleteWhileReading(base)
+  rows.push({
+    what: `DELETE /traces?until=… (${fmt(deletion.deleted)} oldest traces) while GET /analytics is read`,
+    result:
+      `deleted in ${fmt(deletion.ms / 1000, 1)} s (${fmt(deletion.deleted / (deletion.ms / 1000))} traces/s); ` +
+      `${fmt(deletion.reads.length)} /analytics answers meanwhile, p50 ${fmt(percentile(deletion.reads, 50), 1)} ms, ` +
+      `longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms`,
+    floor: `/analytics alone: longest ${fmt(Math.max(...deletion.before, 0), 1)} ms`,
+    ratio: `${deletion.after === deletion.expected ? 'totals exact after' : `TOTALS OFF: ${deletion.after} ≠ ${deletion.expected}`}`,
+    goal: 'no /analytics answer over 50 ms',
+  })
+  say(
+    `delete: ${deletion.deleted} traces in ${fmt(deletion.ms)} ms; /analytics longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms`,
   )
   server.kill('SIGTERM')
   await new Promise((r) => server.once('exit', r))

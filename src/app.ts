@@ -18,6 +18,7 @@ import limits from './plugins/limits.js'
 import metricsPlugin from './plugins/metrics.js'
 import services from './plugins/services.js'
 import storePlugin from './plugins/store.js'
+import alerts from './routes/alerts.js'
 import analytics from './routes/analytics.js'
 import apiKeys from './routes/api-keys.js'
 import health from './routes/health.js'
@@ -140,6 +141,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(analytics)
   await app.register(projects)
   await app.register(apiKeys)
+  await app.register(alerts)
   await app.register(ws)
 
   return app

@@ -189,6 +189,22 @@ export const ConfigSchema = Type.Object({
     default: 300_000,
     description: 'How often the retention job looks for traces to delete.',
   }),
+  alertIntervalMs: Type.Integer({
+    minimum: 1000,
+    default: 60_000,
+    description: 'How often alert rules are evaluated.',
+  }),
+  alertDeliveryAttempts: Type.Integer({
+    minimum: 1,
+    maximum: 20,
+    default: 5,
+    description: 'Attempts to deliver one alert event before it is marked failed.',
+  }),
+  alertRetryBaseMs: Type.Integer({
+    minimum: 10,
+    default: 2000,
+    description: 'Delay before the second delivery attempt of an alert event; each next one waits twice as long.',
+  }),
   redactDetectors: Type.Transform(
     Type.String({
       default: '',

@@ -162,6 +162,35 @@ t.test('every answer matches the document, and every operation is exercised', as
     headers: { 'content-type': 'application/json' },
     payload: { retention_days: 'soon' },
   })
+  const jsonHeaders = { 'content-type': 'application/json' }
+  const alert = await record(open, 'post', '/alerts/rules', '/alerts/rules', {
+    headers: jsonHeaders,
+    payload: {
+      name: 'Replay',
+      metric: 'trace_count',
+      window_minutes: 5,
+      threshold: 0,
+      destination: { type: 'webhook', url: 'http://127.0.0.1:9/never', secret: 'replay-secret-0123456789' },
+    },
+  })
+  await record(open, 'post', '/alerts/rules', '/alerts/rules', { headers: jsonHeaders, payload: { name: 'x' } })
+  await record(open, 'post', '/alerts/rules', '/alerts/rules', {
+    headers: jsonHeaders,
+    payload: {
+      name: 'Nowhere',
+      project_id: 'none-such',
+      metric: 'trace_count',
+      window_minutes: 5,
+      threshold: 0,
+      destination: { type: 'slack', url: 'http://127.0.0.1:9/never' },
+    },
+  })
+  await record(open, 'get', '/alerts/rules', '/alerts/rules')
+  await open.alerts.evaluate()
+  await record(open, 'get', '/alerts/events', '/alerts/events')
+  await record(open, 'get', '/alerts/events', '/alerts/events?limit=0')
+  await record(open, 'delete', '/alerts/rules/{rule_id}', `/alerts/rules/${alert.json().rule_id}`)
+  await record(open, 'delete', '/alerts/rules/{rule_id}', `/alerts/rules/${alert.json().rule_id}`)
   const doomed = await createProject(open, 'Doomed', 'production')
   await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)
   await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)

@@ -1,11 +1,18 @@
-// loupe traces delete, loupe projects delete and loupe projects retention. A deletion says what they would delete is said first, and asked on a terminal
+// loupe traces delete, loupe projects delete, loupe projects retention and loupe alerts. A deletion says what they would delete is said first, and asked on a terminal
 // unless --yes; without a terminal (a script) --yes is required.
-import { type Command, InvalidArgumentError } from 'commander'
-import type { DeleteProjectResponse, DeleteTracesResponse, ProjectRetention } from '../../schemas/index.js'
+import { type Command, InvalidArgumentError, Option } from 'commander'
+import {
+  ALERT_METRICS,
+  type AlertEvent,
+  type AlertRule,
+  type DeleteProjectResponse,
+  type DeleteTracesResponse,
+  type ProjectRetention,
+} from '../../schemas/index.js'
 import { CliError } from './errors.js'
 import { send, serverUrl } from './export.js'
 import type { CliIo } from './program.js'
-import { hasTraceFilter, traceFilterQuery, withTraceFilters } from './trace-filters.js'
+import { hasTraceFilter, integer, nonNegative, traceFilterQuery, withTraceFilters } from './trace-filters.js'
 
 /** Goes on only when the user agreed: --yes, or yes to the question on a terminal. */
 async function confirmed(io: CliIo, yes: boolean | undefined, question: string): Promise<void> {
@@ -107,5 +114,89 @@ export function addRetentionCommand(
         `${current.project_id}: age ${show(current.retention_days, current.effective.retention_days, 'days')}, ` +
           `count ${show(current.retention_max_traces, current.effective.retention_max_traces, 'traces')}\n`,
       )
+    })
+}
+
+/** loupe alerts list | create | delete | events. */
+export function addAlertCommands(
+  program: Command,
+  { io, out, json }: { io: CliIo; out: (text: string) => void; json: (value: unknown) => void },
+) {
+  const alerts = program.command('alerts').description('list, create and delete alert rules; list what they fired')
+  alerts
+    .command('list')
+    .description('every alert rule with its state')
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (options, command: Command) => {
+      const { items } = (await (await send(command, 'GET', serverUrl(command, 'alerts/rules'))).json()) as {
+        items: AlertRule[]
+      }
+      if (options.json) return json({ items })
+      if (items.length === 0) return out('No alert rules.\n')
+      for (const r of items) {
+        out(
+          `${r.rule_id}  ${r.state === 'firing' ? 'FIRING' : 'ok    '}  ${r.name}: ${r.metric} over ${r.window_minutes} min ` +
+            `> ${r.threshold} on ${r.project_id ?? 'every project'} → ${r.destination.type} ${r.destination.url}` +
+            `${r.last_value === null ? '' : ` (last ${r.last_value})`}\n`,
+        )
+      }
+    })
+  alerts
+    .command('create')
+    .description('create a rule: it fires when the metric over the window goes above the threshold')
+    .requiredOption('--name <name>', 'what the alert says')
+    .addOption(new Option('--metric <metric>', 'what to watch').choices(ALERT_METRICS).makeOptionMandatory())
+    .requiredOption('--window <minutes>', 'the window, in minutes (1–1440)', integer('--window', 1, 1440))
+    .requiredOption('--threshold <n>', 'fires above this', nonNegative('--threshold'))
+    .option('-p, --project <project_id>', 'only this project (default: every project)')
+    .option('--webhook <url>', 'POST the event as JSON to this URL')
+    .option('--slack <url>', 'post a message to this Slack incoming webhook')
+    .option('--secret <secret>', 'sign each delivery with HMAC-SHA256 (X-Loupe-Signature)')
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (options, command: Command) => {
+      if (Boolean(options.webhook) === Boolean(options.slack)) throw new CliError('give one of --webhook or --slack', 2)
+      const destination = {
+        type: options.webhook ? 'webhook' : 'slack',
+        url: options.webhook ?? options.slack,
+        ...(options.secret ? { secret: options.secret } : {}),
+      }
+      const body = {
+        name: options.name,
+        project_id: options.project ?? null,
+        metric: options.metric,
+        window_minutes: options.window,
+        threshold: options.threshold,
+        destination,
+      }
+      const rule = (await (await send(command, 'POST', serverUrl(command, 'alerts/rules'), body)).json()) as AlertRule
+      return options.json ? json(rule) : out(`Created alert rule ${rule.rule_id} (${rule.name}).\n`)
+    })
+  alerts
+    .command('delete')
+    .description('delete an alert rule (its events stay)')
+    .argument('<rule_id>')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action(async (ruleId: string, options, command: Command) => {
+      await confirmed(io, options.yes, `Delete alert rule ${ruleId}?`)
+      await send(command, 'DELETE', serverUrl(command, `alerts/rules/${encodeURIComponent(ruleId)}`))
+      out(`Deleted alert rule ${ruleId}.\n`)
+    })
+  alerts
+    .command('events')
+    .description('each firing and resolution, newest first')
+    .option('--rule <rule_id>', 'only this rule')
+    .option('-n, --limit <n>', 'at most n (1–1000)', integer('--limit', 1, 1000), 20)
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (options, command: Command) => {
+      const url = serverUrl(command, 'alerts/events', { rule_id: options.rule, limit: options.limit })
+      const { items } = (await (await send(command, 'GET', url)).json()) as { items: AlertEvent[] }
+      if (options.json) return json({ items })
+      if (items.length === 0) return out('No alert events.\n')
+      for (const e of items) {
+        out(
+          `${e.at}  ${e.kind.padEnd(8)}  ${e.rule_name}: ${e.metric} ${e.value} (threshold ${e.threshold})  ` +
+            `delivery ${e.delivery}${e.attempts > 1 ? ` after ${e.attempts} attempts` : ''}\n`,
+        )
+      }
     })
 }

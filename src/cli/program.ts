@@ -6,7 +6,7 @@ import { ENVIRONMENTS } from '../../schemas/index.js'
 import { DEFAULT_BASE_URL, Loupe, LoupeError, type Trace } from '../client/index.js'
 import { type Config, LOG_LEVELS, loadConfig } from '../config.js'
 import { version } from '../lib/version.js'
-import { addDeleteCommands, addRetentionCommand } from './data-commands.js'
+import { addAlertCommands, addDeleteCommands, addRetentionCommand } from './data-commands.js'
 import { CliError } from './errors.js'
 import { addExportCommand } from './export.js'
 import { formatLatency, formatTimestamp, type OutputStream, painter, STATUS_STYLE, table, traceLine } from './format.js'
@@ -309,6 +309,7 @@ export function buildProgram(io: CliIo): Command {
   addExportCommand(program, { io, err })
   addDeleteCommands(traces, projects, { io, out, json })
   addRetentionCommand(projects, { out, json })
+  addAlertCommands(program, { io, out, json })
 
   // loupe seed (npm run seed runs this too)
   program

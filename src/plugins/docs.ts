@@ -25,6 +25,7 @@ export default fp(
           { name: 'traces', description: 'Recorded executions' },
           { name: 'analytics', description: 'Aggregates and failures' },
           { name: 'projects', description: 'Projects and their API keys' },
+          { name: 'alerts', description: 'Alert rules and what they fired' },
         ],
         components: {
           securitySchemes: {

@@ -8,6 +8,7 @@ import { createRedactor } from '../ingest/redact.js'
 import { createIngestService, type IngestService } from '../ingest/service.js'
 import type { Validators } from '../lib/validation.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
+import { type AlertService, createAlertService } from '../services/alerts.js'
 import { createDeletionService, type DeletionService } from '../services/deletion.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
 import { createRetentionService, type RetentionService } from '../services/retention.js'
@@ -21,6 +22,7 @@ declare module 'fastify' {
     projects: ProjectService
     deletion: DeletionService
     retention: RetentionService
+    alerts: AlertService
     validators: Validators
     now: () => number
   }
@@ -73,6 +75,19 @@ export default fp(
       onError: (err) => app.log.error({ err }, 'retention: a pass failed; the next one tries again'),
     })
     app.decorate('retention', retention)
+    const alerts = createAlertService({
+      store: app.store,
+      now: app.now,
+      intervalMs: app.config.alertIntervalMs,
+      slowThresholdMs: app.config.slowThresholdMs,
+      attempts: app.config.alertDeliveryAttempts,
+      retryBaseMs: app.config.alertRetryBaseMs,
+      timeoutMs: 10_000,
+      log: app.log,
+    })
+    app.decorate('alerts', alerts)
+    app.addHook('onReady', () => alerts.start())
+    app.addHook('onClose', () => alerts.stop())
     app.addHook('onReady', async () => retention.start())
     app.addHook('onClose', () => retention.stop())
     const sockets = createSocketHub({

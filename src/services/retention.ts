@@ -3,6 +3,7 @@
 // server's). It deletes through the deletion service — small batches, rollups kept exact, trace.deleted announced —
 // and reports what it deleted in the log and in /metrics.
 import type { ProjectRetention, RetentionSettings } from '../../schemas/index.js'
+import { repeatEvery } from '../lib/repeat.js'
 import type { Store } from '../store/types.js'
 import { type DeletionService, totalOf } from './deletion.js'
 
@@ -49,7 +50,6 @@ export const effective = (own: RetentionSettings | undefined, defaults: Retentio
 
 export function createRetentionService(deps: RetentionDeps): RetentionService {
   const { store, deletion, defaults } = deps
-  let timer: NodeJS.Timeout | null = null
   let running: Promise<RetentionReport[]> | null = null
   let stopped = false
   const shouldStop = () => stopped
@@ -108,26 +108,15 @@ export function createRetentionService(deps: RetentionDeps): RetentionService {
 
     start() {
       stopped = false
-      const tick = () => {
-        timer = setTimeout(async () => {
-          try {
-            await service.runOnce()
-          } catch (err) {
-            deps.onError(err)
-          }
-          if (!stopped) tick()
-        }, deps.intervalMs)
-        timer.unref()
-      }
-      tick()
+      job.start()
     },
 
     async stop() {
       stopped = true
-      if (timer) clearTimeout(timer)
-      timer = null
+      job.stop()
       await running?.catch(() => [])
     },
   }
+  const job = repeatEvery(deps.intervalMs, () => service.runOnce(), deps.onError)
   return service
 }

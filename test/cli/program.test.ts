@@ -378,3 +378,62 @@ t.test('projects retention shows what applies and sets the project’s own value
   t.equal(back.retention_days, null)
   t.equal((await run('projects', 'retention', 'none-such')).code, 1)
 })
+
+t.test('alerts create, list, events and delete', async (t) => {
+  const { app, run } = await server(t)
+  const created = await run(
+    'alerts',
+    'create',
+    '--name',
+    'Any traffic',
+    '--metric',
+    'trace_count',
+    '--window',
+    '5',
+    '--threshold',
+    '0',
+    '--slack',
+    'http://127.0.0.1:9/hook',
+    '--json',
+  )
+  t.equal(created.code, 0)
+  const rule = JSON.parse(created.out)
+  t.match(rule, { name: 'Any traffic', metric: 'trace_count', destination: { type: 'slack', signed: false } })
+  t.equal(
+    (await run('alerts', 'create', '--name', 'x', '--metric', 'trace_count', '--window', '5', '--threshold', '1')).code,
+    2,
+    'no destination',
+  )
+  t.equal(
+    (
+      await run(
+        'alerts',
+        'create',
+        '--name',
+        'x',
+        '--metric',
+        'mood',
+        '--window',
+        '5',
+        '--threshold',
+        '1',
+        '--slack',
+        'http://x.test',
+      )
+    ).code,
+    2,
+  )
+  t.match((await run('alerts', 'list')).out, /ok {6}Any traffic: trace_count over 5 min > 0 on every project → slack/)
+  t.equal((await run('alerts', 'events')).out, 'No alert events.\n')
+  const key = (await run('projects', 'create', '--name', 'Busy', '-q')).out.trim()
+  await app.inject({
+    method: 'POST',
+    url: '/traces',
+    headers: { authorization: `Bearer ${key}` },
+    payload: { prompt: 'x' },
+  })
+  await app.alerts.evaluate()
+  t.match((await run('alerts', 'events')).out, /fired {5}Any traffic: trace_count 1 \(threshold 0\)/)
+  t.equal((await run('alerts', 'delete', rule.rule_id, '--yes')).code, 0)
+  t.equal((await run('alerts', 'list')).out, 'No alert rules.\n')
+})

@@ -14,6 +14,7 @@ import { apiKeyFromRow, type KeyRow, keyContextFromRow } from '../key-rows.js'
 import { ROLLUP_TABLES } from '../rollups.js'
 import { walkChunks } from '../trace-reads.js'
 import type { KeyContext, Store } from '../types.js'
+import { createPostgresAlerts } from './alerts.js'
 import { decodeText, encodeText, parseEncodedJson } from './nul.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { createReplicaFeed, type FeedLog, type ReplicaFeed } from './replica-feed.js'
@@ -166,6 +167,7 @@ export async function createPostgresStore(
     transaction(fn, 'begin isolation level repeatable read read only')
 
   const pendingSpans = createPendingSpanQueries(pool, transaction)
+  const { alerts, windowStats } = createPostgresAlerts(pool, db)
 
   const keysWithProject = () =>
     db
@@ -326,6 +328,9 @@ export async function createPostgresStore(
         chunk,
       )
     },
+
+    alerts,
+    windowStats,
 
     async stats() {
       // The tables (with their indexes and TOAST) of this store's schema: another schema's Loupe is not counted.

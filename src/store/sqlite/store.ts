@@ -13,6 +13,7 @@ import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, keyContextFromRow } from '../key-rows.js'
 import { ROLLUP_TABLES } from '../rollups.js'
 import type { KeyContext, Store } from '../types.js'
+import { createSqliteAlerts } from './alerts.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { apiKeys, projectRetention, projects } from './tables.js'
 import { createTraceQueries } from './trace-queries.js'
@@ -57,6 +58,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   const traces = createTraceQueries(sqlite)
   if (options.migrate !== false) traces.rebuildRollupsIfStale()
   const pendingSpans = createPendingSpanQueries(sqlite)
+  const { alerts, windowStats } = createSqliteAlerts(sqlite, db)
 
   const keysWithProject = () =>
     db
@@ -201,6 +203,9 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     walkTraces(filter, chunk) {
       return traces.walkTraces(filter, chunk)
     },
+
+    alerts,
+    windowStats,
 
     async stats() {
       const pages = sqlite.pragma('page_count', { simple: true }) as number
