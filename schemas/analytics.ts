@@ -17,6 +17,10 @@ export const AnalyticsSummarySchema = Type.Object(
     average_latency: Type.Number({ description: 'Mean latency in ms, 2 decimals; 0 when empty.' }),
     p95_latency: Type.Number({ description: 'Exact nearest-rank 95th percentile of latency in ms.' }),
     total_token_usage: Type.Integer(),
+    traces_without_tokens: Type.Integer({
+      description:
+        'Traces whose token count nothing reported (`tokens_reported` false); each adds 0 to total_token_usage.',
+    }),
     failed_traces: Type.Integer(),
     warning_traces: Type.Integer(),
     retries: Type.Integer({ description: 'Traces with retry_count > 0.' }),

@@ -80,6 +80,13 @@ export const LimitQuery = Type.Integer({
   description: 'Maximum number of items returned (1–1000).',
 })
 
+export const OffsetQuery = Type.Integer({
+  minimum: 0,
+  maximum: BOUNDS.offset,
+  default: 0,
+  description: 'Items to skip.',
+})
+
 export const ErrorSchema = Type.Object(
   {
     statusCode: Type.Integer({ description: 'HTTP status code.' }),

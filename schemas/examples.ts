@@ -51,7 +51,7 @@ export const stepExamples = [
     error: null,
     started_at: '2026-11-23T10:15:02.761Z',
     metadata: {},
-    parent_index: 0,
+    parent_index: null,
   },
 ]
 
@@ -83,6 +83,7 @@ export const traceExample = {
   token_count: 17,
   prompt_tokens: 14,
   completion_tokens: 3,
+  tokens_reported: true,
   status: 'success',
   failure_reason: null,
   retry_count: 0,
@@ -96,8 +97,8 @@ export const traceExample = {
 
 export const listTracesExample = { total: 1, items: [traceExample] }
 
-const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHeader } = traceExample
-export const traceSummaryExample = { ...traceHeader, step_count: 2 }
+const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHead } = traceExample
+export const traceSummaryExample = { ...traceHead, step_count: stepExamples.length }
 
 export const batchTracesBodyExample = {
   traces: [traceInputExample, { prompt: 'Summarise this ticket', model: 'gpt-4o', latency: 1200 }],
@@ -162,6 +163,7 @@ export const analyticsSummaryExample = {
   average_latency: 1604.17,
   p95_latency: 2800,
   total_token_usage: 412,
+  traces_without_tokens: 0,
   failed_traces: 1,
   warning_traces: 0,
   retries: 1,
@@ -275,8 +277,8 @@ export const exportNdjsonExample = `${JSON.stringify(traceExample)}\n`
 
 export const exportCsvExample =
   'trace_id,project_id,environment,name,model,prompt,response,latency,token_count,prompt_tokens,completion_tokens,' +
-  'status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count\r\n' +
-  'tr_01,support-bot,production,answer_question,gpt-4o-mini,What is the capital of France?,Paris.,812.5,17,14,3,' +
+  'tokens_reported,status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count\r\n' +
+  'tr_01,support-bot,production,answer_question,gpt-4o-mini,What is the capital of France?,Paris.,812.5,17,14,3,true,' +
   'success,,0,sess_42,user_7,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2\r\n'
 
 export const alertRuleInputExample = {

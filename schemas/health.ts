@@ -23,9 +23,10 @@ export const HealthResponse = Type.Object(
         }),
       }),
     ),
-    statusCode: Type.Optional(Type.Integer()),
+    statusCode: Type.Optional(Type.Integer({ description: 'On 503: the error fields every error carries.' })),
     error: Type.Optional(Type.String()),
     message: Type.Optional(Type.String()),
+    code: Type.Optional(Type.String()),
   },
   { examples: [healthExample] },
 )

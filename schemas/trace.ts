@@ -6,6 +6,7 @@ import {
   LatencyMs,
   LimitQuery,
   Nullable,
+  OffsetQuery,
   Ref,
   TimestampInput,
   TimestampQuery,
@@ -74,6 +75,12 @@ export const TraceSchema = Type.Object(
     token_count: TokenCount(BOUNDS.traceTokens, 'Tokens used by the trace.'),
     prompt_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Input tokens.')),
     completion_tokens: Nullable(TokenCount(BOUNDS.traceTokens, 'Output tokens.')),
+    tokens_reported: Type.Boolean({
+      description:
+        'Whether any token count was reported: by the client (`token_count`, `prompt_tokens`, ' +
+        '`completion_tokens`), by a step, or by a span. When false, `token_count` is 0 because nothing was counted ' +
+        '(a stream without usage, say), not because nothing was used.',
+    }),
     status: TraceStatusSchema,
     failure_reason: Nullable(Type.String({ description: 'Why the trace failed.' })),
     retry_count: Type.Integer({
@@ -174,9 +181,7 @@ export const ListTracesQuery = Type.Object({
   since: Type.Optional(TimestampQuery('created_at ≥ since.')),
   until: Type.Optional(TimestampQuery('created_at < until.')),
   limit: Type.Optional(LimitQuery),
-  offset: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: BOUNDS.offset, default: 0, description: 'Items to skip.' }),
-  ),
+  offset: Type.Optional(OffsetQuery),
   fields: Type.Optional(
     Type.Union([Type.Literal('full'), Type.Literal('summary')], {
       default: 'full',
@@ -193,7 +198,7 @@ export const ListTracesResponse = Type.Object(
     total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
     items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
   },
-  // No example here: the answer's example is on ListTracesAnswer (OpenAPI 3.0 allows none inside anyOf).
+  { description: 'Whole traces.' },
 )
 export type ListTracesResponse = Static<typeof ListTracesResponse>
 
@@ -202,14 +207,15 @@ export const ListTraceSummariesResponse = Type.Object(
     total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
     items: Type.Array(Ref(TraceSummarySchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
   },
-  // No example here either: see ListTracesAnswer.
+  { description: 'Trace summaries (`fields=summary`).' },
 )
-export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
 
-/** What GET /traces answers: whole traces, or summaries with `fields=summary`. */
-export const ListTracesAnswer = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {
+/** GET /traces answers either list, as `fields` asks (the examples sit here: OpenAPI 3.0 takes them at the top). */
+export const ListTracesOrSummariesResponse = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {
+  description: 'Whole traces (`fields=full`, the default) or trace summaries (`fields=summary`).',
   examples: [listTracesExample],
 })
+export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
 
 // GET /traces/export
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const

@@ -1,5 +1,5 @@
 // npm run seed -- --traces N [--days D] [--projects P] [--database URL] [--seed S] [--force]: the same command as
-// `loupe seed` (src/cli/seed.ts), kept under this name for the README and muscle memory.
+// `loupe seed` (src/cli/commands/seed.ts), kept under this name for the README and muscle memory.
 import { processIo } from '../src/cli/io.js'
 import { runCli } from '../src/cli/program.js'
 

@@ -1,7 +1,9 @@
 // npm test: the whole suite on SQLite, then the same suite on PostgreSQL when one answers (LOUPE_TEST_DATABASE, else
 // postgres://postgres@127.0.0.1:5432/test; every app gets its own schema, dropped afterwards). Without PostgreSQL the
 // SQLite run still decides, and a line says the PostgreSQL suite was not run and how to run it — unless
-// LOUPE_REQUIRE_POSTGRES=1 (CI), which makes an unreachable PostgreSQL a failure. Extra arguments go to tap.
+// LOUPE_REQUIRE_POSTGRES=1 (CI), which makes an unreachable PostgreSQL a failure. The SQLite run measures test
+// coverage (tap's c8-based report; .taprc leaves it off for quick single-file runs), and the last lines repeat its
+// summary. Extra arguments go to tap.
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -20,7 +22,20 @@ interface Run {
   name: string
   code: number
   counts: Counts | null
+  /** The coverage summary (`Lines : 93.1% ( 5000/5370 )`, …), when the run measured it. */
+  coverage: string[]
 }
+
+/** The lines of tap's coverage summary (text-summary report) in a run's output. */
+function coverageOf(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((line) => /^(Statements|Branches|Functions|Lines)\s*:/.test(line))
+    .map((line) => line.replace(/\s+/g, ' ').trim())
+}
+
+/** tap's arguments that turn coverage on, with only its summary printed. */
+const COVERAGE = ['--no-disable-coverage', '--coverage-report=text-summary']
 
 /** The last tap summary line (`# { total: 12, pass: 11, fail: 1 }`) of a run's output. */
 function summaryOf(output: string): Counts | null {
@@ -46,7 +61,12 @@ function tap(name: string, database: string, args: string[]): Promise<Run> {
   })
   return new Promise((resolve) => {
     child.on('close', (code, signal) =>
-      resolve({ name, code: code ?? (signal ? 1 : 0), counts: interactive ? null : summaryOf(output) }),
+      resolve({
+        name,
+        code: code ?? (signal ? 1 : 0),
+        counts: interactive ? null : summaryOf(output),
+        coverage: coverageOf(output),
+      }),
     )
   })
 }
@@ -76,7 +96,7 @@ async function main(): Promise<number> {
   const runs: Run[] = []
 
   process.stdout.write('# Loupe test suite on SQLite (in-memory)\n')
-  runs.push(await tap('SQLite', '', args))
+  runs.push(await tap('SQLite', '', [...COVERAGE, ...args]))
 
   const why = await unreachable(url)
   let missing: string | null = null
@@ -94,6 +114,7 @@ async function main(): Promise<number> {
     const c = run.counts
     const detail = c ? `${c.pass} passed, ${c.fail} failed, ${c.skip} skipped` : run.code === 0 ? 'passed' : 'failed'
     process.stdout.write(`# ${run.name}: ${detail}${run.code === 0 ? '' : ` (tap exit ${run.code})`}\n`)
+    if (run.coverage.length > 0) process.stdout.write(`# ${run.name} coverage: ${run.coverage.join('; ')}\n`)
   }
   if (missing) process.stdout.write(`# ${missing}\n`)
   const counted = runs.map((r) => r.counts).filter((c): c is Counts => c !== null)

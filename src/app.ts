@@ -5,13 +5,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import websocket from '@fastify/websocket'
 import type { ErrorObject } from 'ajv'
 import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify'
-import fp from 'fastify-plugin'
 import { componentSchemas } from '../schemas/index.js'
 import type { Config } from './config.js'
 import { redactSecret, redactUrl } from './lib/credentials.js'
 import { toJson } from './lib/json.js'
 import { createValidators, describeErrors, validatorCompiler } from './lib/validation.js'
 import auth from './plugins/auth.js'
+import configPlugin from './plugins/config.js'
 import docs from './plugins/docs.js'
 import errors from './plugins/errors.js'
 import limits from './plugins/limits.js'
@@ -26,14 +26,9 @@ import metrics from './routes/metrics.js'
 import otlp from './routes/otlp.js'
 import projects from './routes/projects.js'
 import traces from './routes/traces.js'
+import ui from './routes/ui.js'
 import ws from './routes/ws.js'
 import type { Store } from './store/types.js'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    config: Config
-  }
-}
 
 export interface BuildOptions {
   /** An already open store (tests); otherwise the one named by config.databaseUrl is opened. */
@@ -42,6 +37,8 @@ export interface BuildOptions {
   now?: () => number
   /** Fastify logger options; default: pino at config.logLevel with credentials redacted. */
   logger?: FastifyServerOptions['logger']
+  /** The built viewer served at /ui/ (tests); default web/dist in the package. */
+  uiRoot?: string
 }
 
 /** The headers that carry a credential: redacted from every logged request. */
@@ -118,12 +115,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   // are spliced in from their stored JSON text (src/lib/json.ts).
   app.setSerializerCompiler(() => toJson)
 
-  app.decorate('config', config)
-  app.decorate('validators', validators)
-  app.decorate('now', options.now ?? Date.now)
   for (const schema of componentSchemas) app.addSchema(schema)
 
-  await app.register(fp(async () => {}, { name: 'loupe-config' }))
+  await app.register(configPlugin, { config, now: options.now ?? Date.now, validators })
   await app.register(metricsPlugin)
   await app.register(limits)
   await app.register(errors)
@@ -143,6 +137,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(apiKeys)
   await app.register(alerts)
   await app.register(ws)
+  await app.register(ui, { root: options.uiRoot })
 
   return app
 }

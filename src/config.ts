@@ -122,8 +122,8 @@ export const ConfigSchema = Type.Object({
     env: 'LOUPE_ADMIN_TOKEN',
     secret: true,
     description:
-      'Protected mode when set (docs/api.md, Authentication): every route but GET / and /health needs this token ' +
-      'or a project key; null: open mode.',
+      'Protected mode when set (docs/api.md, Authentication): every route but GET /, /health and /docs needs this ' +
+      'token or a project key; null: open mode.',
   }),
   metricsToken: Type.Union([Type.String({ minLength: 16 }), Type.Null()], {
     default: null,

@@ -1,6 +1,9 @@
 // Every error the services throw, defined once; the app's error handler turns them into { statusCode, error, message, code }.
 import createError from '@fastify/error'
 
+/** Seconds a client is told to wait (Retry-After) after a 503 that does not say otherwise. */
+export const RETRY_AFTER_S = 5
+
 export const TraceNotFound = createError<[string]>('LOUPE_TRACE_NOT_FOUND', "trace '%s' not found", 404)
 export const ProjectNotFound = createError<[string]>('LOUPE_PROJECT_NOT_FOUND', "project '%s' not found", 404)
 export const AlertRuleNotFound = createError<[string]>('LOUPE_ALERT_RULE_NOT_FOUND', "alert rule '%s' not found", 404)
@@ -22,7 +25,8 @@ export const MissingApiKey = createError(
   401,
 )
 export const InvalidApiKey = createError('LOUPE_INVALID_API_KEY', 'the API key is unknown or revoked', 401)
-export const StoreUnavailable = createError<[string]>('LOUPE_STORE_UNAVAILABLE', 'the store is unavailable: %s', 503)
+/** The database cannot answer; the message says what is wrong with it (store/index.ts, describeStoreUnavailable). */
+export const StoreUnavailable = createError<[string]>('LOUPE_STORE_UNAVAILABLE', '%s', 503)
 export const MissingCredential = createError(
   'LOUPE_MISSING_CREDENTIAL',
   'a credential is required: send the admin token or a project API key as "Authorization: Bearer <token>" or ' +

@@ -69,7 +69,8 @@ function servedRoutes(printed: string): string[] {
     stack[depth] = match[2] ?? ''
     stack.length = depth + 1
     const path = stack.join('').replace(/:(\w+)/g, '{$1}')
-    if (path.startsWith('/docs') || path.includes('*')) continue
+    // The API docs and the viewer's files (/ui, /ui/*) are pages, not operations of the API.
+    if (path.startsWith('/docs') || path === '/ui' || path.includes('*')) continue
     for (const method of (match[3] ?? '').split(', '))
       if (method !== 'HEAD') out.push(`${method.toLowerCase()} ${path}`)
   }

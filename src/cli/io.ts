@@ -1,7 +1,7 @@
 // The CLI's connection to this process: its streams and environment, and Ctrl-C (or SIGTERM) as the end of a
 // long-running command; on a terminal, a yes/no question before a deletion.
 import { createInterface } from 'node:readline/promises'
-import type { CliIo } from './program.js'
+import type { CliIo } from './context.js'
 
 export function processIo(): CliIo {
   return {

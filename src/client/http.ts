@@ -35,8 +35,16 @@ export interface RequestOptions {
 
 /** `baseUrl` with exactly one trailing slash, so that relative paths keep any path prefix (a proxy's /loupe/). */
 export function normalizeBaseUrl(baseUrl: string): string {
-  const url = new URL(baseUrl)
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`baseUrl must be http(s): ${baseUrl}`)
+  const wrong = () =>
+    new TypeError(`loupe: baseUrl must be an http(s) URL such as http://127.0.0.1:3000, got '${baseUrl}'`)
+  let url: URL
+  try {
+    url = new URL(baseUrl)
+  } catch {
+    throw wrong()
+  }
+  // `localhost:3000` parses as a URL of the scheme `localhost:`: refused here, not sent elsewhere.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw wrong()
   url.search = ''
   url.hash = ''
   return url.href.endsWith('/') ? url.href : `${url.href}/`

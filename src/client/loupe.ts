@@ -80,6 +80,10 @@ export class Loupe {
   #closing: Promise<boolean> | undefined
   #exitDeadline: number | undefined
   #warnedClosed = false
+  /** Why trace() records nothing, if it does not: turned off, or no key (said once, at the first trace). */
+  #recordsNothing: 'disabled' | 'no-key' | null = null
+  /** Traces lost (rejected or dropped) up to the last flush that reported on them. */
+  #lossesReported = 0
 
   constructor(options: LoupeOptions = {}) {
     const warn = options.onWarning ?? ((message: string) => console.warn(`loupe: ${message}`))
@@ -94,21 +98,17 @@ export class Loupe {
     const requestTimeoutMs = positive(options.requestTimeoutMs, 10_000)
     const fetchFn = options.fetch ?? globalThis.fetch
     const apiKey = options.apiKey ?? (env.LOUPE_API_KEY || undefined)
-    let baseUrl: string
-    try {
-      baseUrl = normalizeBaseUrl(options.baseUrl ?? (env.LOUPE_BASE_URL || DEFAULT_BASE_URL))
-    } catch (err) {
-      this.#warn(`${(err as Error).message}; using ${DEFAULT_BASE_URL}`)
-      baseUrl = `${DEFAULT_BASE_URL}/`
-    }
+    // A malformed address is a mistake in the app's setup, not a network condition: it fails here, at once, rather
+    // than sending somewhere else.
+    const baseUrl = normalizeBaseUrl(options.baseUrl ?? (env.LOUPE_BASE_URL || DEFAULT_BASE_URL))
     this.baseUrl = baseUrl
     this.#credential = apiKey
     this.#flushTimeoutMs = positive(options.flushTimeoutMs, 30_000)
     this.#http = createHttp({ baseUrl, credential: apiKey, timeoutMs: requestTimeoutMs, fetch: fetchFn })
 
-    if (options.enabled === false) return
-    if (!apiKey) {
-      this.#warn('no API key (pass apiKey or set LOUPE_API_KEY): traces will not be recorded')
+    // Without a key this is a read-only client: no warning unless the app records a trace (#finish).
+    if (options.enabled === false || !apiKey) {
+      this.#recordsNothing = options.enabled === false ? 'disabled' : 'no-key'
       return
     }
     this.#sender = new Sender({
@@ -147,10 +147,21 @@ export class Loupe {
     return result
   }
 
-  /** Delivers every trace recorded so far; true when all are delivered, false if `timeoutMs` passed first. */
+  /**
+   * Delivers every trace recorded so far. True only when every trace since the last flush was accepted by the server;
+   * false when one was rejected or dropped, or `timeoutMs` passed first.
+   */
   async flush(options: { timeoutMs?: number } = {}): Promise<boolean> {
     if (!this.#sender) return true
-    return this.#sender.flush(positive(options.timeoutMs, this.#flushTimeoutMs))
+    return this.#accepted(await this.#sender.flush(positive(options.timeoutMs, this.#flushTimeoutMs)))
+  }
+
+  /** Whether the traces since the last report all arrived: every one settled and none rejected or dropped. */
+  #accepted(settled: boolean): boolean {
+    const { rejected, dropped } = this.stats()
+    const lost = rejected + dropped - this.#lossesReported
+    this.#lossesReported = rejected + dropped
+    return settled && lost === 0
   }
 
   /** Delivers what is queued, closes live streams and stops the SDK. Call it before `process.exit()`. */
@@ -161,10 +172,10 @@ export class Loupe {
       for (const subscription of this.#subscriptions) subscription.close()
       this.#subscriptions.clear()
       if (!this.#sender) return true
-      const delivered = await this.#sender.flush(positive(options.timeoutMs, this.#flushTimeoutMs))
+      const settled = await this.#sender.flush(positive(options.timeoutMs, this.#flushTimeoutMs))
       this.#sender.stop()
-      if (!delivered) this.#warn(`shut down with ${this.#sender.pending} trace(s) undelivered`)
-      return delivered
+      if (!settled) this.#warn(`shut down with ${this.#sender.pending} trace(s) undelivered`)
+      return this.#accepted(settled)
     })()
     return this.#closing
   }
@@ -255,7 +266,13 @@ export class Loupe {
   }
 
   #finish(recorder: TraceRecorder, outcome: { result?: unknown; error?: unknown; failed: boolean }): void {
-    if (!this.#sender) return
+    if (!this.#sender) {
+      if (this.#recordsNothing === 'no-key') {
+        this.#warn('no API key (pass apiKey or set LOUPE_API_KEY): traces are not recorded')
+        this.#recordsNothing = 'disabled'
+      }
+      return
+    }
     if (this.#closed) {
       if (!this.#warnedClosed) this.#warn('trace() after shutdown(): the trace is not recorded')
       this.#warnedClosed = true

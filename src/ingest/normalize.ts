@@ -195,6 +195,7 @@ export function normalizeTrace(
   const completion_tokens = input.completion_tokens ?? null
   const tokenSplit =
     prompt_tokens === null && completion_tokens === null ? null : sumOf([prompt_tokens, completion_tokens])
+  const tokenTotal = firstGiven(input.token_count, input.total_tokens)
 
   return {
     trace_id: input.trace_id ?? opts.newId(),
@@ -207,10 +208,11 @@ export function normalizeTrace(
     latency: roundToMicros(
       firstGiven(input.latency, input.latency_ms, input.duration_ms) ?? sumOf(steps.map((s) => s.latency)),
     ),
-    token_count:
-      firstGiven(input.token_count, input.total_tokens) ?? tokenSplit ?? sumOf(steps.map((s) => s.token_count)),
+    token_count: tokenTotal ?? tokenSplit ?? sumOf(steps.map((s) => s.token_count)),
     prompt_tokens,
     completion_tokens,
+    // Unknown is not zero: a trace whose count nothing reported says so.
+    tokens_reported: tokenTotal !== null || tokenSplit !== null || steps.some((s) => s.token_count !== null),
     status,
     failure_reason,
     retry_count,

@@ -17,6 +17,8 @@ const STEP_METADATA_BUDGET = 8 * 1024
 const ATTRIBUTE_VALUE_CHARS = 4096
 const NAME_CHARS = 256
 const LATEST_MS = Date.UTC(9999, 11, 31)
+/** Step types that are one call of something (not a wrapper around calls). */
+const CALL_TYPES = new Set<string>(['llm', 'retrieval', 'tool'])
 
 export interface AssembledTrace {
   input: TraceInput
@@ -28,7 +30,10 @@ export interface AssembledTrace {
 const NO_MEANING: SpanMeaning = {
   type: 'other',
   tool: null,
+  entity: null,
+  function_id: null,
   model: null,
+  response_model: null,
   prompt_tokens: null,
   completion_tokens: null,
   total_tokens: null,
@@ -198,16 +203,25 @@ function spanIdentity(span: OtlpSpan): Record<string, unknown> {
   }
 }
 
+/**
+ * What a step is called: the entity the library names (an OpenLLMetry task or tool), the tool a Vercel AI SDK tool
+ * call ran, else the span's name; a span without one is called by its tool or type.
+ */
+function stepName({ span, meaning: m }: Node): string {
+  const vercelTool = m.function_id !== null && m.type === 'tool' ? m.tool : null
+  return m.entity ?? vercelTool ?? (span.name.trim() !== '' ? span.name : (m.tool ?? m.type))
+}
+
 function toStep(node: Node, parent_index: number | null): StepInput {
   const { span, meaning: m } = node
   const fixed: Record<string, unknown> = { otel: spanIdentity(span) }
   if (m.model !== null) fixed.model = m.model
+  if (m.response_model !== null) fixed.response_model = m.response_model
   if (m.prompt_tokens !== null) fixed.prompt_tokens = m.prompt_tokens
   if (m.completion_tokens !== null) fixed.completion_tokens = m.completion_tokens
   if (m.exception) fixed.exception = boundJson(m.exception, ATTRIBUTE_VALUE_CHARS)
-  const name = span.name.trim() !== '' ? span.name : (m.tool ?? m.type)
   return {
-    name: cut(name, NAME_CHARS),
+    name: cut(stepName(node), NAME_CHARS),
     type: m.type,
     tool: cutOrNull(m.tool, NAME_CHARS),
     status: m.failed ? 'failed' : 'success',
@@ -234,7 +248,10 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
   // that did come is a step (so a failed first attempt is a step that can be retried, not the trace's failure).
   const rootMissing = top.span.parent_span_id !== null && !top.span.parent_is_remote
   const root = rootMissing ? null : top
-  const others = nodes.filter((n) => n !== root).sort(byStart)
+  // A root that is itself a call (a model call, an embedding, a tool) is also the first step, so that its input and
+  // output show like any call's; its tokens are still counted once.
+  const rootStep = root && CALL_TYPES.has(root.meaning.type) ? [root] : []
+  const others = [...rootStep, ...nodes.filter((n) => n !== root).sort(byStart)]
   const steps = others.slice(0, LIMITS.steps)
   const dropped = others.length - steps.length
   const stepAt = new Map(steps.map((n, i) => [n.span.span_id, i]))
@@ -270,7 +287,12 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
         ? {}
         : { metadata: userMetadata }
   const resource = Object.fromEntries(Object.entries(top.span.resource).filter(([key]) => key !== 'service.name'))
+  // The model of the trace is the root's, else the first model call's; the model that answered that call stays beside it.
+  const candidates = [r, firstLlm?.meaning, ...steps.map((n) => n.meaning)]
+  const model = candidates.find((m) => m?.model != null)?.model ?? null
+  const responseModel = candidates.find((m) => m?.model === model && m.response_model !== null)?.response_model ?? null
   const fixed: Record<string, unknown> = { otel }
+  if (model !== null && responseModel !== null) fixed.response_model = responseModel
   if (r.exception) fixed.exception = boundJson(r.exception, ATTRIBUTE_VALUE_CHARS)
   const metadata = boundedMetadata(
     fixed,
@@ -282,10 +304,10 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
   const prompt = r.prompt ?? firstLlm?.meaning.prompt ?? ''
   const response = r.response ?? lastLlm?.meaning.response ?? null
   const tags = firstWith((m) => m.tags) ?? []
-  const model = r.model ?? firstLlm?.meaning.model ?? firstWith((m) => m.model)
   const session = firstWith((m) => m.session_id)
   const user = firstWith((m) => m.user_id)
-  const name = top.span.name.trim() !== '' ? top.span.name : null
+  // The name the library gives the whole call (an OpenLLMetry workflow, a Vercel AI SDK function id), else the span's.
+  const name = top.meaning.entity ?? top.meaning.function_id ?? (top.span.name.trim() !== '' ? top.span.name : null)
 
   return {
     dropped,

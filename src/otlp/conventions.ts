@@ -8,16 +8,31 @@ import type { OtlpSpan } from '../../schemas/otlp.js'
 import type { StepType } from '../../schemas/step.js'
 import { own, setOwn } from '../lib/own.js'
 
-/** A chat message reduced to what a reader needs: who said it and its text. */
+/** A tool call a model chose: the tool, its arguments (parsed when JSON) and the call's id. */
+export interface ToolCall {
+  id: string | null
+  name: string
+  arguments: unknown
+}
+
+/** A chat message reduced to what a reader needs: who said it, its text, and the tools it called. */
 export interface Message {
   role: string
   content: string
+  tool_calls?: ToolCall[]
 }
 
 export interface SpanMeaning {
   type: StepType
   tool: string | null
+  /** The name the library gives what the span runs (an OpenLLMetry entity), else null. */
+  entity: string | null
+  /** The Vercel AI SDK's `ai.telemetry.functionId`: the application's name for the whole call. */
+  function_id: string | null
+  /** The model asked for; without one, the model that answered. */
   model: string | null
+  /** The model that answered (a dated snapshot, often), when it is not `model`. */
+  response_model: string | null
   prompt_tokens: number | null
   completion_tokens: number | null
   /** The span's own total: the explicit total, else prompt + completion, else null. */
@@ -125,23 +140,69 @@ function asCount(value: unknown): number | null {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null
 }
 
+/**
+ * A list flattened into indexed keys (`prefix0.a`, `prefix0.b`, `prefix1.a`, …): one object per index, keyed by the
+ * rest of the name, in index order; and the keys it was made of.
+ */
+function byIndex(
+  values: Record<string, unknown>,
+  prefix: string,
+): { items: Record<string, unknown>[]; keys: string[] } {
+  const items = new Map<number, Record<string, unknown>>()
+  const keys: string[] = []
+  for (const [key, value] of Object.entries(values)) {
+    const match = key.startsWith(prefix) ? /^(\d+)\.(.+)$/.exec(key.slice(prefix.length)) : null
+    if (!match) continue
+    const index = Number(match[1])
+    const item = items.get(index) ?? {}
+    setOwn(item, match[2]!, value)
+    items.set(index, item)
+    keys.push(key)
+  }
+  return { items: [...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item), keys }
+}
+
 /** Reads attributes and remembers which ones it used, so that the rest can go to the metadata. */
 class AttributeReader {
   private readonly used = new Set<string>()
 
   constructor(private readonly values: Record<string, unknown>) {}
 
-  /** The first of `keys` whose value `as` accepts; only that key counts as used. */
+  /**
+   * The first of `keys` whose value `as` accepts. The keys of one call name the same thing in different conventions,
+   * so another that says the same counts as used too (it would only repeat it in the metadata); one that says
+   * something else is kept.
+   */
   first<T>(keys: readonly string[], as: (value: unknown) => T | null): T | null {
+    let found: T | null = null
     for (const key of keys) {
       if (!Object.hasOwn(this.values, key)) continue
       const value = as(this.values[key])
-      if (value !== null) {
-        this.used.add(key)
-        return value
-      }
+      if (value === null) continue
+      if (found === null) found = value
+      else if (JSON.stringify(value) !== JSON.stringify(found)) continue
+      this.used.add(key)
     }
-    return null
+    return found
+  }
+
+  /** The key of the first of `keys` whose value `as` accepts (for a reader that must know which convention spoke). */
+  firstKey(keys: readonly string[], as: (value: unknown) => unknown): string | null {
+    return keys.find((key) => Object.hasOwn(this.values, key) && as(this.values[key]) !== null) ?? null
+  }
+
+  /** Marks keys as used without reading them (twins of attributes read under another name). */
+  use(...keys: string[]): void {
+    for (const key of keys) if (Object.hasOwn(this.values, key)) this.used.add(key)
+  }
+
+  /** A value as sent, without counting it as used (a rule that reads one part of it). */
+  peek(key: string): unknown {
+    return Object.hasOwn(this.values, key) ? this.values[key] : undefined
+  }
+
+  has(key: string): boolean {
+    return Object.hasOwn(this.values, key)
   }
 
   text(...keys: string[]): string | null {
@@ -153,8 +214,11 @@ class AttributeReader {
   }
 
   /** Any present value, JSON text parsed. */
+  /** Any present value, JSON text parsed; `null` sent as JSON text is absent too (OpenLLMetry writes outputs so). */
   value(...keys: string[]): unknown {
-    return this.first(keys, (v) => (v === null || v === undefined || v === '' ? null : parseJsonText(v)))
+    return this.first(keys, (v) =>
+      v === null || v === undefined || v === '' || v === 'null' ? null : parseJsonText(v),
+    )
   }
 
   /**
@@ -162,18 +226,9 @@ class AttributeReader {
    * OpenLLMetry write them: one object per index, keyed by the rest of the name, in index order. All are used.
    */
   indexed(prefix: string): Record<string, unknown>[] {
-    const items = new Map<number, Record<string, unknown>>()
-    for (const [key, value] of Object.entries(this.values)) {
-      if (!key.startsWith(prefix)) continue
-      const match = /^(\d+)\.(.+)$/.exec(key.slice(prefix.length))
-      if (!match) continue
-      const index = Number(match[1])
-      const item = items.get(index) ?? {}
-      setOwn(item, match[2]!, value)
-      items.set(index, item)
-      this.used.add(key)
-    }
-    return [...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item)
+    const { items, keys } = byIndex(this.values, prefix)
+    for (const key of keys) this.used.add(key)
+    return items
   }
 
   rest(): Record<string, unknown> {
@@ -190,19 +245,47 @@ function partText(part: unknown): string | null {
   return null
 }
 
+/** A tool call in any convention's shape: GenAI `{type:'tool_call', id, name, arguments}`, Vercel
+ * `{toolCallId, toolName, input|args}`, OpenAI `{id, function: {name, arguments}}`, flattened `{id, name, arguments}`. */
+function toolCallOf(value: unknown): ToolCall | null {
+  if (typeof value !== 'object' || value === null) return null
+  const c = value as Record<string, unknown>
+  const fn = typeof c.function === 'object' && c.function !== null ? (c.function as Record<string, unknown>) : {}
+  const name = [c.name, c.toolName, fn.name, c['function.name'], c['tool_call.function.name']].find(hasText)
+  if (name === undefined) return null
+  const id = [c.id, c.toolCallId, c['tool_call.id']].find(hasText) ?? null
+  const args =
+    c.arguments ?? c.input ?? c.args ?? fn.arguments ?? c['function.arguments'] ?? c['tool_call.function.arguments']
+  return { id, name, arguments: args === undefined ? null : parseJsonText(args) }
+}
+
+const toolCallsOf = (values: unknown[]): ToolCall[] =>
+  values.map(toolCallOf).filter((call): call is ToolCall => call !== null)
+
+/** A message, with its tool calls when it made any. */
+function message(role: string, content: string, calls: ToolCall[]): Message {
+  return calls.length > 0 ? { role, content, tool_calls: calls } : { role, content }
+}
+
 /** A message in any of the structured shapes: GenAI `{role, parts}`, chat `{role, content}` (string or parts). */
-function structuredMessage(message: unknown): Message | null {
-  if (typeof message !== 'object' || message === null) return null
-  const m = message as Record<string, unknown>
+function structuredMessage(value: unknown): Message | null {
+  if (typeof value !== 'object' || value === null) return null
+  const m = value as Record<string, unknown>
   const role = hasText(m.role) ? m.role : 'unknown'
   const parts = Array.isArray(m.parts) ? m.parts : Array.isArray(m.content) ? m.content : null
+  const calls = toolCallsOf([
+    ...(parts ?? []).filter((p) => ['tool_call', 'tool-call'].includes((p as { type?: unknown })?.type as string)),
+    ...(Array.isArray(m.tool_calls) ? m.tool_calls : []),
+  ])
   if (parts) {
     const texts = parts.map(partText).filter((t): t is string => t !== null)
-    // A message with no text (only tool calls, say) still shows what it carried.
-    return { role, content: texts.length > 0 ? texts.join('\n') : JSON.stringify(parts) }
+    // A message with no text and no tool call (a tool result, say) still shows what it carried.
+    const content = texts.length > 0 ? texts.join('\n') : calls.length > 0 ? '' : JSON.stringify(parts)
+    return message(role, content, calls)
   }
   const content = [m.content, m.text].find((c) => typeof c === 'string')
-  return content === undefined ? null : { role, content: content as string }
+  if (content === undefined && calls.length === 0) return null
+  return message(role, (content as string | undefined) ?? '', calls)
 }
 
 /** A structured message list (array, or JSON text of one) → messages; null when it is not one. */
@@ -213,25 +296,29 @@ function structuredMessages(value: unknown): { messages: Message[]; raw: unknown
   return messages.length > 0 ? { messages, raw: parsed } : null
 }
 
+/** The items of a flattened list inside one item (`tool_calls.0.tool_call.id`, …), in index order. */
+const nested = (item: Record<string, unknown>, prefix: string) => byIndex(item, prefix).items
+
 /** OpenInference `llm.*_messages.N.message.*` items → messages. */
 function openInferenceMessages(items: Record<string, unknown>[]): Message[] {
   return items.flatMap((item) => {
     const role = hasText(item['message.role']) ? item['message.role'] : 'unknown'
-    if (typeof item['message.content'] === 'string') return [{ role, content: item['message.content'] }]
-    const texts = Object.keys(item)
-      .filter((key) => /^message\.contents\.\d+\.message_content\.text$/.test(key))
-      .sort((a, b) => Number(a.split('.')[2]) - Number(b.split('.')[2]))
-      .map((key) => item[key])
+    const calls = toolCallsOf(nested(item, 'message.tool_calls.'))
+    if (typeof item['message.content'] === 'string') return [message(role, item['message.content'], calls)]
+    const texts = nested(item, 'message.contents.')
+      .map((part) => part['message_content.text'])
       .filter(hasText)
-    return texts.length > 0 ? [{ role, content: texts.join('\n') }] : []
+    return texts.length > 0 || calls.length > 0 ? [message(role, texts.join('\n'), calls)] : []
   })
 }
 
 /** OpenLLMetry `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` items → messages. */
 function openLlmetryMessages(items: Record<string, unknown>[]): Message[] {
   return items.flatMap((item) => {
-    if (typeof item.content !== 'string') return []
-    return [{ role: hasText(item.role) ? item.role : 'unknown', content: item.content }]
+    const calls = toolCallsOf(nested(item, 'tool_calls.'))
+    if (typeof item.content !== 'string' && calls.length === 0) return []
+    const role = hasText(item.role) ? item.role : 'unknown'
+    return [message(role, typeof item.content === 'string' ? item.content : '', calls)]
   })
 }
 
@@ -242,13 +329,60 @@ export function promptOf(messages: readonly Message[]): string | null {
   return messages.length > 0 ? messages.map((m) => m.content).join('\n') : null
 }
 
+/** A message as a reader sees it: its text, else the tools it called (`get_weather({"city":"Paris"})`). */
+const textOf = (m: Message): string =>
+  m.content.trim() !== '' || !m.tool_calls
+    ? m.content
+    : m.tool_calls.map((c) => `${c.name}(${asText(c.arguments) ?? ''})`).join('\n')
+
 /** The answer: every output message's text (usually one). */
 const responseOf = (messages: readonly Message[]): string | null =>
-  messages.length > 0 ? messages.map((m) => m.content).join('\n') : null
+  messages.length > 0 ? messages.map(textOf).join('\n') : null
 
 /** The attribute of the latest event with this name (the older GenAI conventions put content in span events). */
 function eventAttribute(span: OtlpSpan, event: string, key: string): unknown {
   return span.events.filter((e) => e.name === event).at(-1)?.attributes[key]
+}
+
+/** Vercel AI SDK attributes that repeat a `gen_ai.*` one the same span carries: [the repeat, the original]. */
+const VERCEL_TWINS: [string, string][] = [
+  ['ai.response.id', 'gen_ai.response.id'],
+  ['ai.response.finishReason', 'gen_ai.response.finish_reasons'],
+  ['ai.model.provider', 'gen_ai.system'],
+]
+
+/** The model in OpenInference's `llm.invocation_parameters` (JSON text of the request's parameters). */
+function invocationModel(value: unknown): string | null {
+  const parameters = parseJsonText(value)
+  if (typeof parameters !== 'object' || parameters === null) return null
+  const model = (parameters as Record<string, unknown>).model
+  return hasText(model) ? model : null
+}
+
+/** One item as itself, several as a list, none as null. */
+const oneOrList = (items: unknown[]): unknown => (items.length === 0 ? null : items.length === 1 ? items[0] : items)
+
+/**
+ * OpenLLMetry's entity input `{"args":[…],"kwargs":{…}}` opened: nothing passed is null, a single argument is
+ * itself, named arguments alone are their object; anything else stays as sent.
+ */
+function openArguments(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
+  const { args = [], kwargs = {}, ...others } = value as Record<string, unknown>
+  if (Object.keys(others).length > 0 || !Array.isArray(args) || typeof kwargs !== 'object' || kwargs === null)
+    return value
+  const named = Object.keys(kwargs).length
+  if (args.length === 0) return named === 0 ? null : kwargs
+  return named === 0 && args.length === 1 ? args[0] : value
+}
+
+/** The user's text in the Vercel AI SDK's `ai.prompt` (`{"system":…,"prompt":"…"}` or `{"messages":[…]}`). */
+function vercelPrompt(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null) return null
+  const { prompt, messages } = value as Record<string, unknown>
+  if (typeof prompt === 'string') return prompt
+  const list = structuredMessages(prompt ?? messages)
+  return list ? promptOf(list.messages) : null
 }
 
 function stepType(a: AttributeReader): StepType | null {
@@ -269,16 +403,23 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
   const declaredType = stepType(a)
 
   const tool = a.text('gen_ai.tool.name', 'tool.name', 'ai.toolCall.name')
-  const model = a.text(
-    'gen_ai.request.model',
-    'gen_ai.response.model',
-    'llm.model_name',
-    'llm.request.model',
-    'ai.model.id',
-  )
+  // One rule for every library: the model asked for, else the one that answered; that one (often a dated snapshot of
+  // the one asked for) is kept beside it. OpenInference names the model that answered, and the one asked for only
+  // in the invocation parameters.
+  const requested =
+    a.text('gen_ai.request.model', 'llm.request.model', 'ai.model.id', 'embedding.model_name') ??
+    invocationModel(a.peek('llm.invocation_parameters'))
+  const served = a.text('gen_ai.response.model', 'llm.response.model', 'ai.response.model', 'llm.model_name')
+  const model = requested ?? served
+  const response_model = served !== null && served !== model ? served : null
+
   const type: StepType = declaredType ?? (tool !== null ? 'tool' : model !== null ? 'llm' : 'other')
-  const toolName =
-    tool ?? (type === 'tool' ? (a.text('traceloop.entity.name') ?? (hasText(span.name) ? span.name : null)) : null)
+  const entity = a.text('traceloop.entity.name')
+  const function_id = a.text('ai.telemetry.functionId')
+  // The Vercel AI SDK repeats its operation and function id under generic names, and some gen_ai.* values as ai.*.
+  if (function_id !== null) a.use('resource.name', 'operation.name')
+  for (const [twin, key] of VERCEL_TWINS) if (a.has(key)) a.use(twin)
+  const toolName = tool ?? (type === 'tool' ? (entity ?? (hasText(span.name) ? span.name : null)) : null)
 
   const prompt_tokens = a.count(
     'gen_ai.usage.input_tokens',
@@ -287,6 +428,8 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
     'llm.usage.prompt_tokens',
     'ai.usage.inputTokens',
     'ai.usage.promptTokens',
+    // An embedding's tokens are all input.
+    'ai.usage.tokens',
   )
   const completion_tokens = a.count(
     'gen_ai.usage.output_tokens',
@@ -318,17 +461,36 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
   const olIn = openLlmetryMessages(a.indexed('gen_ai.prompt.'))
   const olOut = openLlmetryMessages(a.indexed('gen_ai.completion.'))
   const vercelIn = structuredMessages(a.value('ai.prompt.messages'))
+  const vercelCalls = a.first(['ai.response.toolCalls'], (v) => {
+    const calls = parseJsonText(v)
+    return Array.isArray(calls) && calls.length > 0 ? toolCallsOf(calls) : null
+  })
   const inputMessages = genaiIn?.messages ?? (oiIn.length ? oiIn : olIn.length ? olIn : (vercelIn?.messages ?? null))
-  const outputMessages = genaiOut?.messages ?? (oiOut.length ? oiOut : olOut.length ? olOut : null)
 
-  // Raw inputs and outputs, for tools, chains and anything without messages.
-  const rawInput = a.value(
+  // Embeddings: the texts embedded and the vectors (OpenInference's flattened list, the Vercel AI SDK's ai.value(s)).
+  const oiEmbeddings = a.indexed('embedding.embeddings.')
+  const embedded =
+    oneOrList(oiEmbeddings.map((e) => e['embedding.text']).filter(hasText)) ??
+    a.value('ai.value') ??
+    a.first(['ai.values'], (v) => (Array.isArray(v) ? oneOrList(v.map(parseJsonText)) : null))
+  const vectors =
+    oneOrList(oiEmbeddings.map((e) => parseJsonText(e['embedding.vector'])).filter((v) => v !== undefined)) ??
+    a.value('ai.embedding') ??
+    a.first(['ai.embeddings'], (v) => (Array.isArray(v) ? oneOrList(v.map(parseJsonText)) : null))
+
+  // Raw inputs and outputs, for tools, chains and anything without messages. Framework argument wrappers are opened:
+  // OpenLLMetry's `{"args":[…],"kwargs":{…}}`, the Vercel AI SDK's `{"system":…,"prompt":…}`.
+  const inputKeys = [
     'gen_ai.tool.call.arguments',
     'input.value',
     'traceloop.entity.input',
     'ai.toolCall.args',
     'ai.prompt',
-  )
+  ]
+  const inputKey = a.firstKey(inputKeys, (v) => (v === null || v === undefined || v === '' ? null : v))
+  const rawInputSent = a.value(...inputKeys)
+  const rawInput = inputKey === 'traceloop.entity.input' ? openArguments(rawInputSent) : rawInputSent
+  const wrapperPrompt = inputKey === 'ai.prompt' ? vercelPrompt(rawInput) : null
   const rawOutput = a.value(
     'gen_ai.tool.call.result',
     'output.value',
@@ -337,6 +499,10 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
     'ai.response.text',
     'ai.response.object',
   )
+  const vercelOut = vercelCalls
+    ? [message('assistant', typeof rawOutput === 'string' ? rawOutput : '', vercelCalls)]
+    : null
+  const outputMessages = genaiOut?.messages ?? (oiOut.length ? oiOut : olOut.length ? olOut : vercelOut)
   // Their MIME types say how to read them, which parseJsonText already does.
   a.text('input.mime_type')
   a.text('output.mime_type')
@@ -370,14 +536,21 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
   return {
     type,
     tool: toolName,
+    entity,
+    function_id,
     model,
+    response_model,
     prompt_tokens,
     completion_tokens,
     total_tokens,
-    prompt: (inputMessages && promptOf(inputMessages)) ?? asText(rawInput),
+    prompt:
+      (inputMessages && promptOf(inputMessages)) ??
+      (Array.isArray(embedded) ? embedded.map(asText).join('\n') : asText(embedded)) ??
+      wrapperPrompt ??
+      asText(rawInput),
     response: (outputMessages && responseOf(outputMessages)) ?? asText(rawOutput),
-    input: genaiIn?.raw ?? inputMessages ?? rawInput ?? null,
-    output: genaiOut?.raw ?? outputMessages ?? rawOutput ?? (documents.length > 0 ? documents : null),
+    input: genaiIn?.raw ?? inputMessages ?? embedded ?? rawInput ?? null,
+    output: genaiOut?.raw ?? outputMessages ?? vectors ?? rawOutput ?? (documents.length > 0 ? documents : null),
     session_id: a.text(
       'gen_ai.conversation.id',
       'session.id',

@@ -35,9 +35,6 @@ declare module 'fastify' {
     apiKey: KeyContext | null
   }
   interface FastifyInstance {
-    authMode: Mode
-    /** preValidation for a route that needs a project key but does not declare `access: 'ingest'`. */
-    requireProjectKey: (request: FastifyRequest) => Promise<void>
     /** Asks the policy about a resource a route has found by id (its project and environment); throws when refused. */
     authorizeTarget: (request: FastifyRequest, target: Target) => void
   }
@@ -89,7 +86,6 @@ export default fp(
     const mode: Mode = app.config.adminToken === null ? 'open' : 'protected'
     const isAdminToken = adminTokenMatcher(app.config.adminToken)
     const isMetricsToken = adminTokenMatcher(app.config.metricsToken)
-    app.decorate('authMode', mode)
     app.decorateRequest('principal', null as never)
     app.decorateRequest('scope', null)
     app.decorateRequest('apiKey', null)
@@ -135,11 +131,6 @@ export default fp(
       if (!decision.allow) throw refuse(decision)
     })
 
-    app.decorate('requireProjectKey', async (request: FastifyRequest) => {
-      if (request.apiKey) return
-      apply(request, authorize(mode, await resolve(request), 'ingest'))
-    })
-
     app.addHook('onListen', async () => {
       if (mode === 'protected') return
       const addresses = app.addresses().map((a) => (typeof a === 'string' ? a : a.address))
@@ -153,5 +144,5 @@ export default fp(
       }
     })
   },
-  { name: 'loupe-auth', dependencies: ['loupe-services'] },
+  { name: 'loupe-auth', dependencies: ['loupe-config', 'loupe-services'] },
 )

@@ -63,6 +63,10 @@ export default fp(
         buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
       },
     })
+    // The API docs hold no data: public in protected mode too, so that a browser can show them.
+    app.addHook('onRoute', (route) => {
+      if (route.url === '/docs' || route.url.startsWith('/docs/')) route.config = { ...route.config, access: 'public' }
+    })
     await app.register(swaggerUi, { routePrefix: '/docs' })
   },
   { name: 'loupe-docs' },

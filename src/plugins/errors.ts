@@ -5,10 +5,8 @@ import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ApiError } from '../../schemas/index.js'
+import { RETRY_AFTER_S, StoreUnavailable } from '../errors.js'
 import { describeStoreUnavailable, isStoreUnavailableError } from '../store/index.js'
-
-/** Seconds a client is told to wait after a 503 that did not say otherwise. */
-const RETRY_AFTER_S = '5'
 
 /**
  * The error body every route answers with, its status (and any Retry-After) set on the reply. Routes that must
@@ -19,9 +17,10 @@ export function errorReply(err: FastifyError, request: FastifyRequest, reply: Fa
   let message = err.message
   let code = err.code
   if (statusCode >= 500 && isStoreUnavailableError(err)) {
+    const unavailable = new StoreUnavailable(describeStoreUnavailable(err))
     statusCode = 503
-    message = describeStoreUnavailable(err)
-    code = 'LOUPE_STORE_UNAVAILABLE'
+    message = unavailable.message
+    code = unavailable.code
   }
   const retryAfterS = (err as { retryAfterS?: unknown }).retryAfterS
   if (typeof retryAfterS === 'number' && !reply.hasHeader('retry-after'))
@@ -29,7 +28,7 @@ export function errorReply(err: FastifyError, request: FastifyRequest, reply: Fa
   if (statusCode === 503) {
     // Expected under load or while the store is down: one line, no stack, and a hint for the client.
     request.log.warn({ code, cause: err.message }, 'service unavailable')
-    if (!reply.hasHeader('retry-after')) reply.header('retry-after', RETRY_AFTER_S)
+    if (!reply.hasHeader('retry-after')) reply.header('retry-after', String(RETRY_AFTER_S))
   } else if (statusCode >= 500) {
     request.log.error({ err }, 'request failed')
     message = 'Internal Server Error'
@@ -43,7 +42,7 @@ export default fp(
     app.setErrorHandler((err: FastifyError, request, reply) => {
       reply.send(errorReply(err, request, reply))
     })
-    const limited = app.hasDecorator('rateLimit') && app.config.rateLimit > 0
+    const limited = app.config.rateLimit > 0
     app.setNotFoundHandler(limited ? { preHandler: app.rateLimit() } : {}, (request, reply) => {
       reply.code(404).send({
         statusCode: 404,
@@ -53,5 +52,5 @@ export default fp(
       })
     })
   },
-  { name: 'loupe-errors' },
+  { name: 'loupe-errors', dependencies: ['loupe-config', 'loupe-limits'] },
 )

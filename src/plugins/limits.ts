@@ -5,12 +5,10 @@ import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { Overloaded, RateLimited } from '../errors.js'
+import { Overloaded, RateLimited, RETRY_AFTER_S } from '../errors.js'
 import { hashApiKey, presentedKey } from '../lib/credentials.js'
 import { createTokenBuckets } from '../lib/token-bucket.js'
 
-/** Seconds a client is told to wait when the server is saturated. */
-const PRESSURE_RETRY_AFTER_S = 5
 /** How often buckets that have refilled are forgotten. */
 const SWEEP_MS = 60_000
 
@@ -31,7 +29,7 @@ export default fp(
     await app.register(underPressure, {
       maxEventLoopDelay: config.maxEventLoopDelayMs,
       maxHeapUsedBytes: config.maxHeapUsedBytes,
-      retryAfter: PRESSURE_RETRY_AFTER_S,
+      retryAfter: RETRY_AFTER_S,
       customError: Overloaded,
     })
     // Per address, on every route that does not opt out (ingest has its own limit; /ws its connection cap; / and

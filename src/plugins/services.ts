@@ -6,7 +6,6 @@ import { createEventHub, type EventHub } from '../events/hub.js'
 import { createSocketHub, type SocketHub } from '../events/sockets.js'
 import { createRedactor } from '../ingest/redact.js'
 import { createIngestService, type IngestService } from '../ingest/service.js'
-import type { Validators } from '../lib/validation.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
 import { type AlertService, createAlertService } from '../services/alerts.js'
 import { createDeletionService, type DeletionService } from '../services/deletion.js'
@@ -23,8 +22,6 @@ declare module 'fastify' {
     deletion: DeletionService
     retention: RetentionService
     alerts: AlertService
-    validators: Validators
-    now: () => number
   }
 }
 
@@ -113,5 +110,5 @@ export default fp(
       await stopFollowing()
     })
   },
-  { name: 'loupe-services', dependencies: ['loupe-store', 'loupe-metrics'] },
+  { name: 'loupe-services', dependencies: ['loupe-config', 'loupe-store', 'loupe-metrics'] },
 )

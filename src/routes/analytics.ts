@@ -6,6 +6,7 @@ import {
   errorResponses,
   FailuresQuery,
   FailuresResponse,
+  LimitQuery,
 } from '../../schemas/index.js'
 
 const analytics: FastifyPluginAsyncTypebox = async (app) => {
@@ -46,7 +47,7 @@ const analytics: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       app.store.failures({
         project_id: request.scope ?? undefined,
-        limit: request.query.limit ?? 50,
+        limit: request.query.limit ?? LimitQuery.default,
         slowThresholdMs: app.config.slowThresholdMs,
       }),
   )

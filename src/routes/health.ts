@@ -1,7 +1,10 @@
 // GET / and GET /health.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { HealthResponse, RootResponse } from '../../schemas/index.js'
+import { StoreUnavailable } from '../errors.js'
 import { version } from '../lib/version.js'
+import { errorReply } from '../plugins/errors.js'
+import { describeStoreUnavailable } from '../store/index.js'
 
 const health: FastifyPluginAsyncTypebox = async (app) => {
   // GET /
@@ -27,7 +30,7 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: HealthResponse, 503: HealthResponse },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       const uptime_seconds = Math.round(process.uptime())
       try {
         await app.store.ping()
@@ -39,11 +42,10 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
           otlp: app.otlp.stats(),
         }
       } catch (err) {
-        app.log.warn({ err }, 'health check: store unavailable')
-        return reply.code(503).send({
-          statusCode: 503,
-          error: 'Service Unavailable',
-          message: 'the store is unavailable',
+        // Answered like every other 503 (code, Retry-After, one log line), with the health fields beside it.
+        const unavailable = new StoreUnavailable(describeStoreUnavailable(err))
+        return reply.send({
+          ...errorReply(unavailable, request, reply),
           status: 'unavailable' as const,
           version,
           uptime_seconds,

@@ -13,8 +13,10 @@ import {
   ExportTracesResponse,
   errorResponses,
   LIMITS,
-  ListTracesAnswer,
+  LimitQuery,
+  ListTracesOrSummariesResponse,
   ListTracesQuery,
+  OffsetQuery,
   Ref,
   TraceInputSchema,
   TraceParams,
@@ -65,11 +67,11 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List traces, newest first, with filters',
         description: 'Whole traces, or with `fields=summary` each trace without its bodies (a light list).',
         querystring: ListTracesQuery,
-        response: { 200: ListTracesAnswer, ...errorResponses(400) },
+        response: { 200: ListTracesOrSummariesResponse, ...errorResponses(400) },
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, fields, ...query } = request.query
+      const { limit = LimitQuery.default, offset = OffsetQuery.default, fields, ...query } = request.query
       const filter = traceFilter(query, request.scope)
       return fields === 'summary'
         ? app.store.listTraceSummaries(filter, { limit, offset })

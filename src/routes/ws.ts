@@ -6,9 +6,6 @@ import { errorResponses } from '../../schemas/index.js'
 import { TooManyConnections, UpgradeRequired } from '../errors.js'
 import { hashApiKey, presentedKey } from '../lib/credentials.js'
 
-/** Seconds a client refused for the connection cap is told to wait. */
-const RETRY_AFTER_S = '5'
-
 const ws: FastifyPluginAsync = async (app) => {
   const maxConnections = app.config.wsMaxConnections
 
@@ -19,11 +16,9 @@ const ws: FastifyPluginAsync = async (app) => {
     // The stream has its own connection cap; opening it does not count against the per-address request rate.
     config: { access: 'read', credentialInQuery: true, rateLimit: false },
     // Refused before the upgrade when full; the handler checks again, as upgrades in flight may have filled it.
-    preHandler: async (_request, reply) => {
-      if (app.sockets.size >= maxConnections) {
-        reply.header('retry-after', RETRY_AFTER_S)
-        throw new TooManyConnections(maxConnections)
-      }
+    // Its 503 carries Retry-After like every other (the error handler adds it).
+    preHandler: async () => {
+      if (app.sockets.size >= maxConnections) throw new TooManyConnections(maxConnections)
     },
     schema: {
       tags: ['traces'],

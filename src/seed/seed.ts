@@ -37,14 +37,16 @@ export interface SeededKey {
 
 export interface SeededProject {
   project_id: string
-  /** The project's main key (production when the project has one). Synthetic demo secret. */
-  key: string
+  /** The project's main key (production when the project has one); null for a demo project seeded before. */
+  key: string | null
   /** Environment of `key`. */
-  environment: Environment
+  environment: Environment | null
   /** Every key made for this run, one per environment the project's traces use (`key` is the first). */
   keys: SeededKey[]
-  /** False when the project already existed and was reused (it got new keys). */
+  /** False when it is a demo project an earlier seed made: it gets more traces, never new keys. */
   created: boolean
+  /** The demo's own id when a project of the user's holds it (the demo went to this project instead). */
+  instead_of: string | null
 }
 
 export interface SeedResult {
@@ -58,33 +60,54 @@ const CHUNK = 2_000
 
 type ProjectWithKeyIds = Omit<SeededProject, 'keys'> & { keys: Array<SeededKey & { key_id: string }> }
 
+/** Marks the projects a seed made, in their description: the only existing projects a seed writes into. */
+const DEMO_MARK = '(synthetic demo data)'
+
+/**
+ * The demo project of a profile, with one new key per environment. A demo project an earlier seed made is reused
+ * without new keys; a project of the user's that holds the demo's id is never touched: the demo goes to
+ * `<id>-demo` (then `<id>-demo-2`, …).
+ */
 async function ensureProject(
   store: Store,
   profile: Profile,
   environments: Environment[],
   createdAt: number,
 ): Promise<ProjectWithKeyIds> {
-  const keys: ProjectWithKeyIds['keys'] = []
-  let created = false
-  for (const [i, environment] of environments.entries()) {
-    const { record, created: issued } = issueKey(profile.project_id, environment, createdAt)
-    if (i === 0) {
-      const project: Project = {
-        project_id: profile.project_id,
-        name: profile.name,
-        description: `${profile.description} (synthetic demo data)`,
-        created_at: toZonelessIso(createdAt),
-      }
-      created = await store.createProject(project, record)
-      // The id is taken: reuse that project and give it a fresh key.
-      if (!created) await store.createApiKey(record)
-    } else {
-      await store.createApiKey(record)
+  for (let n = 0; ; n++) {
+    const project_id = n === 0 ? profile.project_id : `${profile.project_id}-demo${n === 1 ? '' : `-${n}`}`
+    const instead_of = n === 0 ? null : profile.project_id
+    const existing = await store.getProject(project_id)
+    if (existing?.description.endsWith(DEMO_MARK)) {
+      return { project_id, key: null, environment: null, keys: [], created: false, instead_of }
     }
-    keys.push({ environment, key: issued.key, key_id: record.key_id })
+    if (existing) continue
+    const issued = environments.map((environment) => issueKey(project_id, environment, createdAt))
+    const [first, ...others] = issued
+    if (!first) throw new Error(`demo project ${project_id} has no environment`)
+    const project: Project = {
+      project_id,
+      name: n === 0 ? profile.name : `${profile.name} (demo)`,
+      description: `${profile.description} ${DEMO_MARK}`,
+      created_at: toZonelessIso(createdAt),
+    }
+    // Taken meanwhile (another process): look again.
+    if (!(await store.createProject(project, first.record))) continue
+    for (const { record } of others) await store.createApiKey(record)
+    const keys = issued.map(({ record, created }) => ({
+      environment: record.environment,
+      key: created.key,
+      key_id: record.key_id,
+    }))
+    return {
+      project_id,
+      key: first.created.key,
+      environment: first.record.environment,
+      keys,
+      created: true,
+      instead_of,
+    }
   }
-  const first = keys[0] as SeededKey
-  return { project_id: profile.project_id, key: first.key, environment: first.environment, keys, created }
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -109,7 +132,9 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
   const keyCreatedAt = now - days * DAY_MS - HOUR_MS
   const projects: ProjectWithKeyIds[] = []
   for (const [i, profile] of profiles.entries()) {
-    projects.push(await ensureProject(store, profile, environmentsOf[i] as Environment[], keyCreatedAt))
+    const project = await ensureProject(store, profile, environmentsOf[i] as Environment[], keyCreatedAt)
+    projects.push(project)
+    profiles[i] = { ...profile, project_id: project.project_id }
   }
 
   const contexts = profiles.map((p) => ({

@@ -9,7 +9,7 @@ import type {
   Environment,
   Project,
 } from '../../schemas/index.js'
-import { ApiKeyNotFound, InvalidApiKey, InvalidInput, ProjectExists, ProjectNotFound } from '../errors.js'
+import { ApiKeyNotFound, InvalidInput, ProjectExists, ProjectNotFound } from '../errors.js'
 import { generateApiKey, hashApiKey, previewApiKey } from '../lib/credentials.js'
 import { toZonelessIso } from '../lib/time.js'
 import { isStoreUnavailableError } from '../store/index.js'
@@ -71,8 +71,6 @@ export interface ProjectService {
   createApiKey(input: CreateApiKeyInput): Promise<ApiKeyCreated>
   listApiKeys(projectId?: string): Promise<ApiKey[]>
   revokeApiKey(keyId: string): Promise<ApiKey>
-  /** The project context of a presented secret; throws 401 when it is unknown or revoked. */
-  authenticate(secret: string): Promise<KeyContext>
   /** The project context of a presented secret; null when it is unknown or revoked. */
   identify(secret: string): Promise<KeyContext | null>
 }
@@ -128,11 +126,5 @@ export function createProjectService(store: Store, now: () => number = Date.now)
     },
 
     identify,
-
-    async authenticate(secret) {
-      const key = await identify(secret)
-      if (!key) throw new InvalidApiKey()
-      return key
-    },
   }
 }

@@ -1,15 +1,11 @@
 // An API key row joined with its project's name, as both stores read it, and the two shapes built from it: the
 // listing form (never the secret nor its hash) and the context a presented key resolves to.
-import type { ApiKey, Environment } from '../../schemas/index.js'
+import type { ApiKey } from '../../schemas/index.js'
 import { toZonelessIso } from '../lib/time.js'
 import type { KeyContext } from './types.js'
 
-export interface KeyRow {
-  key_id: string
-  key_preview: string
-  project_id: string
-  project_name: string
-  environment: Environment
+/** An API key as listed (ApiKeySchema), with its times as the store keeps them: epoch ms. */
+export type KeyRow = Omit<ApiKey, 'created_at' | 'last_used_at' | 'revoked_at'> & {
   created_at: number
   last_used_at: number | null
   revoked_at: number | null

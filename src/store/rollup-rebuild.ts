@@ -6,13 +6,16 @@ import type { RollupInput } from './rollups.js'
 
 /** The columns a rebuild (and a deletion) reads, in SQL. */
 export const ROLLUP_SOURCE_COLUMNS =
-  'project_id, environment, model, status, retry_count, latency, token_count, created_at'
+  'project_id, environment, model, status, retry_count, latency, token_count, tokens_reported, created_at'
 
 /** Traces read (and added up) at a time. */
 export const REBUILD_CHUNK = 10_000
 
 /** The columns a rebuild reads: what the rollups count, with created_at as stored (epoch ms). */
-export type RollupRow = Omit<RollupInput, 'created_at'> & { created_at: number }
+export type RollupRow = Omit<RollupInput, 'created_at' | 'tokens_reported'> & {
+  created_at: number
+  tokens_reported: boolean | number
+}
 
 export const rollupInput = (row: RollupRow): RollupInput => ({
   project_id: row.project_id,
@@ -22,5 +25,7 @@ export const rollupInput = (row: RollupRow): RollupInput => ({
   retry_count: row.retry_count,
   latency: row.latency,
   token_count: row.token_count,
+  // SQLite keeps a boolean as 0 or 1.
+  tokens_reported: Boolean(row.tokens_reported),
   created_at: toUtcIso(row.created_at),
 })

@@ -2,7 +2,8 @@
 // and list totals never scan the traces table. Pure functions, shared by every store implementation.
 //
 // Three kinds:
-// - totals per (project, environment, model, status): traces, retries, latency sum, tokens;
+// - totals per (project, environment, model, status): traces, retries, traces without reported tokens, latency sum,
+//   tokens;
 // - hourly per (project, hour): traces, latency sum, tokens (charts, time-range totals);
 // Sums are exact (see ExactSum): latency in whole microseconds, tokens in whole tokens, each held in two integer
 // columns so that no number of traces within the bounds of the schemas can overflow one or round it.
@@ -77,6 +78,8 @@ export interface TotalsDelta extends RollupSums {
   status: string
   traces: number
   retries: number
+  /** Traces whose token count nothing reported. */
+  tokens_unreported: number
 }
 
 export interface HourlyDelta extends RollupSums {
@@ -93,6 +96,9 @@ export const SUM_COLUMNS = [
   'tokens_lo',
 ] as const satisfies readonly (keyof RollupSums)[]
 
+/** The counted columns of the totals rollup, for the SQL both stores write and read. */
+export const TOTALS_COUNTS = ['traces', 'retries', 'tokens_unreported', ...SUM_COLUMNS] as const
+
 /** `col = table.col + excluded.col` for each sum column (and any others given): an upsert's SET list. */
 export const addExcluded = (table: string, columns: readonly string[]) =>
   columns.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')
@@ -102,7 +108,15 @@ const noSums = (): RollupSums => ({ latency_hi: 0, latency_lo: 0, tokens_hi: 0, 
 /** What the rollups count of a trace. */
 export type RollupInput = Pick<
   Trace,
-  'project_id' | 'environment' | 'model' | 'status' | 'retry_count' | 'latency' | 'token_count' | 'created_at'
+  | 'project_id'
+  | 'environment'
+  | 'model'
+  | 'status'
+  | 'retry_count'
+  | 'latency'
+  | 'token_count'
+  | 'tokens_reported'
+  | 'created_at'
 >
 
 /** Adds one trace's latency and tokens to a row's sums. */
@@ -168,11 +182,13 @@ export function rollupDeltas(traces: readonly RollupInput[]): RollupDeltas {
         status: t.status,
         traces: 0,
         retries: 0,
+        tokens_unreported: 0,
         ...noSums(),
       }),
       (row) => {
         row.traces += 1
         row.retries += retried
+        row.tokens_unreported += t.tokens_reported ? 0 : 1
         addSums(row, t)
       },
     )
@@ -279,18 +295,4 @@ export function planRange(rows: readonly HistogramRow[], range: { min?: number; 
     else plan.boundaries.push({ from: Math.max(lo, min), below: hi, max })
   }
   return plan
-}
-
-/**
- * How many values v have min ≤ v ≤ max (either bound may be absent), from the histogram plus an exact count of the
- * values of a boundary bucket: `countBoundary(from, below, max)` counts from ≤ v < below and v ≤ max (an index
- * range). At most two buckets are counted that way.
- */
-export function countInRange(
-  rows: readonly HistogramRow[],
-  range: { min?: number; max?: number },
-  countBoundary: (from: number, below: number, max: number) => number,
-): number {
-  const plan = planRange(rows, range)
-  return plan.boundaries.reduce((n, b) => n + countBoundary(b.from, b.below, b.max), plan.whole)
 }

@@ -291,6 +291,7 @@ export function createTraceReads(q: TraceReadQueries) {
       failed: withStatus('failed'),
       warning: withStatus('warning'),
       retries: sum(rows, (r) => r.retries),
+      tokensUnreported: sum(rows, (r) => r.tokens_unreported),
       ...sumRollups(rows),
       slow: await countRange('latency', { min: slowThresholdMs }, projectId),
     }
@@ -326,6 +327,7 @@ export function createTraceReads(q: TraceReadQueries) {
           average_latency: meanLatencyMs(c.latencyMicros, c.total),
           p95_latency: await p95Latency(c.total, project_id),
           total_token_usage: toCount(c.tokens),
+          traces_without_tokens: c.tokensUnreported,
           failed_traces: c.failed,
           warning_traces: c.warning,
           retries: c.retries,
@@ -356,5 +358,3 @@ export function createTraceReads(q: TraceReadQueries) {
     },
   }
 }
-
-export type TraceReads = ReturnType<typeof createTraceReads>

@@ -6,26 +6,16 @@ import type {
   ApiKeyCreated,
   Environment,
   FailuresResponse,
+  ListTracesQuery,
   OtlpSpan,
   Project,
   RetentionSettings,
   Trace,
-  TraceStatus,
   TraceSummary,
 } from '../../schemas/index.js'
 
-/** Filters of GET /traces; timestamps as epoch ms. */
-export interface TraceFilter {
-  project_id?: string
-  status?: TraceStatus
-  model?: string
-  environment?: Environment
-  session_id?: string
-  user_id?: string
-  min_latency?: number
-  max_latency?: number
-  min_tokens?: number
-  max_tokens?: number
+/** Filters of GET /traces (its query without the page and the fields wanted), with `since`/`until` as epoch ms. */
+export type TraceFilter = Omit<ListTracesQuery, 'limit' | 'offset' | 'since' | 'until' | 'fields'> & {
   since?: number
   until?: number
 }

@@ -257,7 +257,11 @@ t.test('seed fills a fresh database and prints the demo keys; it refuses one tha
 
   const forced = cli(['seed', '--traces', '5', '--database', database, '--force', '--json'])
   t.equal(await forced.code, 0)
-  t.match(JSON.parse(forced.stdout.text), { traces: 5, projects: [{ project_id: String, key: /^loupe_sk_/ }] })
+  t.match(
+    JSON.parse(forced.stdout.text),
+    { traces: 5, projects: [{ project_id: 'support-bot', key: null, keys: [], created: false }] },
+    '--force adds traces to its own demo projects, and no keys',
+  )
 
   const other = cli(['seed', '--database', 'mysql://user:secret@db/loupe'])
   t.equal(await other.code, 1)
@@ -274,6 +278,7 @@ t.test('protected mode: --token (or LOUPE_ADMIN_TOKEN) is sent; without it the 4
   const refused = cli(['--url', url, 'projects', 'list'])
   t.equal(await refused.code, 1)
   t.match(refused.stderr.text, /^loupe: 401 /)
+  t.match(refused.stderr.text, /--token/, 'and says how to pass the token')
   const created = cli(['--url', url, '--token', admin, 'projects', 'create', '--name', 'Guarded', '-q'])
   t.equal(await created.code, 0)
   t.match(created.stdout.text, /^loupe_sk_/)
@@ -436,4 +441,12 @@ t.test('alerts create, list, events and delete', async (t) => {
   t.match((await run('alerts', 'events')).out, /fired {5}Any traffic: trace_count 1 \(threshold 0\)/)
   t.equal((await run('alerts', 'delete', rule.rule_id, '--yes')).code, 0)
   t.equal((await run('alerts', 'list')).out, 'No alert rules.\n')
+})
+
+t.test('the help of serve and seed is true: both take a PostgreSQL URL', async (t) => {
+  for (const command of ['serve', 'seed']) {
+    const help = cli([command, '--help'])
+    t.equal(await help.code, 0)
+    t.match(help.stdout.text, /postgres:\/\//, `${command} --help names PostgreSQL`)
+  }
 })

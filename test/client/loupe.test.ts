@@ -127,6 +127,42 @@ t.test('without an API key the app runs unchanged and one warning says why nothi
   t.match(warnings, [/no API key/])
 })
 
+t.test('a read-only client (no key, nothing recorded) says nothing', async (t) => {
+  const warnings: string[] = []
+  const saved = process.env.LOUPE_API_KEY
+  delete process.env.LOUPE_API_KEY
+  t.teardown(() => {
+    if (saved !== undefined) process.env.LOUPE_API_KEY = saved
+  })
+  const loupe = new Loupe({ baseUrl: 'http://127.0.0.1:1', onWarning: (m) => warnings.push(m) })
+  await loupe.shutdown()
+  t.same(warnings, [])
+})
+
+t.test('a malformed baseUrl is an error at construction, never a request elsewhere', async (t) => {
+  for (const baseUrl of ['localhost:41001', '127.0.0.1:3000', 'ftp://example.test', 'not a url']) {
+    t.throws(
+      () => new Loupe({ baseUrl, apiKey: 'loupe_sk_x' }),
+      { name: 'TypeError', message: /http\(s\) URL/ },
+      baseUrl,
+    )
+  }
+})
+
+t.test('shutdown() is true only when every trace was accepted: a wrong key makes it false', async (t) => {
+  const { url } = await startTestServer(t)
+  const warnings: string[] = []
+  const loupe = new Loupe({
+    baseUrl: url,
+    apiKey: 'loupe_sk_00000000000000000000000000000000',
+    onWarning: (m) => warnings.push(m),
+  })
+  await loupe.trace({ prompt: 'p' }, () => 1)
+  t.equal(await loupe.shutdown(), false, 'the server refused the trace')
+  t.equal(loupe.stats().dropped, 1)
+  t.match(warnings, [/dropped 1 trace/])
+})
+
 t.test('baseUrl and apiKey come from LOUPE_BASE_URL and LOUPE_API_KEY', async (t) => {
   const { app, url } = await startTestServer(t)
   const { key, project_id } = await createProject(app)

@@ -194,7 +194,7 @@ t.test('a batch the server refuses as a whole (401) is dropped with a warning, n
   const { url } = await serverWithLog(t)
   const { loupe, warnings } = client(t, { baseUrl: url, apiKey: 'loupe_sk_00000000000000000000000000000000' })
   await record(loupe, 4)
-  t.equal(await loupe.flush({ timeoutMs: 2000 }), true, 'settled: nothing left to try')
+  t.equal(await loupe.flush({ timeoutMs: 2000 }), false, 'settled, but not accepted: flush says so')
   t.match(loupe.stats(), { dropped: 4, requests: 1, retries: 0 }, 'sent once, never again')
   t.match(warnings[0], /dropped 4 trace\(s\): 401 .*retrying would not help/)
 })
@@ -207,7 +207,7 @@ t.test('a trace the server rejects on its own is named in a warning; the rest of
   await loupe.trace({ prompt: 'too much metadata', metadata: { blob: 'x'.repeat(70 * 1024) } }, (tr) => {
     bad = tr.traceId
   })
-  t.equal(await loupe.flush({ timeoutMs: 2000 }), true)
+  t.equal(await loupe.flush({ timeoutMs: 2000 }), false, 'one trace was not accepted')
   t.match(loupe.stats(), { delivered: 2, rejected: 1 })
   t.match(warnings.join('\n'), new RegExp(`rejected trace ${bad}: .*metadata`))
   await assertExactlyOnce(t, app, project_id, good)
@@ -223,7 +223,7 @@ t.test('a 413 splits the batch until it fits; a single trace too large is droppe
     })
   }
   await loupe.trace({ prompt: 'q'.repeat(6000) }, () => {})
-  t.equal(await loupe.flush({ timeoutMs: 5000 }), true)
+  t.equal(await loupe.flush({ timeoutMs: 5000 }), false, 'the one too large was dropped')
   t.ok(
     batches.every((b) => b.size < 12),
     `batches of ${batches.map((b) => b.size).join(', ')}`,
@@ -242,7 +242,7 @@ t.test('a 500 is retried a few times, then the batch is given up so it cannot bl
   })
   const { loupe, warnings } = client(t, { baseUrl: url, apiKey: key, baseDelayMs: 5, maxDelayMs: 20 })
   await record(loupe, 1)
-  t.equal(await loupe.flush({ timeoutMs: 3000 }), true)
+  t.equal(await loupe.flush({ timeoutMs: 3000 }), false, 'given up: not accepted')
   t.equal(batches.length, 5)
   t.match(loupe.stats(), { dropped: 1, retries: 4 })
   t.match(warnings.at(-1), /failed 5 times \(500\)/)

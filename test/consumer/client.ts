@@ -8,6 +8,10 @@ type Json<Op extends keyof operations, Status extends number> =
   operations[Op]['responses'] extends Record<Status, { content: { 'application/json': infer Body } }> ? Body : never
 
 type Trace = components['schemas']['TraceSchema']
+type TraceSummary = components['schemas']['TraceSummarySchema']
+type TraceQuery = Omit<NonNullable<operations['listTraces']['parameters']['query']>, 'fields'>
+/** GET /traces answers whole traces, or summaries with `fields=summary`: the caller knows which it asked for. */
+type TracePage<Item> = Omit<Json<'listTraces', 200>, 'items'> & { items: Item[] }
 type Step = components['schemas']['StepSchema']
 type TraceInput = components['schemas']['TraceInputSchema']
 type ApiError = components['schemas']['ErrorSchema']
@@ -41,9 +45,14 @@ export class Client {
   root = () => this.call<Json<'getRoot', 200>>('GET', '/')
   health = () => this.call<Json<'getHealth', 200>>('GET', '/health')
 
-  listTraces(query: NonNullable<operations['listTraces']['parameters']['query']> = {}) {
+  listTraces(query: TraceQuery = {}) {
     const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))
-    return this.call<Json<'listTraces', 200>>('GET', `/traces?${search}`)
+    return this.call<TracePage<Trace>>('GET', `/traces?${search}`)
+  }
+  listTraceSummaries(query: TraceQuery = {}) {
+    const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))
+    search.set('fields', 'summary')
+    return this.call<TracePage<TraceSummary>>('GET', `/traces?${search}`)
   }
   getTrace = (traceId: operations['getTrace']['parameters']['path']['trace_id']) =>
     this.call<Json<'getTrace', 200>>('GET', `/traces/${encodeURIComponent(traceId)}`)
@@ -80,9 +89,9 @@ export async function report(client: Client): Promise<string[]> {
   const batch = await new Client('', key).createTraceBatch([{ prompt: 'hi', model: 'gpt-4o' }])
   lines.push(`${batch.accepted} accepted, ${batch.rejected.map((r) => `${r.index}: ${r.message}`).join('; ')}`)
   const page = await client.listTraces({ status: 'failed', project_id: project, limit: 10, offset: 0 })
-  // Whole traces, or summaries with fields=summary: a consumer tells them apart by their bodies.
-  for (const trace of page.items)
-    lines.push('steps' in trace ? describe(trace) : `${trace.trace_id} ${trace.step_count}`)
+  for (const trace of page.items) lines.push(describe(trace))
+  const light = await client.listTraceSummaries({ project_id: project, limit: 50 })
+  lines.push(...light.items.map((s) => `${s.trace_id} ${s.status} ${s.latency} ${s.step_count}`))
   const one: Trace = await client.getTrace(page.items[0]?.trace_id ?? 'none')
   const steps: Step[] = one.steps
   lines.push(...steps.map((s) => `${s.index} ${s.type} ${s.name} ${s.status} ${s.latency ?? '-'} ${s.error ?? ''}`))

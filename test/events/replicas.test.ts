@@ -8,7 +8,8 @@ import t, { type Test } from 'tap'
 import WebSocket from 'ws'
 import { dropSchema, TEST_DATABASE, testSchemaName, withSchema } from '../helper.js'
 
-const WAIT_MS = 15_000
+// How long a replica started through tsx may take to answer: compiling on a busy 2-core machine takes a while.
+const WAIT_MS = 45_000
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

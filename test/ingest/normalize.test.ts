@@ -538,6 +538,27 @@ t.test('trace token_count: given, aliased, prompt + completion, step sum, else 0
   for (const [label, input, expected] of cases) t.equal(trace(input).token_count, expected, label)
 })
 
+t.test(
+  'tokens_reported: whether anything reported a count, so that an unknown count is not read as zero',
+  async (t) => {
+    const cases: [string, Partial<TraceInput>, boolean][] = [
+      ['token_count 0 is a count', { token_count: 0 }, true],
+      ['total_tokens alias', { total_tokens: 3 }, true],
+      ['prompt_tokens alone', { prompt_tokens: 0 }, true],
+      ['completion_tokens alone', { completion_tokens: 2 }, true],
+      ['a step that counted', { steps: [{}, { tokens: 0 }] }, true],
+      ['steps that counted nothing', { steps: [{}, { token_count: null }] }, false],
+      ['nulls everywhere', { token_count: null, prompt_tokens: null, completion_tokens: null }, false],
+      ['nothing', {}, false],
+    ]
+    for (const [label, input, expected] of cases) {
+      const result = trace(input)
+      t.equal(result.tokens_reported, expected, label)
+      if (!expected) t.equal(result.token_count, 0, `${label}: token_count stays 0`)
+    }
+  },
+)
+
 t.test('project_id and environment come from ctx, never from the body', async (t) => {
   const result = trace({ project_id: 'someone-else', environment: 'production' })
   t.equal(result.project_id, 'acme')
@@ -557,6 +578,7 @@ t.test('a minimal trace gets every TraceSchema field with its default', async (t
     token_count: 0,
     prompt_tokens: null,
     completion_tokens: null,
+    tokens_reported: false,
     status: 'success',
     failure_reason: null,
     retry_count: 0,
@@ -609,6 +631,7 @@ t.test('a full trace keeps the client fields and drops unknown ones', async (t) 
     token_count: 7,
     prompt_tokens: 3,
     completion_tokens: 4,
+    tokens_reported: true,
     status: 'success',
     failure_reason: null,
     retry_count: 0,

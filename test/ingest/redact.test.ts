@@ -75,6 +75,7 @@ t.test('a trace: prompt, response, failure reason, metadata and step input/outpu
     response: 'sent to bob@example.com',
     latency: 1,
     token_count: 0,
+    tokens_reported: false,
     prompt_tokens: null,
     completion_tokens: null,
     status: 'failed' as const,

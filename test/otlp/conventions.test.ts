@@ -63,7 +63,27 @@ t.test('model: the requested model first, then the response model, OpenInference
   t.equal(meaning({ 'gen_ai.response.model': 'gpt-4o-2024-08-06' }).model, 'gpt-4o-2024-08-06')
   t.equal(meaning({ 'llm.model_name': 'claude' }).model, 'claude')
   t.equal(meaning({ 'ai.model.id': 'mistral' }).model, 'mistral')
-  t.same(meaning({ 'gen_ai.request.model': 'a', 'gen_ai.response.model': 'b' }).rest, { 'gen_ai.response.model': 'b' })
+  const both = meaning({ 'gen_ai.request.model': 'a', 'gen_ai.response.model': 'b' })
+  t.same([both.model, both.response_model, both.rest], ['a', 'b', {}], 'the model that answered is kept beside it')
+  const same = meaning({ 'gen_ai.request.model': 'a', 'gen_ai.response.model': 'a' })
+  t.same([same.model, same.response_model], ['a', null], 'no second name when the same model answered')
+  const oi = meaning({
+    'llm.model_name': 'gpt-4o-mini-2024-07-18',
+    'llm.invocation_parameters': '{"model":"gpt-4o-mini"}',
+  })
+  t.same(
+    [oi.model, oi.response_model, oi.rest],
+    ['gpt-4o-mini', 'gpt-4o-mini-2024-07-18', { 'llm.invocation_parameters': '{"model":"gpt-4o-mini"}' }],
+    'OpenInference: the model asked for is in the invocation parameters, llm.model_name is the one that answered',
+  )
+  const vercel = meaning({
+    'ai.model.id': 'gpt-4o-mini',
+    'gen_ai.request.model': 'gpt-4o-mini',
+    'ai.response.model': 'gpt-4o-mini-2024-07-18',
+    'gen_ai.response.model': 'gpt-4o-mini-2024-07-18',
+  })
+  t.same([vercel.model, vercel.response_model, vercel.rest], ['gpt-4o-mini', 'gpt-4o-mini-2024-07-18', {}])
+  t.equal(meaning({ 'embedding.model_name': 'text-embedding-3-small' }).model, 'text-embedding-3-small')
 })
 
 t.test('tokens: every convention name, integers or digit strings, total from the parts when not given', async (t) => {
@@ -163,7 +183,15 @@ t.test('prompt and response from OpenLLMetry indexed names and entity input/outp
   })
   t.same([m.prompt, m.response], ['A joke?', 'Knock knock.'])
   const task = meaning({ 'traceloop.entity.input': '{"args":["x"]}', 'traceloop.entity.output': '"quoted result"' })
-  t.same(task.input, { args: ['x'] })
+  t.same(task.input, 'x', 'a single argument is itself')
+  const inputs: [string, unknown][] = [
+    ['{"args":[],"kwargs":{}}', null],
+    ['{"args":[],"kwargs":{"city":"Paris"}}', { city: 'Paris' }],
+    ['{"args":["a","b"],"kwargs":{}}', { args: ['a', 'b'], kwargs: {} }],
+    ['{"args":["a"],"kwargs":{"b":1}}', { args: ['a'], kwargs: { b: 1 } }],
+    ['{"args":"odd"}', { args: 'odd' }],
+  ]
+  for (const [input, opened] of inputs) t.same(meaning({ 'traceloop.entity.input': input }).input, opened, input)
   t.equal(task.response, 'quoted result', 'a JSON-encoded string is unwrapped')
 })
 

@@ -67,34 +67,38 @@ const ROUTES = [
   { method: 'DELETE', url: '/api-keys/some-key-id' },
   { method: 'POST', url: '/traces', payload: { prompt: 'p' } },
   { method: 'POST', url: '/traces/batch', payload: { traces: [{ prompt: 'p' }] } },
-  { method: 'GET', url: '/docs/json' },
-  { method: 'GET', url: '/docs' },
   { method: 'GET', url: '/no-such-route' },
 ] as const
 
-t.test('protected mode: every route but GET / and /health answers 401 without a usable credential', async (t) => {
-  const { app, revoked } = await setup(t)
-  for (const path of ['/', '/health']) t.equal((await app.inject(path)).statusCode, 200, `${path} is public`)
-  const carriers: [string, Record<string, string>][] = [
-    ['nothing', {}],
-    ['an unknown bearer token', bearer('loupe_sk_00000000000000000000000000000000')],
-    ['a revoked key', bearer(revoked)],
-    ['an unknown X-API-Key', { 'x-api-key': 'not-a-token' }],
-    ['a malformed Authorization', { authorization: `Basic ${ADMIN}` }],
-    ['the admin token in the query string (only /ws reads it)', {}],
-  ]
-  for (const route of ROUTES) {
-    for (const [what, headers] of carriers) {
-      const url = what.startsWith('the admin token')
-        ? `${route.url}${route.url.includes('?') ? '&' : '?'}token=${ADMIN}`
-        : route.url
-      const res = await app.inject({ ...route, url, headers })
-      t.equal(res.statusCode, 401, `${route.method} ${route.url} with ${what}`)
-      t.match(res.json(), { statusCode: 401, error: 'Unauthorized', message: String })
-      t.notOk(res.body.includes(ADMIN), 'the body never echoes the token')
+t.test(
+  'protected mode: every route but GET /, /health and the API docs answers 401 without a credential',
+  async (t) => {
+    const { app, revoked } = await setup(t)
+    for (const path of ['/', '/health', '/docs', '/docs/json', '/docs/static/swagger-ui.css']) {
+      t.equal((await app.inject(path)).statusCode, 200, `${path} is public`)
     }
-  }
-})
+    t.match((await app.inject('/docs/json')).json(), { openapi: String, paths: Object }, 'the whole document')
+    const carriers: [string, Record<string, string>][] = [
+      ['nothing', {}],
+      ['an unknown bearer token', bearer('loupe_sk_00000000000000000000000000000000')],
+      ['a revoked key', bearer(revoked)],
+      ['an unknown X-API-Key', { 'x-api-key': 'not-a-token' }],
+      ['a malformed Authorization', { authorization: `Basic ${ADMIN}` }],
+      ['the admin token in the query string (only /ws reads it)', {}],
+    ]
+    for (const route of ROUTES) {
+      for (const [what, headers] of carriers) {
+        const url = what.startsWith('the admin token')
+          ? `${route.url}${route.url.includes('?') ? '&' : '?'}token=${ADMIN}`
+          : route.url
+        const res = await app.inject({ ...route, url, headers })
+        t.equal(res.statusCode, 401, `${route.method} ${route.url} with ${what}`)
+        t.match(res.json(), { statusCode: 401, error: 'Unauthorized', message: String })
+        t.notOk(res.body.includes(ADMIN), 'the body never echoes the token')
+      }
+    }
+  },
+)
 
 t.test('protected mode: the admin token (Bearer or X-API-Key) reads and manages every project', async (t) => {
   const { app } = await setup(t)

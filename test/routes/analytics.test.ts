@@ -104,6 +104,7 @@ function expectedAnalytics(traces: readonly Trace[], now: number, slowMs: number
       average_latency: meanLatency(traces),
       p95_latency: p95,
       total_token_usage: traces.reduce((sum, tr) => sum + tr.token_count, 0),
+      traces_without_tokens: traces.filter((tr) => !tr.tokens_reported).length,
       failed_traces: byStatus('failed'),
       warning_traces: byStatus('warning'),
       retries: traces.filter((tr) => tr.retry_count > 0).length,
@@ -464,6 +465,7 @@ t.test('an empty store: zero summary, 24 zero points, empty breakdowns and lists
     average_latency: 0,
     p95_latency: 0,
     total_token_usage: 0,
+    traces_without_tokens: 0,
     failed_traces: 0,
     warning_traces: 0,
     retries: 0,
@@ -509,6 +511,7 @@ t.test('a hand-made data set: known numbers, worked out by hand', async (t) => {
     average_latency: 3420, // 17100.000 / 5
     p95_latency: 7000, // ceil(4.75) − 1 = 4 → the largest
     total_token_usage: 65,
+    traces_without_tokens: 0, // d's 0 was sent: a count
     failed_traces: 1,
     warning_traces: 1,
     retries: 1,

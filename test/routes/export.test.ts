@@ -3,7 +3,9 @@
 // chunk boundaries without losing or repeating a trace (ties on created_at included), and a project key exports
 // only its own project.
 import t from 'tap'
+import { exportCsvExample, traceExample } from '../../schemas/examples.js'
 import { CSV_COLUMNS, type Trace } from '../../schemas/index.js'
+import { csvRow, traceCsvRow } from '../../src/services/export.js'
 import { buildTestApp, createProject, postBatch } from '../helper.js'
 
 /** RFC 4180 records of a CSV text (quoted fields may hold commas, quotes and line breaks). */
@@ -126,4 +128,8 @@ t.test('bad input is a 400 naming the field; a project key exports only its proj
   )
   t.equal((await as(a.key, `/traces/export?project_id=${b.project_id}`)).statusCode, 403)
   t.equal((await as(adminToken, '/traces/export')).body.split('\n').filter(Boolean).length, 3)
+})
+
+t.test('the documented CSV example is what the export writes for the example trace', async (t) => {
+  t.equal(csvRow(CSV_COLUMNS) + traceCsvRow(traceExample as Trace), exportCsvExample)
 })

@@ -32,6 +32,9 @@ t.test('GET /health answers 503 when the store cannot answer', async (t) => {
   t.equal(res.json().status, 'unavailable')
   t.equal(res.json().database.status, 'down')
   t.equal(res.json().statusCode, 503)
+  t.equal(res.json().code, 'LOUPE_STORE_UNAVAILABLE', 'the code every store outage carries')
+  t.equal(res.headers['retry-after'], '5', 'and Retry-After, like every 503')
+  t.same(schemaErrors(HealthResponse, res.json()), [])
 })
 
 t.test('CORS is open to any origin', async (t) => {

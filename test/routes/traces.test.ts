@@ -354,6 +354,7 @@ t.test('POST /traces answers 201 with the trace normalized (UTC, ms, aliases, fa
     token_count: 42,
     prompt_tokens: 12,
     completion_tokens: 30,
+    tokens_reported: true,
     status: 'success',
     failure_reason: null,
     retry_count: 0,

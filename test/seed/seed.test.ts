@@ -202,24 +202,53 @@ t.test('deterministic with the same seed, different with another', async (t) => 
   t.not(JSON.stringify(a.map((x) => x.trace_id)), JSON.stringify(c.map((x) => x.trace_id)), 'another seed differs')
 })
 
-t.test('reuses existing projects and never stores a trace twice', async (t) => {
+t.test('reuses its own demo projects without new keys, and never stores a trace twice', async (t) => {
   const store = await createTestStore(t)
   const first = await seed({ store, traces: 300, now: NOW, random: mulberry32(9) })
+  const keysBefore = (await store.listApiKeys()).length
   const again = await seed({ store, traces: 300, now: NOW, random: mulberry32(9) })
   t.equal(first.traces, 300)
   t.equal(again.traces, 0, 'the same seed again produces the same ids, which are not stored twice')
   t.ok(
-    again.projects.every((p) => !p.created),
-    'the projects already existed',
+    again.projects.every((p) => !p.created && p.key === null && p.keys.length === 0),
+    'the demo projects already existed: no new keys',
   )
-  for (const p of again.projects) {
-    const found = await store.findApiKey(hashApiKey(p.key))
-    t.equal(found?.project_id, p.project_id, 'a reused project gets a fresh, working key')
-  }
+  t.equal((await store.listApiKeys()).length, keysBefore, 'not one key was added')
   t.equal((await store.listProjects()).length, SEED_PROJECT_IDS.length, 'no duplicate projects')
   const more = await seed({ store, traces: 200, now: NOW, random: mulberry32(10) })
   t.equal(more.traces, 200)
   t.equal((await store.listTraces({}, { limit: 1, offset: 0 })).total, 500)
+})
+
+t.test("a project of the user's under a demo id is never written into nor given a key", async (t) => {
+  const store = await createTestStore(t)
+  const taken = SEED_PROJECT_IDS[0] as string
+  const key = generateApiKey()
+  const mine = {
+    project_id: taken,
+    name: 'Mine',
+    description: 'my real project',
+    created_at: '2026-01-01T00:00:00.000',
+  }
+  await store.createProject(mine, {
+    key_id: 'my-key',
+    key_hash: hashApiKey(key),
+    key_preview: previewApiKey(key),
+    project_id: taken,
+    environment: 'production',
+    created_at: Date.parse('2026-01-01T00:00:00Z'),
+  })
+  const result = await seed({ store, traces: 400, now: NOW, random: mulberry32(3) })
+  t.equal((await store.listTraces({ project_id: taken }, { limit: 1, offset: 0 })).total, 0, 'no trace in it')
+  t.same(
+    (await store.listApiKeys(taken)).map((k) => k.key_id),
+    ['my-key'],
+    'its keys are its own',
+  )
+  const moved = result.projects.find((p) => p.instead_of === taken)
+  t.equal(moved?.project_id, `${taken}-demo`, 'the demo went to a project of its own')
+  t.ok(moved?.created)
+  t.ok((await store.listTraces({ project_id: `${taken}-demo` }, { limit: 1, offset: 0 })).total > 0)
 })
 
 t.test('zero traces still creates the projects', async (t) => {

@@ -16,6 +16,7 @@ const plain: Trace = {
   token_count: 7,
   prompt_tokens: 3,
   completion_tokens: 4,
+  tokens_reported: true,
   status: 'warning',
   failure_reason: null,
   retry_count: 1,

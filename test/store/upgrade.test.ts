@@ -1,5 +1,6 @@
 // Upgrading a database written by an earlier release: opened by this one, it is migrated, values stored before
-// numbers were bounded are brought within the bounds, and every rollup is recounted from the traces, exactly.
+// numbers were bounded are brought within the bounds, token counts stored before `tokens_reported` existed are
+// judged, and every rollup is recounted from the traces, exactly.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -111,6 +112,7 @@ function check(t: Test, summary: Record<string, number>, charts: { tokens: numbe
   t.equal(summary.average_latency, Number((2n * micros + 40n) / 80n) / 100, 'exact mean of the bounded latencies')
   t.equal(summary.p95_latency, 604_800_000)
   t.equal(summary.slow_requests, 1)
+  t.equal(summary.traces_without_tokens, 1, 'd: a 0 with no parts beside it is taken as not reported')
   t.equal(
     charts.reduce((s, c) => s + c.traces, 0),
     4,
@@ -149,6 +151,7 @@ t.test('SQLite: a database of the previous release is migrated and its rollups r
   const b = await store.getTrace('b')
   t.equal(b?.latency, 0.802, 'float noise rounded to microseconds')
   await checkSteps(t, store)
+  t.same([b?.tokens_reported, (await store.getTrace('d'))?.tokens_reported], [true, false])
   t.equal((store.raw.prepare(`select count(*) as n from loupe_meta`).get() as { n: number }).n, 0, 'rebuilt once')
 })
 
@@ -194,6 +197,8 @@ t.test(
     t.equal(summary.p95_latency, 604_800_000)
     t.equal((await store.getTrace('b'))?.latency, 0.802)
     await checkSteps(t, store)
+    t.equal(summary.traces_without_tokens, 1, 'd: a 0 with no parts beside it is taken as not reported')
+    t.same([(await store.getTrace('b'))?.tokens_reported, (await store.getTrace('d'))?.tokens_reported], [true, false])
     t.equal((await store.pool.query('select count(*)::int as n from loupe_meta')).rows[0].n, 0, 'rebuilt once')
   },
 )

@@ -13,6 +13,7 @@ import {
   removalDeltas,
   rollupDeltas,
   SUM_COLUMNS,
+  TOTALS_COUNTS,
 } from '../rollups.js'
 import { SUMMARY_KEYS, TRACE_KEYS } from '../stored-trace.js'
 import {
@@ -61,6 +62,7 @@ const INSERT_TYPES: Record<keyof Trace, string> = {
   token_count: 'int8',
   prompt_tokens: 'int8',
   completion_tokens: 'int8',
+  tokens_reported: 'bool',
   status: 'text',
   failure_reason: 'text',
   retry_count: 'int4',
@@ -248,7 +250,7 @@ async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
     db,
     'rollup_totals',
     { project_id: 'text', environment: 'text', model: 'text', status: 'text' },
-    ['traces', 'retries', ...SUM_COLUMNS],
+    TOTALS_COUNTS,
     totals.map((r) => ({ ...r, model: encodeText(r.model) })),
   )
   const hourly = sortedBy(deltas.hourly, (r) => `${r.project_id}\u0000${String(r.hour).padStart(16, '0')}`)
@@ -380,8 +382,7 @@ export function traceReads(db: Queryable) {
     async totals(projectId) {
       const s = scoped(projectId)
       const rows = await db.query<TotalsRow>(
-        `select project_id, environment, model, status, traces, retries, ${SUM_COLUMNS.join(', ')} from rollup_totals
-         where ${s.cond}`,
+        `select project_id, environment, model, status, ${TOTALS_COUNTS.join(', ')} from rollup_totals where ${s.cond}`,
         s.params,
       )
       return rows.rows

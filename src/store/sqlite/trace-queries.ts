@@ -12,6 +12,7 @@ import {
   removalDeltas,
   rollupDeltas,
   SUM_COLUMNS,
+  TOTALS_COUNTS,
 } from '../rollups.js'
 import { SUMMARY_KEYS, storedTrace, TRACE_KEYS } from '../stored-trace.js'
 import {
@@ -28,22 +29,35 @@ import type { DeletedTrace, DeleteSelection, InsertOutcome, TraceFilter } from '
 import type { TraceRow } from './tables.js'
 
 /** A traces row as better-sqlite3 returns it: JSON columns still text. */
-type RawTraceRow = Omit<TraceRow, 'tags' | 'metadata' | 'steps'> & { tags: string; metadata: string; steps: string }
+type RawTraceRow = Omit<TraceRow, 'tags' | 'metadata' | 'steps' | 'tokens_reported'> & {
+  tags: string
+  metadata: string
+  steps: string
+  /** SQLite keeps a boolean as 0 or 1. */
+  tokens_reported: number
+}
 
 const COLUMNS = TRACE_KEYS
 
-type RawSummaryRow = Omit<TraceSummary, 'tags' | 'created_at'> & { tags: string; created_at: number }
+type RawSummaryRow = Omit<TraceSummary, 'tags' | 'created_at' | 'tokens_reported'> & {
+  tags: string
+  created_at: number
+  tokens_reported: number
+}
 const summaryFromRow = (row: RawSummaryRow): TraceSummary => ({
   ...row,
   tags: JSON.parse(row.tags),
+  tokens_reported: row.tokens_reported === 1,
   created_at: toUtcIso(row.created_at),
 })
 
-const fromRow = (row: RawTraceRow): Trace => storedTrace({ ...row, created_at: toUtcIso(row.created_at) })
+const fromRow = (row: RawTraceRow): Trace =>
+  storedTrace({ ...row, tokens_reported: row.tokens_reported === 1, created_at: toUtcIso(row.created_at) })
 
 const toRow = (t: Trace) => ({
   ...t,
   created_at: Date.parse(t.created_at),
+  tokens_reported: t.tokens_reported ? 1 : 0,
   tags: JSON.stringify(t.tags),
   metadata: JSON.stringify(t.metadata),
   steps: JSON.stringify(t.steps),
@@ -73,11 +87,7 @@ export function createTraceQueries(db: Database.Database) {
        on conflict (${keys.join(', ')}) do update set ${addExcluded(table, counted)}`,
     )
   }
-  const upsertTotals = upsert(
-    'rollup_totals',
-    ['project_id', 'environment', 'model', 'status'],
-    ['traces', 'retries', ...SUM_COLUMNS],
-  )
+  const upsertTotals = upsert('rollup_totals', ['project_id', 'environment', 'model', 'status'], TOTALS_COUNTS)
   const upsertHourly = upsert('rollup_hourly', ['project_id', 'hour'], ['traces', ...SUM_COLUMNS])
   const upsertHistogram = (table: string) =>
     db.prepare(
@@ -176,8 +186,7 @@ export function createTraceQueries(db: Database.Database) {
     async totals(projectId) {
       const scope = projectScope(projectId)
       return stmt(
-        `select project_id, environment, model, status, traces, retries, ${SUM_COLUMNS.join(', ')}
-         from rollup_totals ${scope.sql}`,
+        `select project_id, environment, model, status, ${TOTALS_COUNTS.join(', ')} from rollup_totals ${scope.sql}`,
       ).all(...scope.params) as TotalsRow[]
     },
 

@@ -29,5 +29,12 @@ CREATE TABLE "alert_rules" (
 	"created_at" bigint NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "project_retention" (
+	"project_id" text collate "C" PRIMARY KEY NOT NULL,
+	"retention_days" integer,
+	"retention_max_traces" bigint
+);
+--> statement-breakpoint
+ALTER TABLE "project_retention" ADD CONSTRAINT "project_retention_project_id_projects_project_id_fk" FOREIGN KEY ("project_id") REFERENCES "projects"("project_id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "alert_events_at" ON "alert_events" USING btree ("at","event_id");--> statement-breakpoint
 CREATE INDEX "alert_events_rule" ON "alert_events" USING btree ("rule_id","at");

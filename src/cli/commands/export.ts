@@ -5,12 +5,12 @@ import { createWriteStream } from 'node:fs'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { type Command, Option } from 'commander'
-import { EXPORT_FORMATS } from '../../schemas/index.js'
-import { normalizeBaseUrl } from '../client/http.js'
-import { LoupeError } from '../client/index.js'
-import { CliError } from './errors.js'
-import type { OutputStream } from './format.js'
-import { traceFilterQuery, withTraceFilters } from './trace-filters.js'
+import { EXPORT_FORMATS } from '../../../schemas/index.js'
+import { normalizeBaseUrl } from '../../client/http.js'
+import { LoupeError } from '../../client/index.js'
+import type { CliContext } from '../context.js'
+import { CliError } from '../errors.js'
+import { traceFilterQuery, withTraceFilters } from '../options.js'
 
 export interface ServerOptions {
   url: string
@@ -52,10 +52,7 @@ export async function send(command: Command, method: string, url: URL, body?: un
   return res
 }
 
-export function addExportCommand(
-  program: Command,
-  { io, err }: { io: { stdout: OutputStream }; err: (text: string) => void },
-) {
+export function addExportCommand(program: Command, { io, err }: CliContext) {
   // loupe export
   withTraceFilters(program.command('export').description('export every matching trace (NDJSON or CSV), streamed'))
     .addOption(

@@ -1,10 +1,43 @@
-// `loupe seed` (and `npm run seed`): fills a SQLite database with the seed module's synthetic demo data, refusing
-// one that already has traces unless --force, with progress on stderr and the demo keys on stdout. Loaded on demand,
-// so the other commands never open SQLite.
+// loupe seed (npm run seed runs this too): fills a database with the seed module's synthetic demo data, refusing one
+// that already has traces unless --force, with progress on stderr and the demo keys on stdout. The store and the
+// seed module are loaded only when the command runs, so the other commands never open a database.
 import cliProgress from 'cli-progress'
-import type { SeedResult } from '../seed/seed.js'
-import { CliError } from './errors.js'
-import type { OutputStream } from './format.js'
+import type { Command } from 'commander'
+import { loadConfig } from '../../config.js'
+import type { SeedResult } from '../../seed/seed.js'
+import type { CliContext } from '../context.js'
+import { CliError } from '../errors.js'
+import type { OutputStream } from '../format.js'
+import { integer, positive } from '../options.js'
+
+export function addSeedCommand(program: Command, { io, out, json }: CliContext): void {
+  // loupe seed (npm run seed runs this too)
+  program
+    .command('seed')
+    .description(
+      'fill a database (SQLite or PostgreSQL) with realistic synthetic traces, and print the demo projects’ keys',
+    )
+    .option('-n, --traces <n>', 'how many traces', integer('--traces', 1), 10_000)
+    .option('--days <d>', 'spread them over the last d days', positive('--days'), 7)
+    .option('--projects <p>', 'how many projects', integer('--projects', 1, 1000), 5)
+    .option(
+      '-d, --database <path>',
+      'SQLite path or file: URL, or a postgres:// URL (default: $DATABASE_URL, else ./data/loupe.db)',
+    )
+    .option(
+      '--seed <s>',
+      'integer seed: the same data set (relative to now) every time; keys stay random',
+      integer('--seed', 0),
+    )
+    .option('--force', 'add traces even when the database already holds some')
+    .option('--json', 'print the demo projects and keys as JSON')
+    .action(async (options) => {
+      const database = options.database ?? loadConfig(io.env).databaseUrl
+      const report = await runSeed({ ...options, database }, io.stderr)
+      if (options.json) return json(report)
+      out(describeSeed(report, options.traces))
+    })
+}
 
 export interface SeedCommandOptions {
   traces: number
@@ -59,13 +92,13 @@ function progressReporter(stream: OutputStream, total: number) {
 
 export async function runSeed(options: SeedCommandOptions, progress: OutputStream): Promise<SeedReport> {
   const { database } = options
-  const { createStore, isPostgresUrl } = await import('../store/index.js')
+  const { createStore, isPostgresUrl } = await import('../../store/index.js')
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(database) && !database.startsWith('file://') && !isPostgresUrl(database)) {
     throw new CliError(
       `only SQLite (a path or a file: URL) or PostgreSQL (postgres://) databases can be seeded, got '${database.replace(/\/\/[^@/]*@/, '//***@')}'`,
     )
   }
-  const { mulberry32, seed } = await import('../seed/seed.js')
+  const { mulberry32, seed } = await import('../../seed/seed.js')
   const store = await createStore(database)
   try {
     const existing = (await store.listTraces({}, { limit: 1, offset: 0 })).total
@@ -107,6 +140,14 @@ export function describeSeed(report: SeedReport, requested: number): string {
     for (const k of p.keys) lines.push(`  ${p.project_id.padEnd(width)}  ${k.environment.padEnd(11)}  ${k.key}`)
   }
   const reused = projects.filter((p) => !p.created).map((p) => p.project_id)
-  if (reused.length > 0) lines.push('', `(already existed, given new keys: ${reused.join(', ')})`)
+  if (reused.length > 0) {
+    lines.push(
+      '',
+      `Demo projects seeded before (more traces, no new keys; use the keys printed then): ${reused.join(', ')}`,
+    )
+  }
+  for (const p of projects.filter((p) => p.instead_of !== null)) {
+    lines.push(`${p.instead_of} is a project of yours: its demo data went to ${p.project_id} instead.`)
+  }
   return `${lines.join('\n')}\n`
 }

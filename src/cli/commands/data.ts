@@ -8,11 +8,11 @@ import {
   type DeleteProjectResponse,
   type DeleteTracesResponse,
   type ProjectRetention,
-} from '../../schemas/index.js'
-import { CliError } from './errors.js'
+} from '../../../schemas/index.js'
+import type { CliContext, CliIo } from '../context.js'
+import { CliError } from '../errors.js'
+import { hasTraceFilter, integer, nonNegative, traceFilterQuery, withTraceFilters } from '../options.js'
 import { send, serverUrl } from './export.js'
-import type { CliIo } from './program.js'
-import { hasTraceFilter, integer, nonNegative, traceFilterQuery, withTraceFilters } from './trace-filters.js'
 
 /** Goes on only when the user agreed: --yes, or yes to the question on a terminal. */
 async function confirmed(io: CliIo, yes: boolean | undefined, question: string): Promise<void> {
@@ -21,11 +21,7 @@ async function confirmed(io: CliIo, yes: boolean | undefined, question: string):
   if (!(await io.confirm(question))) throw new CliError('nothing deleted', 1)
 }
 
-export function addDeleteCommands(
-  traces: Command,
-  projects: Command,
-  { io, out, json }: { io: CliIo; out: (text: string) => void; json: (value: unknown) => void },
-) {
+function addDeleteCommands(traces: Command, projects: Command, { io, out, json }: CliContext) {
   // loupe traces delete
   withTraceFilters(
     traces
@@ -78,10 +74,7 @@ export function addDeleteCommands(
 }
 
 /** loupe projects retention: shows a project's retention, or sets it with --days / --max-traces. */
-export function addRetentionCommand(
-  projects: Command,
-  { out, json }: { out: (text: string) => void; json: (value: unknown) => void },
-) {
+function addRetentionCommand(projects: Command, { out, json }: CliContext) {
   // `default` stays text here (commander turns a parsed null into ''); the action reads it as null.
   const setting = (name: string) => (value: string) => {
     if (value === 'default') return value
@@ -118,10 +111,7 @@ export function addRetentionCommand(
 }
 
 /** loupe alerts list | create | delete | events. */
-export function addAlertCommands(
-  program: Command,
-  { io, out, json }: { io: CliIo; out: (text: string) => void; json: (value: unknown) => void },
-) {
+function addAlertCommands(program: Command, { io, out, json }: CliContext) {
   const alerts = program.command('alerts').description('list, create and delete alert rules; list what they fired')
   alerts
     .command('list')
@@ -199,4 +189,16 @@ export function addAlertCommands(
         )
       }
     })
+}
+
+/** The commands over the data: deleting traces and projects, a project's retention, and alerts. */
+export function addDataCommands(program: Command, cx: CliContext) {
+  const command = (name: string) => {
+    const found = program.commands.find((c) => c.name() === name)
+    if (!found) throw new Error(`the ${name} command must be added before the data commands`)
+    return found
+  }
+  addDeleteCommands(command('traces'), command('projects'), cx)
+  addRetentionCommand(command('projects'), cx)
+  addAlertCommands(program, cx)
 }

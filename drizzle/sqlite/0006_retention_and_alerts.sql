@@ -30,3 +30,10 @@ CREATE TABLE `alert_rules` (
 	`last_evaluated_at` integer,
 	`created_at` integer NOT NULL
 );
+--> statement-breakpoint
+CREATE TABLE `project_retention` (
+	`project_id` text PRIMARY KEY NOT NULL,
+	`retention_days` integer,
+	`retention_max_traces` integer,
+	FOREIGN KEY (`project_id`) REFERENCES `projects`(`project_id`) ON UPDATE no action ON DELETE no action
+);

@@ -1,0 +1,58 @@
+// loupe traces list | get: the filters of GET /traces as options (traces delete is in data.ts), a table or the API's JSON.
+import type { Command } from 'commander'
+import type { Trace } from '../../client/index.js'
+import type { CliContext } from '../context.js'
+import { formatLatency, formatTimestamp, STATUS_STYLE, table } from '../format.js'
+import { integer, traceFilterQuery, withTraceFilters } from '../options.js'
+
+export function addTracesCommand(program: Command, { io, out, paint, json, client }: CliContext): void {
+  // loupe traces …
+  const traces = program.command('traces').description('list, show and delete traces')
+  withTraceFilters(traces.command('list').description('list traces, newest first'))
+    .option('-n, --limit <n>', 'at most n traces (1–1000)', integer('--limit', 1, 1000), 20)
+    .option('--offset <n>', 'skip the n newest', integer('--offset', 0), 0)
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (options, command: Command) => {
+      const list = await client(command).listTraces({
+        ...traceFilterQuery(options),
+        limit: options.limit,
+        offset: options.offset,
+      })
+      if (options.json) return json(list)
+      if (list.items.length === 0) {
+        return out(list.total === 0 ? 'No traces match.\n' : `No traces past offset ${options.offset}.\n`)
+      }
+      out(
+        table(
+          list.items,
+          [
+            { header: 'CREATED (UTC)', value: (tr: Trace) => formatTimestamp(tr.created_at) },
+            { header: 'STATUS', value: (tr) => tr.status, style: (tr) => STATUS_STYLE[tr.status] },
+            { header: 'PROJECT', value: (tr) => tr.project_id, style: () => 'cyan' },
+            { header: 'MODEL', value: (tr) => tr.model ?? '-' },
+            { header: 'LATENCY', value: (tr) => formatLatency(tr.latency), align: 'right' },
+            { header: 'TOKENS', value: (tr) => String(tr.token_count), align: 'right' },
+            { header: 'TRACE ID', value: (tr) => tr.trace_id, style: () => 'dim' },
+            {
+              header: 'NAME / PROMPT',
+              value: (tr) => `${tr.name ? `${tr.name}: ` : ''}${tr.failure_reason ?? tr.prompt}`,
+              flex: true,
+            },
+          ],
+          io.stdout,
+          paint,
+        ),
+      )
+      const shown = options.offset + list.items.length
+      const more = shown < list.total ? `; next page: --offset ${shown}` : ''
+      out(paint('dim', `${list.items.length} of ${list.total} trace(s), newest first${more}\n`))
+    })
+
+  traces
+    .command('get')
+    .description('show one trace with its steps, as JSON')
+    .argument('<trace_id>')
+    .action(async (traceId: string, _options, command: Command) => {
+      json(await client(command).getTrace(traceId))
+    })
+}

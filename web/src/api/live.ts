@@ -1,0 +1,160 @@
+// The live stream: one WebSocket to /ws for the whole app (with the session's credential as ?token=), reconnecting
+// with backoff. Views subscribe to stored traces; after a reconnect they are told, since traces stored while the
+// socket was down are not replayed.
+import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react'
+import type { ServerMessage, Trace } from '../../../schemas/index.js'
+import { credential } from './client.js'
+import { throttle } from './throttle.js'
+
+export type LiveState = 'connecting' | 'open' | 'closed'
+
+type TraceListener = (trace: Trace) => void
+type Listener = () => void
+
+const MAX_BACKOFF_MS = 10_000
+
+export class LiveStream {
+  #socket: WebSocket | null = null
+  #traces = new Set<TraceListener>()
+  #reconnects = new Set<Listener>()
+  #states = new Set<Listener>()
+  #state: LiveState = 'closed'
+  #attempt = 0
+  #timer: ReturnType<typeof setTimeout> | null = null
+  #opened = false
+  #stopped = true
+
+  start() {
+    this.#stopped = false
+    this.#connect()
+  }
+
+  /** Starts the stream unless it runs: called once the server has accepted a request, so the credential is good. */
+  ensureStarted() {
+    if (this.#stopped) this.start()
+  }
+
+  stop() {
+    this.#stopped = true
+    if (this.#timer) clearTimeout(this.#timer)
+    this.#socket?.close()
+    this.#socket = null
+    this.#setState('closed')
+  }
+
+  get state() {
+    return this.#state
+  }
+
+  onTrace(listener: TraceListener) {
+    this.#traces.add(listener)
+    return () => {
+      this.#traces.delete(listener)
+    }
+  }
+
+  onReconnect(listener: Listener) {
+    this.#reconnects.add(listener)
+    return () => {
+      this.#reconnects.delete(listener)
+    }
+  }
+
+  onState(listener: Listener) {
+    this.#states.add(listener)
+    return () => {
+      this.#states.delete(listener)
+    }
+  }
+
+  #setState(state: LiveState) {
+    if (state === this.#state) return
+    this.#state = state
+    for (const listener of this.#states) listener()
+  }
+
+  #connect() {
+    const url = new URL('/ws', window.location.href)
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
+    const token = credential.get()
+    if (token) url.searchParams.set('token', token)
+    this.#setState('connecting')
+    const socket = new WebSocket(url)
+    this.#socket = socket
+    socket.onopen = () => {
+      this.#attempt = 0
+      this.#setState('open')
+      if (this.#opened) for (const listener of this.#reconnects) listener()
+      this.#opened = true
+    }
+    socket.onmessage = (event) => {
+      let message: ServerMessage
+      try {
+        message = JSON.parse(String(event.data)) as ServerMessage
+      } catch {
+        return
+      }
+      if (message.type === 'trace.created') for (const listener of this.#traces) listener(message.data)
+    }
+    socket.onclose = () => {
+      if (this.#socket !== socket) return
+      this.#socket = null
+      this.#setState('closed')
+      if (this.#stopped) return
+      const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.#attempt++) * (0.5 + Math.random() / 2)
+      this.#timer = setTimeout(() => this.#connect(), delay)
+    }
+  }
+}
+
+export const LiveContext = createContext<LiveStream | null>(null)
+
+function useStream(): LiveStream {
+  const stream = useContext(LiveContext)
+  if (!stream) throw new Error('useLive… outside <LiveContext.Provider>')
+  return stream
+}
+
+/** Calls `handler` with every stored trace while the component is mounted. */
+export function useLiveTraces(handler: TraceListener, onReconnect?: Listener) {
+  const stream = useStream()
+  const latest = useRef({ handler, onReconnect })
+  latest.current = { handler, onReconnect }
+  useEffect(() => {
+    const offTrace = stream.onTrace((trace) => latest.current.handler(trace))
+    const offReconnect = stream.onReconnect(() => latest.current.onReconnect?.())
+    return () => {
+      offTrace()
+      offReconnect()
+    }
+  }, [stream])
+}
+
+export function useLiveState(): LiveState {
+  const stream = useStream()
+  return useSyncExternalStore(
+    (listener) => stream.onState(listener),
+    () => stream.state,
+  )
+}
+
+/**
+ * Runs `refresh` as traces that `accept` lets through arrive, at most once per `intervalMs` (api/throttle.ts), and
+ * after a reconnect: a view of aggregates stays current under any ingest rate with a bounded number of requests.
+ */
+export function useThrottledOnTrace(
+  refresh: () => void,
+  intervalMs: number,
+  accept: (trace: Trace) => boolean = () => true,
+) {
+  const latest = useRef({ refresh, accept })
+  latest.current = { refresh, accept }
+  const [throttled] = useState(() => throttle(() => latest.current.refresh(), intervalMs))
+  useEffect(() => () => throttled.cancel(), [throttled])
+  useLiveTraces(
+    (trace) => {
+      if (latest.current.accept(trace)) throttled.call()
+    },
+    () => throttled.call(),
+  )
+}

@@ -1,0 +1,129 @@
+// Every server read and write the viewer makes, as TanStack Query hooks: the query cache is the only client store
+// for server data. Keys start with the resource, so a live event or a mutation can refresh exactly what it changes.
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import type {
+  AnalyticsResponse,
+  ApiKey,
+  ApiKeyCreated,
+  CreateProjectResponse,
+  Environment,
+  FailuresResponse,
+  ListApiKeysResponse,
+  ListProjectsResponse,
+  ListTraceSummariesResponse,
+  Trace,
+} from '../../../schemas/index.js'
+import type { TraceFilter } from '../features/traces/filters.js'
+import { api } from './client.js'
+
+/** Rows fetched per request while scrolling the trace list. */
+export const TRACE_PAGE = 100
+
+export const keys = {
+  traces: (filter: TraceFilter) => ['traces', filter] as const,
+  trace: (id: string) => ['trace', id] as const,
+  analytics: (projectId: string | undefined) => ['analytics', projectId ?? null] as const,
+  failures: (projectId: string | undefined) => ['failures', projectId ?? null] as const,
+  projects: ['projects'] as const,
+  apiKeys: ['api-keys'] as const,
+}
+
+export function useTraceList(filter: TraceFilter) {
+  return useInfiniteQuery({
+    queryKey: keys.traces(filter),
+    queryFn: ({ pageParam, signal }) =>
+      api<ListTraceSummariesResponse>('GET', '/traces', {
+        query: { ...filter, fields: 'summary', limit: TRACE_PAGE, offset: pageParam },
+        signal,
+      }),
+    initialPageParam: 0,
+    // The next page starts after every row held, live ones included (they pushed the older rows down).
+    getNextPageParam: (last, pages) => {
+      const held = pages.reduce((n, page) => n + page.items.length, 0)
+      return held < last.total ? held : undefined
+    },
+    // Live events keep the list current: it is never refetched on a timer or on focus.
+    staleTime: Number.POSITIVE_INFINITY,
+    placeholderData: keepPreviousData,
+  })
+}
+
+export function useTrace(id: string) {
+  // A stored trace never changes: once read, it is kept.
+  return useQuery({
+    queryKey: keys.trace(id),
+    queryFn: ({ signal }) => api<Trace>('GET', `/traces/${encodeURIComponent(id)}`, { signal }),
+    staleTime: Number.POSITIVE_INFINITY,
+  })
+}
+
+export function useAnalytics(projectId: string | undefined) {
+  return useQuery({
+    queryKey: keys.analytics(projectId),
+    queryFn: ({ signal }) => api<AnalyticsResponse>('GET', '/analytics', { query: { project_id: projectId }, signal }),
+    staleTime: Number.POSITIVE_INFINITY,
+    placeholderData: keepPreviousData,
+  })
+}
+
+export function useFailures(projectId: string | undefined, limit = 50) {
+  return useQuery({
+    queryKey: keys.failures(projectId),
+    queryFn: ({ signal }) =>
+      api<FailuresResponse>('GET', '/failures', { query: { project_id: projectId, limit }, signal }),
+    staleTime: Number.POSITIVE_INFINITY,
+    placeholderData: keepPreviousData,
+  })
+}
+
+export function useProjects(enabled = true) {
+  return useQuery({
+    queryKey: keys.projects,
+    queryFn: ({ signal }) => api<ListProjectsResponse>('GET', '/projects', { signal }),
+    staleTime: 60_000,
+    enabled,
+  })
+}
+
+export function useApiKeys() {
+  return useQuery({
+    queryKey: keys.apiKeys,
+    queryFn: ({ signal }) => api<ListApiKeysResponse>('GET', '/api-keys', { signal }),
+    staleTime: 60_000,
+  })
+}
+
+function useRefreshProjects() {
+  const client = useQueryClient()
+  return () =>
+    Promise.all([
+      client.invalidateQueries({ queryKey: keys.projects }),
+      client.invalidateQueries({ queryKey: keys.apiKeys }),
+    ])
+}
+
+export function useCreateProject() {
+  const refresh = useRefreshProjects()
+  return useMutation({
+    mutationFn: (input: { name: string; environment: Environment; description: string }) =>
+      api<CreateProjectResponse>('POST', '/projects', { body: input }),
+    onSuccess: refresh,
+  })
+}
+
+export function useCreateApiKey() {
+  const refresh = useRefreshProjects()
+  return useMutation({
+    mutationFn: (input: { project_id: string; environment: Environment }) =>
+      api<ApiKeyCreated>('POST', '/api-keys', { body: input }),
+    onSuccess: refresh,
+  })
+}
+
+export function useRevokeApiKey() {
+  const refresh = useRefreshProjects()
+  return useMutation({
+    mutationFn: (keyId: string) => api<ApiKey>('DELETE', `/api-keys/${encodeURIComponent(keyId)}`),
+    onSuccess: refresh,
+  })
+}

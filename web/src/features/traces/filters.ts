@@ -1,0 +1,87 @@
+// The trace list's filters live in the URL under the names GET /traces uses, so a filtered list is a link. Pure
+// functions: URL ⇄ filter, whether a live trace matches, and a stored trace as the list shows it.
+import type { ListTracesQuery, Trace, TraceStatus, TraceSummary } from '../../../../schemas/index.js'
+
+/** The filters of GET /traces the viewer offers (paging and `fields` are the list's own business). */
+export type TraceFilter = Omit<ListTracesQuery, 'limit' | 'offset' | 'fields'>
+
+const TEXT_KEYS = ['project_id', 'model', 'session_id', 'user_id', 'since', 'until'] as const
+const NUMBER_KEYS = ['min_latency', 'max_latency', 'min_tokens', 'max_tokens'] as const
+
+export const STATUS_LABELS: Record<TraceStatus, string> = { success: 'Success', warning: 'Warning', failed: 'Failed' }
+const ENVIRONMENTS: Record<NonNullable<TraceFilter['environment']>, true> = {
+  development: true,
+  staging: true,
+  production: true,
+}
+
+const isStatus = (value: string): value is TraceStatus => Object.hasOwn(STATUS_LABELS, value)
+const isEnvironment = (value: string): value is NonNullable<TraceFilter['environment']> =>
+  Object.hasOwn(ENVIRONMENTS, value)
+
+/** The filter a query string names; values the API would refuse are left out. */
+export function parseFilter(search: string): TraceFilter {
+  const params = new URLSearchParams(search)
+  const filter: TraceFilter = {}
+  const status = params.get('status')
+  if (status !== null && isStatus(status)) filter.status = status
+  const environment = params.get('environment')
+  if (environment !== null && isEnvironment(environment)) filter.environment = environment
+  for (const key of TEXT_KEYS) {
+    const value = params.get(key)
+    if (value !== null && value !== '') filter[key] = value
+  }
+  for (const key of NUMBER_KEYS) {
+    const text = params.get(key)
+    const value = text === null || text.trim() === '' ? Number.NaN : Number(text)
+    if (Number.isFinite(value) && value >= 0) filter[key] = value
+  }
+  return filter
+}
+
+/** The query string of a filter (keys in a stable order, empty values left out), without the `?`. */
+export function filterToSearch(filter: TraceFilter): string {
+  const params = new URLSearchParams()
+  for (const key of ['status', 'environment', ...TEXT_KEYS, ...NUMBER_KEYS] as const) {
+    const value = filter[key]
+    if (value !== undefined && value !== '') params.set(key, String(value))
+  }
+  return params.toString()
+}
+
+const timeOf = (value: string | undefined) => {
+  if (value === undefined) return undefined
+  const number = Number(value)
+  if (Number.isFinite(number)) return number < 1e11 ? number * 1000 : number
+  const ms = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`)
+  return Number.isNaN(ms) ? undefined : ms
+}
+
+/** Whether the server would list this trace under the filter (so a live trace joins the list only then). */
+export function matchesFilter(trace: TraceSummary, filter: TraceFilter): boolean {
+  const equal = (key: 'status' | 'environment' | 'project_id' | 'model' | 'session_id' | 'user_id') =>
+    filter[key] === undefined || trace[key] === filter[key]
+  if (!(['status', 'environment', 'project_id', 'model', 'session_id', 'user_id'] as const).every(equal)) return false
+  if (filter.min_latency !== undefined && trace.latency < filter.min_latency) return false
+  if (filter.max_latency !== undefined && trace.latency > filter.max_latency) return false
+  if (filter.min_tokens !== undefined && trace.token_count < filter.min_tokens) return false
+  if (filter.max_tokens !== undefined && trace.token_count > filter.max_tokens) return false
+  const at = Date.parse(trace.created_at)
+  const since = timeOf(filter.since)
+  const until = timeOf(filter.until)
+  if (since !== undefined && at < since) return false
+  if (until !== undefined && at >= until) return false
+  return true
+}
+
+/** A whole trace (as /ws pushes it) as the light list carries it. */
+export function summarize(trace: Trace): TraceSummary {
+  const { prompt: _p, response: _r, metadata: _m, steps, ...rest } = trace
+  return { ...rest, step_count: steps.length }
+}
+
+/** Newest first, as GET /traces orders: created_at desc, then trace_id desc. */
+export function newestFirst(a: TraceSummary, b: TraceSummary): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1
+  return a.trace_id < b.trace_id ? 1 : a.trace_id > b.trace_id ? -1 : 0
+}

@@ -1,0 +1,185 @@
+// One trace: its header, the steps as a waterfall tree on a time axis, and the selected step's input, output and
+// error beside it. The selected step is in the URL (?step=N); j/k move between steps.
+import { useEffect, useMemo, useState } from 'react'
+import { Link } from 'wouter'
+import type { Step, Trace } from '../../../../schemas/index.js'
+import { useTrace } from '../../api/queries.js'
+import { formatCount, formatMs, formatTime, formatValue } from '../../ui/format.js'
+import { CopyButton, ErrorBox, LongText, StatusBadge } from '../../ui/parts.js'
+import { useSearchParam } from '../../ui/url.js'
+import { buildWaterfall, moveSelection } from './waterfall.js'
+import { WaterfallView } from './waterfall-view.js'
+
+function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  )
+}
+
+const listLink = (key: 'session_id' | 'user_id', value: string) => `/traces?${key}=${encodeURIComponent(value)}`
+
+function Header({ trace }: { trace: Trace }) {
+  return (
+    <section className="panel" aria-label="Trace">
+      <div className="header">
+        <h1>{trace.name ?? trace.trace_id}</h1>
+        <StatusBadge status={trace.status} />
+        <span className="spacer" />
+        <CopyButton text={() => JSON.stringify(trace, null, 2)} label="Copy JSON" />
+      </div>
+      {trace.failure_reason && (
+        <div className="block error" role="note" aria-label="Failure reason" style={{ marginTop: 8 }}>
+          <LongText text={trace.failure_reason} />
+        </div>
+      )}
+      <dl className="facts" style={{ marginTop: 8 }}>
+        <Fact label="Trace id">
+          <code>{trace.trace_id}</code>
+        </Fact>
+        <Fact label="Time">{formatTime(trace.created_at)}</Fact>
+        <Fact label="Latency">{formatMs(trace.latency)}</Fact>
+        <Fact label="Tokens">
+          {formatCount(trace.token_count)}
+          {trace.prompt_tokens !== null || trace.completion_tokens !== null
+            ? ` (${formatCount(trace.prompt_tokens)} in · ${formatCount(trace.completion_tokens)} out)`
+            : ''}
+        </Fact>
+        <Fact label="Model">{trace.model ?? '—'}</Fact>
+        <Fact label="Project">
+          <Link href={`/traces?project_id=${encodeURIComponent(trace.project_id)}`}>{trace.project_id}</Link>
+        </Fact>
+        <Fact label="Environment">{trace.environment}</Fact>
+        <Fact label="Retries">{trace.retry_count}</Fact>
+        <Fact label="Session">
+          {trace.session_id ? <Link href={listLink('session_id', trace.session_id)}>{trace.session_id}</Link> : '—'}
+        </Fact>
+        <Fact label="User">
+          {trace.user_id ? <Link href={listLink('user_id', trace.user_id)}>{trace.user_id}</Link> : '—'}
+        </Fact>
+        {trace.tags.length > 0 && (
+          <Fact label="Tags">
+            <span className="tags">
+              {trace.tags.map((tag) => (
+                <span className="tag" key={tag}>
+                  {tag}
+                </span>
+              ))}
+            </span>
+          </Fact>
+        )}
+      </dl>
+    </section>
+  )
+}
+
+function Section({ title, value, error }: { title: string; value: unknown; error?: boolean }) {
+  const text = formatValue(value)
+  if (text === '' || text === '{}') return null
+  return (
+    <section aria-label={title}>
+      <h3>{title}</h3>
+      <div className={`block${error ? ' error' : ''}`}>
+        <LongText text={text} />
+      </div>
+    </section>
+  )
+}
+
+function StepPanel({ trace, step }: { trace: Trace; step: Step | null }) {
+  if (!step) {
+    return (
+      <aside className="side" aria-label="Trace input and output">
+        <p className="muted">
+          Select a step (click, or <span className="kbd">j</span>/<span className="kbd">k</span>) to see its input and
+          output.
+        </p>
+        <Section title="Prompt" value={trace.prompt} />
+        <Section title="Response" value={trace.response} />
+        <Section title="Metadata" value={trace.metadata} />
+      </aside>
+    )
+  }
+  return (
+    <aside className="side" aria-label="Step">
+      <div className="header">
+        <h2 style={{ margin: 0 }}>
+          #{step.index} {step.name}
+        </h2>
+        <StatusBadge status={step.status} />
+      </div>
+      <dl className="facts">
+        <Fact label="Type">{step.type}</Fact>
+        {step.tool && <Fact label="Tool">{step.tool}</Fact>}
+        <Fact label="Latency">{formatMs(step.latency)}</Fact>
+        <Fact label="Tokens">{formatCount(step.token_count)}</Fact>
+        <Fact label="Started">{step.started_at ? formatTime(step.started_at) : '—'}</Fact>
+        <Fact label="Parent">{step.parent_index === null ? '—' : `#${step.parent_index}`}</Fact>
+      </dl>
+      <Section title="Error" value={step.error} error />
+      <Section title="Input" value={step.input} />
+      <Section title="Output" value={step.output} />
+      <Section title="Metadata" value={step.metadata} />
+    </aside>
+  )
+}
+
+export function TraceDetail({ id }: { id: string }) {
+  const trace = useTrace(id)
+  const [stepParam, setStepParam] = useSearchParam('step')
+  const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(new Set())
+  const data = trace.data
+  const waterfall = useMemo(() => (data ? buildWaterfall(data, collapsed) : null), [data, collapsed])
+  const selected = stepParam === null ? null : Number(stepParam)
+  const step = data && selected !== null ? (data.steps[selected] ?? null) : null
+
+  useEffect(() => {
+    if (!waterfall) return
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null
+      if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return
+      if (event.metaKey || event.ctrlKey || event.altKey) return
+      const delta = event.key === 'j' ? 1 : event.key === 'k' ? -1 : 0
+      if (delta === 0) return
+      event.preventDefault()
+      const next = moveSelection(waterfall.rows, selected, delta)
+      if (next !== null) setStepParam(String(next))
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [waterfall, selected, setStepParam])
+
+  const toggle = (index: number) => {
+    const next = new Set(collapsed)
+    if (next.has(index)) next.delete(index)
+    else next.add(index)
+    setCollapsed(next)
+  }
+
+  return (
+    <div className="page fill">
+      <div className="muted">
+        <Link href="/traces">Traces</Link> / {id}
+      </div>
+      {trace.isError && <ErrorBox error={trace.error} />}
+      {trace.isPending && <p className="muted">Loading…</p>}
+      {data && waterfall && (
+        <>
+          <Header trace={data} />
+          <div className="detail">
+            <WaterfallView
+              waterfall={waterfall}
+              selected={selected}
+              collapsed={collapsed}
+              onSelect={(index) => setStepParam(String(index))}
+              onToggle={toggle}
+            />
+            <StepPanel trace={data} step={step} />
+          </div>
+        </>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,92 @@
+// The trace list's filter bar: every filter of GET /traces, written to the URL under the API's names.
+import { type FormEvent, useMemo } from 'react'
+import { useLocation } from 'wouter'
+import type { TraceStatus } from '../../../../schemas/index.js'
+import { useProjects } from '../../api/queries.js'
+import { ProjectOptions } from '../../ui/project-options.js'
+import { filterToSearch, parseFilter, STATUS_LABELS, type TraceFilter } from './filters.js'
+
+const FIELDS: { name: keyof TraceFilter; label: string; type?: string; wide?: boolean; placeholder?: string }[] = [
+  { name: 'model', label: 'Model' },
+  { name: 'min_latency', label: 'Latency ≥ (ms)', type: 'number' },
+  { name: 'max_latency', label: 'Latency ≤ (ms)', type: 'number' },
+  { name: 'min_tokens', label: 'Tokens ≥', type: 'number' },
+  { name: 'max_tokens', label: 'Tokens ≤', type: 'number' },
+  { name: 'session_id', label: 'Session' },
+  { name: 'user_id', label: 'User' },
+  { name: 'since', label: 'Since', wide: true, placeholder: '2026-11-21T00:00Z' },
+  { name: 'until', label: 'Until', wide: true, placeholder: 'ISO 8601 or epoch' },
+]
+
+export function TraceFilters({ search }: { search: string }) {
+  const [, navigate] = useLocation()
+  const filter = useMemo(() => parseFilter(search), [search])
+  const projects = useProjects()
+  const apply = (next: TraceFilter) => {
+    const text = filterToSearch(next)
+    navigate(text === '' ? '/traces' : `/traces?${text}`, { replace: true })
+  }
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const form = new FormData(event.currentTarget)
+    const params = new URLSearchParams()
+    for (const [key, value] of form) if (typeof value === 'string' && value.trim() !== '') params.set(key, value.trim())
+    apply(parseFilter(params.toString()))
+  }
+  return (
+    // Keyed by the URL, so going back and forth restores the fields too.
+    <form className="filters" onSubmit={submit} key={search} aria-label="Filters">
+      <label>
+        Status
+        <select
+          name="status"
+          defaultValue={filter.status ?? ''}
+          onChange={(e) => apply({ ...filter, status: (e.target.value || undefined) as TraceStatus | undefined })}
+        >
+          <option value="">Any</option>
+          {Object.entries(STATUS_LABELS).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {projects.isError ? (
+        <label>
+          Project
+          <input name="project_id" defaultValue={filter.project_id ?? ''} />
+        </label>
+      ) : (
+        <label>
+          Project
+          <select
+            name="project_id"
+            defaultValue={filter.project_id ?? ''}
+            onChange={(e) => apply({ ...filter, project_id: e.target.value || undefined })}
+          >
+            <ProjectOptions projects={projects.data?.items ?? []} chosen={filter.project_id} any="Any" />
+          </select>
+        </label>
+      )}
+      {FIELDS.map((f) => (
+        <label key={f.name}>
+          {f.label}
+          <input
+            name={f.name}
+            type={f.type ?? 'text'}
+            min={f.type === 'number' ? 0 : undefined}
+            className={f.wide ? 'wide' : undefined}
+            placeholder={f.placeholder}
+            defaultValue={filter[f.name] === undefined ? '' : String(filter[f.name])}
+          />
+        </label>
+      ))}
+      <button type="submit" className="primary">
+        Apply
+      </button>
+      <button type="button" onClick={() => apply({})}>
+        Clear
+      </button>
+    </form>
+  )
+}
