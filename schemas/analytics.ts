@@ -6,6 +6,7 @@ import {
   analyticsSummaryExample,
   breakdownEntryExample,
   chartPointExample,
+  costBreakdownEntryExample,
   failuresExample,
 } from './examples.js'
 import { TraceSchema } from './trace.js'
@@ -25,6 +26,8 @@ export const AnalyticsSummarySchema = Type.Object(
     warning_traces: Type.Integer(),
     retries: Type.Integer({ description: 'Traces with retry_count > 0.' }),
     slow_requests: Type.Integer({ description: 'Traces with latency ≥ the slow threshold (ms).' }),
+    total_cost: Type.Number({ description: 'Σ cost of the priced traces, USD (exact to the nano-dollar).' }),
+    unpriced_traces: Type.Integer({ description: 'Traces without a cost (no reported cost, no known price).' }),
   },
   { $id: 'AnalyticsSummarySchema', additionalProperties: false, examples: [analyticsSummaryExample] },
 )
@@ -36,6 +39,7 @@ export const ChartPointSchema = Type.Object(
     latency: Type.Number({ description: 'Mean latency in ms, 2 decimals.' }),
     tokens: Type.Integer(),
     traces: Type.Integer(),
+    cost: Type.Number({ description: 'Σ cost of the priced traces in the bucket, USD.' }),
   },
   { $id: 'ChartPointSchema', additionalProperties: false, examples: [chartPointExample] },
 )
@@ -46,6 +50,17 @@ export const BreakdownEntrySchema = Type.Object(
   { $id: 'BreakdownEntrySchema', additionalProperties: false, examples: [breakdownEntryExample] },
 )
 export type BreakdownEntry = Static<typeof BreakdownEntrySchema>
+
+export const CostBreakdownEntrySchema = Type.Object(
+  {
+    key: Type.String({ description: 'Model name; a trace without a model counts as `unknown`.' }),
+    cost: Type.Number({ description: 'Σ cost of its priced traces, USD.' }),
+    count: Type.Integer({ description: 'Its traces.' }),
+    unpriced: Type.Integer({ description: 'Of them, traces without a cost.' }),
+  },
+  { $id: 'CostBreakdownEntrySchema', additionalProperties: false, examples: [costBreakdownEntryExample] },
+)
+export type CostBreakdownEntry = Static<typeof CostBreakdownEntrySchema>
 
 // GET /analytics
 export const AnalyticsQuery = Type.Object({
@@ -62,6 +77,9 @@ export const AnalyticsResponse = Type.Object(
       description: 'A trace without a model counts as `unknown`.',
     }),
     project_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
+    cost_breakdown: Type.Array(Ref(CostBreakdownEntrySchema), {
+      description: 'Per model with traces: cost desc, then traces desc, then model asc.',
+    }),
     recent_failures: Type.Array(Ref(TraceSchema), { description: 'The 10 newest failed traces.' }),
   },
   { examples: [analyticsExample] },

@@ -30,11 +30,19 @@ export const BOUNDS = {
   retryCount: 1_000_000,
   /** `offset` of a list. */
   offset: 1_000_000_000,
+  /** USD of one trace or step: beyond any real bill for one call. */
+  costUsd: 1_000_000,
+  /** USD per million tokens of a price. */
+  pricePerMillion: 1_000_000,
 } as const
 
 /** A duration in milliseconds: 0 to a week, microseconds kept (3 decimals; finer digits are rounded at ingest). */
 export const LatencyMs = (description: string) =>
   Type.Number({ minimum: 0, maximum: BOUNDS.latencyMs, description: `${description} At most a week (604800000).` })
+
+/** A cost in USD: 0 to a million, nano-dollars kept (9 decimals; finer digits are rounded at ingest). */
+export const CostUsd = (description: string) =>
+  Type.Number({ minimum: 0, maximum: BOUNDS.costUsd, description: `${description} USD, at most ${BOUNDS.costUsd}.` })
 
 /** A token count from 0 to `max`. */
 export const TokenCount = (max: number, description: string) =>

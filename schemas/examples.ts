@@ -31,6 +31,7 @@ export const stepExamples = [
     status: 'success',
     latency: 640.25,
     token_count: 17,
+    cost: null,
     input: 'What is the capital of France?',
     output: 'Paris.',
     error: null,
@@ -46,6 +47,7 @@ export const stepExamples = [
     status: 'success',
     latency: 150,
     token_count: null,
+    cost: null,
     input: { q: 'capital of France' },
     output: { top: 'Paris' },
     error: null,
@@ -84,6 +86,7 @@ export const traceExample = {
   prompt_tokens: 14,
   completion_tokens: 3,
   tokens_reported: true,
+  cost: 0.0000039,
   status: 'success',
   failure_reason: null,
   retry_count: 0,
@@ -95,7 +98,7 @@ export const traceExample = {
   steps: stepExamples,
 }
 
-export const listTracesExample = { total: 1, items: [traceExample] }
+export const listTracesExample = { total: 1, items: [traceExample], next_cursor: null }
 
 const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHead } = traceExample
 export const traceSummaryExample = { ...traceHead, step_count: stepExamples.length }
@@ -168,9 +171,13 @@ export const analyticsSummaryExample = {
   warning_traces: 0,
   retries: 1,
   slow_requests: 0,
+  total_cost: 0.0041039,
+  unpriced_traces: 1,
 }
 
-export const chartPointExample = { label: '10:00', latency: 1604.17, tokens: 412, traces: 3 }
+export const chartPointExample = { label: '10:00', latency: 1604.17, tokens: 412, traces: 3, cost: 0.0041039 }
+
+export const costBreakdownEntryExample = { key: 'gpt-4o', cost: 0.0041, count: 1, unpriced: 0 }
 
 export const breakdownEntryExample = { key: 'gpt-4o-mini', count: 2 }
 
@@ -193,6 +200,7 @@ export const analyticsExample = {
   ],
   model_breakdown: [breakdownEntryExample, { key: 'gpt-4o', count: 1 }],
   project_breakdown: [{ key: 'support-bot', count: 3 }],
+  cost_breakdown: [costBreakdownEntryExample, { key: 'gpt-4o-mini', cost: 0.0000039, count: 2, unpriced: 1 }],
   recent_failures: [failedTraceExample],
 }
 
@@ -277,9 +285,9 @@ export const exportNdjsonExample = `${JSON.stringify(traceExample)}\n`
 
 export const exportCsvExample =
   'trace_id,project_id,environment,name,model,prompt,response,latency,token_count,prompt_tokens,completion_tokens,' +
-  'tokens_reported,status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count\r\n' +
+  'tokens_reported,cost,status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count\r\n' +
   'tr_01,support-bot,production,answer_question,gpt-4o-mini,What is the capital of France?,Paris.,812.5,17,14,3,true,' +
-  'success,,0,sess_42,user_7,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2\r\n'
+  '0.0000039,success,,0,sess_42,user_7,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2\r\n'
 
 export const alertRuleInputExample = {
   name: 'Support bot failing',
@@ -318,3 +326,43 @@ export const alertEventExample = {
   attempts: 1,
   last_error: null,
 }
+
+export const modelPriceExample = {
+  pattern: 'my-finetune-*',
+  input_price: 3,
+  output_price: 15,
+  cached_input_price: 0.3,
+  updated_at: '2026-11-23T10:00:00.000Z',
+}
+
+export const listModelPricesExample = { total: 1, items: [modelPriceExample] }
+
+export const putModelPriceExample = { input_price: 3, output_price: 15, cached_input_price: 0.3 }
+
+export const recomputeCostsBodyExample = { since: '2026-11-01T00:00:00Z' }
+
+export const recomputeCostsResponseExample = { scanned: 120000, changed: 3150 }
+
+export const sessionSummaryExample = {
+  session_id: 'sess_42',
+  project_id: 'support-bot',
+  user_id: 'user_7',
+  traces: 3,
+  first_at: '2026-11-23T10:15:02.932Z',
+  last_at: '2026-11-23T10:19:40.110Z',
+  latency_total: 2437.5,
+  token_count: 412,
+  cost: 0.0041039,
+  unpriced: 0,
+  failed: 1,
+  warnings: 0,
+}
+
+// A user's figures are the same activity summed over their sessions (here: the one above).
+const { session_id: _session, user_id: _user, project_id: _project, ...sessionActivity } = sessionSummaryExample
+export const userSummaryExample = { user_id: 'user_7', project_id: 'support-bot', sessions: 1, ...sessionActivity }
+
+export const listSessionsExample = { total: 1, items: [sessionSummaryExample] }
+export const sessionDetailExample = { session: sessionSummaryExample, traces: [traceExample] }
+export const listUsersExample = { total: 1, items: [userSummaryExample] }
+export const userDetailExample = { user: userSummaryExample, sessions: [sessionSummaryExample] }

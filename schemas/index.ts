@@ -1,9 +1,16 @@
 // The contract in one import, and the named components every app registers.
 
-import { AnalyticsSummarySchema, BreakdownEntrySchema, ChartPointSchema } from './analytics.js'
+import {
+  AnalyticsSummarySchema,
+  BreakdownEntrySchema,
+  ChartPointSchema,
+  CostBreakdownEntrySchema,
+} from './analytics.js'
 import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
+import { ModelPriceSchema } from './model.js'
 import { ProjectSchema } from './project.js'
+import { SessionSummarySchema, UserSummarySchema } from './session.js'
 import { StepInputSchema, StepSchema } from './step.js'
 import { TraceInputSchema, TraceSchema, TraceSummarySchema } from './trace.js'
 
@@ -14,8 +21,10 @@ export * from './common.js'
 export * from './events.js'
 export * from './health.js'
 export * from './metrics.js'
+export * from './model.js'
 export * from './otlp.js'
 export * from './project.js'
+export * from './session.js'
 export * from './step.js'
 export * from './trace.js'
 
@@ -33,4 +42,8 @@ export const componentSchemas = [
   AnalyticsSummarySchema,
   ChartPointSchema,
   BreakdownEntrySchema,
+  CostBreakdownEntrySchema,
+  ModelPriceSchema,
+  SessionSummarySchema,
+  UserSummarySchema,
 ] as const

@@ -1,6 +1,6 @@
 // StepSchema: one ordered step of a trace (a model call, a tool call, a retrieval, …), and the looser form clients send.
 import { type Static, Type } from '@sinclair/typebox'
-import { BOUNDS, LatencyMs, Nullable, TimestampInput, TokenCount, UtcTimestamp } from './common.js'
+import { BOUNDS, CostUsd, LatencyMs, Nullable, TimestampInput, TokenCount, UtcTimestamp } from './common.js'
 import { stepExamples, stepInputExamples } from './examples.js'
 
 export const STEP_TYPES = ['llm', 'tool', 'retrieval', 'function', 'other'] as const
@@ -36,6 +36,12 @@ export const StepSchema = Type.Object(
     parent_index: Nullable(
       ParentIndex(
         '`index` of the step this one ran inside (OTLP: the parent span), null at the top level; steps form a tree.',
+      ),
+    ),
+    cost: Nullable(
+      CostUsd(
+        'What the step cost: the cost the client reported, else the price of its model (`metadata.model`) times its ' +
+          '`metadata.prompt_tokens` and `metadata.completion_tokens`; null when unpriced.',
       ),
     ),
   },
@@ -78,6 +84,7 @@ export const StepInputSchema = Type.Object(
     token_count: NonNegativeInt('Tokens used by the step.'),
     tokens: NonNegativeInt('Alias of `token_count`.'),
     total_tokens: NonNegativeInt('Alias of `token_count`.'),
+    cost: Type.Optional(Nullable(CostUsd('What the step cost, when the client knows it.'))),
     input: Type.Optional(Type.Unknown()),
     output: Type.Optional(Type.Unknown()),
     error: Type.Optional(Nullable(Type.String())),

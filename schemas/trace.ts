@@ -2,6 +2,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import {
   BOUNDS,
+  CostUsd,
   EnvironmentSchema,
   LatencyMs,
   LimitQuery,
@@ -81,6 +82,12 @@ export const TraceSchema = Type.Object(
         '`completion_tokens`), by a step, or by a span. When false, `token_count` is 0 because nothing was counted ' +
         '(a stream without usage, say), not because nothing was used.',
     }),
+    cost: Nullable(
+      CostUsd(
+        'What the trace cost: the cost the client reported; else the sum of its priced steps; else the price of its ' +
+          'model times its prompt and completion tokens; null when unpriced (never guessed).',
+      ),
+    ),
     status: TraceStatusSchema,
     failure_reason: Nullable(Type.String({ description: 'Why the trace failed.' })),
     retry_count: Type.Integer({
@@ -145,6 +152,7 @@ export const TraceInputSchema = Type.Object(
     total_tokens: NonNegativeInteger('Alias of `token_count`.'),
     prompt_tokens: NonNegativeInteger('Input tokens.'),
     completion_tokens: NonNegativeInteger('Output tokens.'),
+    cost: OptionalNullable(CostUsd('What the call cost, when the client knows it; kept as sent.')),
     status: OptionalNullable(
       Type.String({ maxLength: 64, description: 'Only `failed`/`error` is read: it marks the trace failed.' }),
     ),
@@ -166,6 +174,10 @@ export const TraceInputSchema = Type.Object(
 )
 export type TraceInput = Static<typeof TraceInputSchema>
 
+/** The orders of GET /traces. */
+export const TRACE_SORTS = ['created_at', 'latency', 'token_count', 'cost'] as const
+export type TraceSort = (typeof TRACE_SORTS)[number]
+
 // GET /traces
 export const ListTracesQuery = Type.Object({
   status: Type.Optional(TraceStatusSchema),
@@ -175,11 +187,41 @@ export const ListTracesQuery = Type.Object({
   max_latency: Type.Optional(LatencyMs('Latency ≤ this many ms.')),
   min_tokens: Type.Optional(TokenCount(BOUNDS.traceTokens, 'token_count ≥ this.')),
   max_tokens: Type.Optional(TokenCount(BOUNDS.traceTokens, 'token_count ≤ this.')),
+  min_cost: Type.Optional(CostUsd('cost ≥ this (unpriced traces never match).')),
+  max_cost: Type.Optional(CostUsd('cost ≤ this (unpriced traces never match).')),
   session_id: Type.Optional(Type.String()),
   user_id: Type.Optional(Type.String()),
   environment: Type.Optional(EnvironmentSchema),
   since: Type.Optional(TimestampQuery('created_at ≥ since.')),
   until: Type.Optional(TimestampQuery('created_at < until.')),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description:
+        'Full-text search: traces whose name, prompt, response, failure reason or step inputs, outputs and errors ' +
+        'contain every word of q (split on spaces), as a substring, whatever the case — in any language.',
+    }),
+  ),
+  sort: Type.Optional(
+    Type.Union(
+      TRACE_SORTS.map((s) => Type.Literal(s)),
+      {
+        default: 'created_at',
+        description: 'The order: by this field, ties broken by trace_id. An unpriced trace sorts as the cheapest.',
+      },
+    ),
+  ),
+  order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' })),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'The `next_cursor` of the previous page (same filters, sort and order): the page after it, in constant time ' +
+        'however deep. Not with a non-zero `offset`.',
+    }),
+  ),
   limit: Type.Optional(LimitQuery),
   offset: Type.Optional(OffsetQuery),
   fields: Type.Optional(
@@ -196,7 +238,12 @@ export type ListTracesQuery = Static<typeof ListTracesQuery>
 export const ListTracesResponse = Type.Object(
   {
     total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
-    items: Type.Array(Ref(TraceSchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
+    items: Type.Array(Ref(TraceSchema), {
+      description: 'In the order asked for; by default newest first (created_at desc, trace_id desc).',
+    }),
+    next_cursor: Nullable(
+      Type.String({ description: 'Pass as `cursor` for the next page; null when this page is the last.' }),
+    ),
   },
   { description: 'Whole traces.' },
 )
@@ -205,7 +252,12 @@ export type ListTracesResponse = Static<typeof ListTracesResponse>
 export const ListTraceSummariesResponse = Type.Object(
   {
     total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
-    items: Type.Array(Ref(TraceSummarySchema), { description: 'Newest first (created_at desc, trace_id desc).' }),
+    items: Type.Array(Ref(TraceSummarySchema), {
+      description: 'In the order asked for; by default newest first (created_at desc, trace_id desc).',
+    }),
+    next_cursor: Nullable(
+      Type.String({ description: 'Pass as `cursor` for the next page; null when this page is the last.' }),
+    ),
   },
   { description: 'Trace summaries (`fields=summary`).' },
 )
@@ -216,6 +268,10 @@ export const ListTracesOrSummariesResponse = Type.Union([ListTracesResponse, Lis
   examples: [listTracesExample],
 })
 export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
+
+/** The filters of GET /traces alone (no paging, order or fields): what export and delete-by-filter take. */
+export const TraceFilterQuery = Type.Omit(ListTracesQuery, ['limit', 'offset', 'fields', 'sort', 'order', 'cursor'])
+export type TraceFilterQuery = Static<typeof TraceFilterQuery>
 
 // GET /traces/export
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const
@@ -228,7 +284,7 @@ export const CSV_COLUMNS = [
 ] as readonly string[]
 
 export const ExportTracesQuery = Type.Composite([
-  Type.Omit(ListTracesQuery, ['limit', 'offset', 'fields']),
+  TraceFilterQuery,
   Type.Object({
     format: Type.Optional(
       Type.Union(
@@ -267,7 +323,7 @@ export const ExportTracesResponse = {
 
 // DELETE /traces
 export const DeleteTracesQuery = Type.Composite([
-  Type.Omit(ListTracesQuery, ['limit', 'offset', 'fields']),
+  TraceFilterQuery,
   Type.Object({
     all: Type.Optional(
       Type.Boolean({

@@ -20,6 +20,7 @@ import { normalizeTrace } from '../src/ingest/normalize.js'
 import { packageRoot } from '../src/lib/paths.js'
 import { mulberry32, seed } from '../src/seed/seed.js'
 import { createSqliteStore } from '../src/store/sqlite/store.js'
+import { benchViewer } from './bench-viewer.js'
 
 const root = packageRoot()
 const { values: args } = parseArgs({
@@ -221,6 +222,9 @@ function floorInserts(): number {
       tags: JSON.stringify(trace.tags),
       metadata: JSON.stringify(trace.metadata),
       steps: JSON.stringify(trace.steps),
+      // SQLite binds no booleans; the costs a client reported are a column of their own.
+      tokens_reported: trace.tokens_reported ? 1 : 0,
+      reported_cost: null,
     }
   })
   const insertBatch = db.transaction((batch: typeof rows) => {
@@ -232,6 +236,36 @@ function floorInserts(): number {
   db.prepare(`delete from traces where project_id = 'bench-floor'`).run()
   db.close()
   return rows.length / seconds
+}
+
+/** Full-text search as a first attempt would write it: LIKE over every text column, newest first. */
+function floorNaiveSearch(word: string, limit: number): number {
+  const db = new Database(workPath, { readonly: true })
+  const pattern = `%${word}%`
+  const ms = timeMs(() =>
+    db
+      .prepare(
+        `select * from traces where name like ? or prompt like ? or response like ? or failure_reason like ?
+         or steps like ? order by created_at desc, trace_id desc limit ?`,
+      )
+      .all(pattern, pattern, pattern, pattern, pattern, limit),
+  )
+  db.close()
+  return ms
+}
+
+/** Bytes the full-text index takes on disk, beside the traces table's own (SQLite's dbstat). */
+function searchStorage(): { search: number; traces: number } | null {
+  const db = new Database(workPath, { readonly: true })
+  try {
+    const size = (like: string) =>
+      (db.prepare('select coalesce(sum(pgsize), 0) as n from dbstat where name like ?').get(like) as { n: number }).n
+    return { search: size('traces_search%'), traces: size('traces') }
+  } catch {
+    return null
+  } finally {
+    db.close()
+  }
 }
 
 /** What a first attempt would write: plain aggregates and ORDER BY … OFFSET over the traces table. */
@@ -561,6 +595,47 @@ async function main() {
   )
   read('GET /failures', '/failures', '—')
 
+  // Costs, sorting and deep paging, sessions and users, full-text search.
+  read('GET /traces?sort=cost', '/traces?sort=cost', '—')
+  read('GET /traces?min_cost=0.01', '/traces?min_cost=0.01', 'p50 ≤ 5 ms')
+  const deep = (await (
+    await fetch(`${base}/traces?sort=latency&limit=1000&offset=${Math.min(100_000, Math.floor(TRACES / 2))}`)
+  ).json()) as { next_cursor: string | null }
+  if (deep.next_cursor) {
+    read(
+      'GET /traces?sort=latency&cursor=(deep)',
+      `/traces?sort=latency&cursor=${deep.next_cursor}`,
+      'constant per page',
+    )
+  }
+  read('GET /sessions', '/sessions', 'p50 ≤ 10 ms')
+  read('GET /users', '/users', 'p50 ≤ 10 ms')
+  if (sample?.session_id) {
+    read('GET /sessions/{id}', `/sessions/${encodeURIComponent(sample.session_id)}`, 'p50 ≤ 10 ms')
+  }
+  // A rare word (one small-talk prompt of ten, in German) and a common one.
+  for (const [label, word] of [
+    ['rare', 'können'],
+    ['common', 'the'],
+  ] as const) {
+    read(
+      `GET /traces?q=${word}&limit=50 (${label})`,
+      `/traces?q=${encodeURIComponent(word)}&limit=50`,
+      'p50 ≤ 50 ms',
+      floorNaiveSearch(word, 50),
+    )
+  }
+  const storage = searchStorage()
+  if (storage) {
+    rows.push({
+      what: 'full-text index on disk',
+      result: `${fmt(storage.search / 1e6)} MB`,
+      floor: `traces table ${fmt(storage.traces / 1e6)} MB`,
+      ratio: `+${fmt((100 * storage.search) / Math.max(storage.traces, 1))}%`,
+      goal: '—',
+    })
+  }
+
   // Ingest, with /ws clients connected and reading.
   const listeners = Array.from({ length: 10 }, () => new WebSocket(`${base.replace('http', 'ws')}/ws`))
   await Promise.all(listeners.map((s) => new Promise((r) => s.once('open', r))))
@@ -606,6 +681,14 @@ async function main() {
 
   const rss = peakRssMb(server.pid!)
   rows.push({ what: 'server peak RSS', result: `${fmt(rss)} MB`, floor: '—', ratio: '—', goal: '≤ 256 MB' })
+
+  // The viewer, in headless Chromium, on the same database. A failure there is reported, and the run goes on.
+  try {
+    rows.push(...(await benchViewer(base, key, say)))
+  } catch (err) {
+    say(`viewer: not measured: ${(err as Error).message}`)
+    rows.push({ what: 'viewer', result: `not measured: ${(err as Error).message}`, floor: '—', ratio: '—', goal: '—' })
+  }
 
   const burst = await burstFanout(base, key, server.pid!)
   const everyEvent = burst.delivered.complete === burst.ready

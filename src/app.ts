@@ -4,7 +4,7 @@ import cors from '@fastify/cors'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import websocket from '@fastify/websocket'
 import type { ErrorObject } from 'ajv'
-import Fastify, { type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify'
 import { componentSchemas } from '../schemas/index.js'
 import type { Config } from './config.js'
 import { redactSecret, redactUrl } from './lib/credentials.js'
@@ -13,7 +13,7 @@ import { createValidators, describeErrors, validatorCompiler } from './lib/valid
 import auth from './plugins/auth.js'
 import configPlugin from './plugins/config.js'
 import docs from './plugins/docs.js'
-import errors from './plugins/errors.js'
+import errors, { errorReply } from './plugins/errors.js'
 import limits from './plugins/limits.js'
 import metricsPlugin from './plugins/metrics.js'
 import services from './plugins/services.js'
@@ -23,8 +23,10 @@ import analytics from './routes/analytics.js'
 import apiKeys from './routes/api-keys.js'
 import health from './routes/health.js'
 import metrics from './routes/metrics.js'
+import models from './routes/models.js'
 import otlp from './routes/otlp.js'
 import projects from './routes/projects.js'
+import sessions from './routes/sessions.js'
 import traces from './routes/traces.js'
 import ui from './routes/ui.js'
 import ws from './routes/ws.js'
@@ -80,10 +82,29 @@ export const loggerOptions = (config: Config) => {
   }
 }
 
+/**
+ * Fastify's two log lines a request (incoming, completed) become one, at debug: off at the default level, where a
+ * busy ingest would otherwise write two lines a batch. Errors are logged by the error handler either way.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) super.requestCompleted(error, request, reply)
+    else request.log.debug({ req: request, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request')
+  }
+}
+
 export async function buildApp(config: Config, options: BuildOptions = {}) {
   const validators = createValidators()
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config),
+    logController: new OneLinePerRequest(),
+    // A trace_id may be 128 characters: a longer path parameter reaches the route's own check (400/404), not 414.
+    routerOptions: { maxParamLength: 1024 },
+    // Errors Fastify's router raises before any route (a malformed URL) get the same body as every other error.
+    frameworkErrors: (error, request, reply) => {
+      reply.send(errorReply(error, request, reply) as never)
+    },
     bodyLimit: config.bodyLimit,
     forceCloseConnections: 'idle',
     trustProxy: config.trustProxy,
@@ -133,6 +154,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(traces)
   await app.register(otlp)
   await app.register(analytics)
+  await app.register(models)
+  await app.register(sessions)
   await app.register(projects)
   await app.register(apiKeys)
   await app.register(alerts)

@@ -267,24 +267,38 @@ function read(schema: TSchema, text: string): unknown {
   return Value.Check(schema, value) ? value : undefined
 }
 
+/** A setting Loupe cannot run with. Its message is one sentence naming the setting, the value and what is allowed. */
+export class SettingError extends Error {
+  override readonly name = 'SettingError'
+}
+
+/** A database URL fit for a message: the password replaced. */
+export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
+
 /** Every default, as a Config (what tests and embedders start from). */
 export const defaultConfig = (): Config => loadConfig({})
 
 /**
  * Reads and validates the configuration. Precedence: explicit overrides > environment > defaults.
- * Throws an Error naming the variable, and what it accepts, when a value is invalid (a secret is never repeated).
+ * Throws a SettingError naming the variable and what it accepts when a value is invalid (never repeating a secret).
  */
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<Config> = {}): Config {
   const raw: Partial<Record<Key, unknown>> = {}
   for (const key of settingKeys) {
     const name = envName(key)
     const text = env[name]
-    if (text === undefined || text === '') continue
+    if (text === undefined) continue
     const schema = ConfigSchema.properties[key] as TSchema & { secret?: boolean }
+    // Set but empty is a mistake (an unset variable is how to ask for the default), except where empty is a value.
+    if (text.trim() === '' && schema.default !== '') {
+      const otherwise =
+        schema.default === null ? 'leave it unset for open mode' : `unset it for the default (${schema.default})`
+      throw new SettingError(`${name} is set but empty: ${otherwise}, or set ${allowed(schema)}.`)
+    }
     const value = read(schema, text)
     if (value === undefined) {
       const shown = schema.secret ? '' : ` (got ${JSON.stringify(text)})`
-      throw new Error(`invalid configuration: ${name} must be ${allowed(schema)}${shown}`)
+      throw new SettingError(`${name} must be ${allowed(schema)}${shown}.`)
     }
     raw[key] = value
   }

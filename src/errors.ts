@@ -18,6 +18,13 @@ export const TraceIdTaken = createError<[string]>(
   "trace_id '%s' is already used by another project",
   409,
 )
+export const ModelPriceNotFound = createError<[string]>(
+  'LOUPE_MODEL_PRICE_NOT_FOUND',
+  "no price override for the model pattern '%s'",
+  404,
+)
+export const SessionNotFound = createError<[string]>('LOUPE_SESSION_NOT_FOUND', "session '%s' not found", 404)
+export const UserNotFound = createError<[string]>('LOUPE_USER_NOT_FOUND', "user '%s' not found", 404)
 export const InvalidInput = createError<[string]>('LOUPE_INVALID_INPUT', '%s', 400)
 export const MissingApiKey = createError(
   'LOUPE_MISSING_API_KEY',
@@ -62,3 +69,21 @@ export const UpgradeRequired = createError(
     'add ?token=<admin token or project key>), then send {"type":"subscribe","project_id":"…"} to follow one project',
   426,
 )
+
+/**
+ * The code of an error Loupe did not raise itself (Fastify's, a plugin's), by status: every error body carries a
+ * LOUPE_* code from one list (docs/api.md, Errors).
+ */
+export const CODE_BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'LOUPE_INVALID_INPUT',
+  404: 'LOUPE_NOT_FOUND',
+  408: 'LOUPE_REQUEST_TIMEOUT',
+  413: 'LOUPE_BODY_TOO_LARGE',
+  414: 'LOUPE_URI_TOO_LONG',
+  415: 'LOUPE_UNSUPPORTED_MEDIA_TYPE',
+  429: 'LOUPE_RATE_LIMITED',
+  500: 'LOUPE_INTERNAL_ERROR',
+  503: 'LOUPE_UNAVAILABLE',
+}
+/** The code of any other status. */
+export const FALLBACK_CODE = 'LOUPE_ERROR'

@@ -138,6 +138,32 @@ t.test('every answer matches the document, and every operation is exercised', as
   await record(open, 'delete', '/api-keys/{key_id}', '/api-keys/none-such')
   await record(open, 'get', '/ws', '/ws')
   await record(open, 'get', '/metrics', '/metrics')
+  // Prices, re-pricing, sessions and users.
+  await record(open, 'put', '/models/{pattern}', '/models/gpt-4o*', {
+    headers: { 'content-type': 'application/json' },
+    payload: { input_price: 2.5, output_price: 10 },
+  })
+  await record(open, 'put', '/models/{pattern}', '/models/x', {
+    headers: { 'content-type': 'application/json' },
+    payload: { input_price: -1, output_price: 1 },
+  })
+  await record(open, 'get', '/models', '/models')
+  await record(open, 'get', '/models/{pattern}', '/models/gpt-4o*')
+  await record(open, 'get', '/models/{pattern}', '/models/none-such')
+  await record(open, 'post', '/costs/recompute', '/costs/recompute', {
+    headers: { 'content-type': 'application/json' },
+    payload: {},
+  })
+  await record(open, 'delete', '/models/{pattern}', '/models/gpt-4o*')
+  await record(open, 'delete', '/models/{pattern}', '/models/gpt-4o*')
+  await record(open, 'get', '/sessions', '/sessions')
+  await record(open, 'get', '/sessions/{session_id}', `/sessions/${example.session_id}`)
+  await record(open, 'get', '/sessions/{session_id}', '/sessions/none-such')
+  await record(open, 'get', '/users', '/users?limit=5')
+  await record(open, 'get', '/users/{user_id}', `/users/${example.user_id}`)
+  await record(open, 'get', '/users/{user_id}', '/users/none-such')
+  await record(open, 'get', '/traces', '/traces?sort=cost&order=asc&q=capital&limit=1')
+  await record(open, 'get', '/traces', '/traces?q=')
   const otlp = otlpRequestExample
   await record(open, 'post', '/v1/traces', '/v1/traces', { headers: json, payload: otlp })
   await record(open, 'post', '/v1/traces', '/v1/traces', {

@@ -34,11 +34,34 @@ t.test('the bin starts with a node shebang, and npm install builds', async (t) =
 })
 
 t.test('the build leaves the bin executable (tsc does not), so npx loupe runs it', async (t) => {
-  t.match(pkg.scripts.build, /chmodSync\('dist\/src\/cli\/index\.js', 0o755\)/)
+  t.equal(pkg.scripts.build, 'node scripts/build.mjs')
+  const script = readFileSync(new URL('scripts/build.mjs', root), 'utf8')
+  t.match(script, /chmodSync\(join\(root, 'dist', 'src', 'cli', 'index\.js'\), 0o755\)/)
   const built = new URL(pkg.bin.loupe, root)
   if (!existsSync(built)) {
     t.comment('no build yet (npm install builds it): only the build script was checked')
     return
   }
   t.ok(statSync(built).mode & 0o111, `${pkg.bin.loupe} is executable`)
+})
+
+t.test('npm start compiles only when something it compiles changed since the last build', async (t) => {
+  t.equal(pkg.scripts.prestart, 'node scripts/build.mjs --if-stale')
+  const stamp = new URL('dist/.built', root)
+  if (!existsSync(stamp)) {
+    t.comment('no build yet (npm install builds it): only the scripts were checked')
+    return
+  }
+  const { spawnSync } = await import('node:child_process')
+  const { utimesSync } = await import('node:fs')
+  const { fileURLToPath } = await import('node:url')
+  // A stamp newer than every source: nothing to do, and nothing is written.
+  const was = statSync(stamp)
+  t.teardown(() => utimesSync(stamp, was.atime, was.mtime))
+  const future = new Date(Date.now() + 60_000)
+  utimesSync(stamp, future, future)
+  const before = statSync(new URL('dist/src/server.js', root)).mtimeMs
+  const run = spawnSync(process.execPath, [fileURLToPath(new URL('scripts/build.mjs', root)), '--if-stale'])
+  t.equal(run.status, 0)
+  t.equal(statSync(new URL('dist/src/server.js', root)).mtimeMs, before, 'up to date: not compiled again')
 })

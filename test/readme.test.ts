@@ -1,4 +1,5 @@
-// The README's SDK examples run as written (only the import points at the source) against a real server.
+// The README's examples run as written against a real server: the SDK examples (only the import points at the source)
+// and every curl command of the quick start, whose answers must be what its comments say.
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -68,4 +69,70 @@ t.test('"Reading back": the read-client example runs against a project with a fa
   const code = `${prelude}${codeAfter('**Reading back.**')}console.log(total, trace.status, summary.failed_traces, totals.failed_traces)\n`
   const { stdout } = await runModule(t, code, { LOUPE_BASE_URL: url })
   t.equal(stdout.trim().split('\n').at(-1), '1 failed 1 1')
+})
+
+/** The shell words of a command: single quotes literal, double quotes with $VARS expanded. */
+function words(command: string, vars: Record<string, string>): string[] {
+  const out: string[] = []
+  const re = /'([^']*)'|"([^"]*)"|(\S+)/g
+  for (const m of command.matchAll(re)) {
+    const expand = (text: string) => text.replace(/\$([A-Z_]+)/g, (_, name: string) => vars[name] ?? '')
+    out.push(m[1] ?? expand(m[2] ?? m[3] ?? ''))
+  }
+  return out
+}
+
+/** Runs one `curl -s [-X M] [-H h]… [-d body] URL` the way curl would, through fetch. */
+async function curl(command: string, vars: Record<string, string>) {
+  const args = words(command, vars).slice(1)
+  let method = 'GET'
+  let body: string | undefined
+  let url = ''
+  const headers: Record<string, string> = {}
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
+    if (arg === '-s') continue
+    if (arg === '-X') method = args[++i] as string
+    else if (arg === '-H') {
+      const [name, ...value] = (args[++i] as string).split(':')
+      headers[(name as string).trim().toLowerCase()] = value.join(':').trim()
+    } else if (arg === '-d') {
+      body = args[++i]
+      if (method === 'GET') method = 'POST'
+    } else if (arg.startsWith('-')) throw new Error(`the README uses a curl option this test does not know: ${arg}`)
+    else url = arg
+  }
+  const res = await fetch(url, { method, headers, body })
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> & { api_key?: { key: string } } }
+}
+
+t.test('"Record and read a trace with curl": every curl command answers as its comment says', async (t) => {
+  const { url } = await startTestServer(t)
+  const start = readme.indexOf('### Record and read a trace with curl')
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))?.[1] ?? ''
+  // A command runs on while a quote is open or a line ends with a backslash.
+  const commands: string[] = []
+  let current: string | null = null
+  for (const line of block.split('\n')) {
+    if (current === null && !line.startsWith('curl ')) continue
+    current = current === null ? line : `${current}\n${line}`
+    const quoteOpen = (current.match(/'/g) ?? []).length % 2 === 1
+    if (quoteOpen || current.endsWith('\\')) continue
+    commands.push(current.replace(/\\\n\s*/g, ' ').replaceAll('http://127.0.0.1:3000', url))
+    current = null
+  }
+  t.ok(commands.length >= 6, `${commands.length} curl commands`)
+  const vars: Record<string, string> = {}
+  const answers = []
+  for (const command of commands) {
+    const answer = await curl(command, vars)
+    t.ok(answer.status < 300, `${answer.status}: ${command.slice(0, 80)}`)
+    if (answer.json?.api_key?.key) vars.KEY = answer.json.api_key.key
+    answers.push(answer)
+  }
+  const [created, trace, batch] = answers
+  t.match(created?.json, { project: { project_id: 'support-bot' } })
+  t.equal(trace?.status, 201)
+  t.match(trace?.json, { latency: 2330, token_count: 54, retry_count: 1, status: 'warning' })
+  t.match(batch?.json, { accepted: 2, rejected: [], items: [{ status: 'success' }, { status: 'failed' }] })
 })

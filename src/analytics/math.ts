@@ -61,7 +61,11 @@ export interface BucketTotals {
   traces: number
   tokens: bigint
   latencyMicros: bigint
+  costNanos: bigint
 }
+
+/** A sum of nano-dollars as USD (a JSON number: exact to the nano-dollar below 9 million dollars). */
+export const toUsd = (nanos: bigint): number => Number(nanos) / 1_000_000_000
 
 /** Turns per-bucket totals (bucket = 0…23 from the window start) into the 24 chart points. */
 export function chartPoints(start: number, totals: BucketTotals[]): ChartPoint[] {
@@ -73,6 +77,7 @@ export function chartPoints(start: number, totals: BucketTotals[]): ChartPoint[]
       latency: t ? meanLatencyMs(t.latencyMicros, t.traces) : 0,
       tokens: t ? toCount(t.tokens) : 0,
       traces: t?.traces ?? 0,
+      cost: t ? toUsd(t.costNanos) : 0,
     }
   })
 }

@@ -104,3 +104,11 @@ export function traceLine(trace: Trace, paint: Paint, width = 160): string {
   fields.push([oneLine(what, Math.max(20, width - used)), failed ? 'red' : undefined])
   return `${fields.map(([text, style]) => paint(style, text)).join('  ')}\n`
 }
+
+/** A cost in USD for a table: `-` when unpriced, cents below a dollar shown to the precision they need. */
+export function formatCost(usd: number | null): string {
+  if (usd === null) return '-'
+  if (usd === 0) return '$0'
+  if (usd >= 1) return `$${usd.toFixed(2)}`
+  return `$${usd.toPrecision(3).replace(/0+$/, '').replace(/\.$/, '')}`
+}

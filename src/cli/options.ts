@@ -63,8 +63,11 @@ export const withTraceFilters = (command: Command) =>
     .option('--max-latency <ms>', 'latency ≤ this many ms', nonNegative('--max-latency'))
     .option('--min-tokens <n>', 'token_count ≥ n', integer('--min-tokens', 0))
     .option('--max-tokens <n>', 'token_count ≤ n', integer('--max-tokens', 0))
+    .option('--min-cost <usd>', 'cost ≥ this many USD', nonNegative('--min-cost'))
+    .option('--max-cost <usd>', 'cost ≤ this many USD', nonNegative('--max-cost'))
     .option('--since <time>', 'created at or after (ISO 8601 or epoch)')
     .option('--until <time>', 'created before (ISO 8601 or epoch)')
+    .option('--q <words>', 'full-text search: every word somewhere in its text, in any language')
 
 /** The query parameters of the filter options a command was given (absent ones left out). */
 export function traceFilterQuery(options: Record<string, unknown>) {
@@ -79,8 +82,11 @@ export function traceFilterQuery(options: Record<string, unknown>) {
     max_latency: options.maxLatency as number | undefined,
     min_tokens: options.minTokens as number | undefined,
     max_tokens: options.maxTokens as number | undefined,
+    min_cost: options.minCost as number | undefined,
+    max_cost: options.maxCost as number | undefined,
     since: options.since as string | undefined,
     until: options.until as string | undefined,
+    q: options.q as string | undefined,
   }
 }
 

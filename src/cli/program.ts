@@ -4,12 +4,14 @@
 import { Command, CommanderError, Option } from 'commander'
 import { DEFAULT_BASE_URL, LoupeError } from '../client/index.js'
 import { version } from '../lib/version.js'
+import { addCostsCommand } from './commands/costs.js'
 import { addDataCommands } from './commands/data.js'
 import { addExportCommand } from './commands/export.js'
 import { addKeysCommand } from './commands/keys.js'
 import { addProjectsCommand } from './commands/projects.js'
 import { addSeedCommand } from './commands/seed.js'
 import { addServeCommand } from './commands/serve.js'
+import { addSessionsCommands } from './commands/sessions.js'
 import { addTailCommand } from './commands/tail.js'
 import { addTracesCommand } from './commands/traces.js'
 import { type CliIo, createContext } from './context.js'
@@ -49,6 +51,8 @@ export function buildProgram(io: CliIo): Command {
     addProjectsCommand,
     addKeysCommand,
     addTracesCommand,
+    addSessionsCommands,
+    addCostsCommand,
     addTailCommand,
     addSeedCommand,
     addExportCommand,

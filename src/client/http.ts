@@ -94,6 +94,8 @@ export function createHttp(options: HttpOptions) {
         url: url.href,
       })
     }
+    // 204: done, nothing to say.
+    if (res.status === 204) return undefined as T
     if (json === undefined) {
       throw new LoupeError(`the server at ${baseUrl} answered ${method} /${path} with something that is not JSON`, {
         status: res.status,

@@ -12,11 +12,24 @@ import type {
   FailuresResponse,
   HealthResponse,
   ListApiKeysResponse,
+  ListModelPricesResponse,
   ListProjectsResponse,
+  ListSessionsQuery,
+  ListSessionsResponse,
   ListTraceSummariesResponse,
   ListTracesQuery,
   ListTracesResponse,
+  ListUsersQuery,
+  ListUsersResponse,
+  ModelPrice,
+  PutModelPriceBody,
+  RecomputeCostsBody,
+  RecomputeCostsResponse,
+  SessionDetailResponse,
+  SessionQuery,
   Trace,
+  UserDetailResponse,
+  UserQuery,
 } from '../../schemas/index.js'
 import { createHttp, type Http, normalizeBaseUrl } from './http.js'
 import { CLIENT_LIMITS, safeStringify } from './json.js'
@@ -218,6 +231,36 @@ export class Loupe {
   /** GET /failures */
   failures(query: FailuresQuery = {}): Promise<FailuresResponse> {
     return this.#http('GET', 'failures', { query })
+  }
+
+  readonly sessions = {
+    /** GET /sessions: newest activity first. */
+    list: (query: ListSessionsQuery = {}): Promise<ListSessionsResponse> => this.#http('GET', 'sessions', { query }),
+    /** GET /sessions/{session_id}: the session and its traces, oldest first. */
+    get: (sessionId: string, query: SessionQuery = {}): Promise<SessionDetailResponse> =>
+      this.#http('GET', `sessions/${encodeURIComponent(sessionId)}`, { query }),
+  }
+
+  readonly users = {
+    /** GET /users: newest activity first. */
+    list: (query: ListUsersQuery = {}): Promise<ListUsersResponse> => this.#http('GET', 'users', { query }),
+    /** GET /users/{user_id}: the user and its sessions, newest activity first. */
+    get: (userId: string, query: UserQuery = {}): Promise<UserDetailResponse> =>
+      this.#http('GET', `users/${encodeURIComponent(userId)}`, { query }),
+  }
+
+  /** Model prices: operators' overrides of the price database, and re-pricing stored traces (admin). */
+  readonly costs = {
+    /** GET /models: every override, pattern ascending. */
+    list: (): Promise<ListModelPricesResponse> => this.#http('GET', 'models'),
+    /** PUT /models/{pattern}: prices the matching models' traces from now on. */
+    set: (pattern: string, price: PutModelPriceBody): Promise<ModelPrice> =>
+      this.#http('PUT', `models/${encodeURIComponent(pattern)}`, { body: price }),
+    /** DELETE /models/{pattern} */
+    remove: (pattern: string): Promise<void> => this.#http('DELETE', `models/${encodeURIComponent(pattern)}`),
+    /** POST /costs/recompute: prices stored traces again (created at or after `since`, else all). */
+    recompute: (body: RecomputeCostsBody = {}): Promise<RecomputeCostsResponse> =>
+      this.#http('POST', 'costs/recompute', { body }),
   }
 
   readonly projects = {

@@ -2,6 +2,7 @@
 import type { Environment } from '../../schemas/common.js'
 import { STEP_TYPES, type Step, type StepInput, type StepType } from '../../schemas/step.js'
 import type { Trace, TraceInput, TraceStatus } from '../../schemas/trace.js'
+import { roundCost } from '../costs/pricing.js'
 import { parseTimestamp, roundToMicros, toUtcIso } from '../lib/time.js'
 
 /**
@@ -44,6 +45,10 @@ function utcTimestamp(value: unknown, field: string, fallback: number | null): s
   return toUtcIso(ms)
 }
 
+/** A reported cost rounded to nano-dollars (pricing fills in the rest, src/costs/pricing.ts); null stays null. */
+const cost = (usd: number | null | undefined): number | null =>
+  usd === undefined || usd === null ? null : roundCost(usd)
+
 /** A latency rounded to microseconds; null stays null. */
 const micros = (ms: number | null): number | null => (ms === null ? null : roundToMicros(ms))
 
@@ -83,6 +88,7 @@ export function normalizeStep(input: StepInput, index: number): Step {
     started_at: utcTimestamp(input.started_at, `steps/${index}/started_at`, null),
     metadata: input.metadata ?? {},
     parent_index: input.parent_index ?? null,
+    cost: cost(input.cost),
   }
 }
 
@@ -213,6 +219,7 @@ export function normalizeTrace(
     completion_tokens,
     // Unknown is not zero: a trace whose count nothing reported says so.
     tokens_reported: tokenTotal !== null || tokenSplit !== null || steps.some((s) => s.token_count !== null),
+    cost: cost(input.cost),
     status,
     failure_reason,
     retry_count,

@@ -10,9 +10,12 @@ import {
   TraceInputSchema,
   TraceSchema,
 } from '../../schemas/index.js'
+import type { PriceService } from '../costs/prices.js'
+import { type Pricer, priceTrace, reportedCosts } from '../costs/pricing.js'
 import { InvalidInput, TraceIdTaken } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
 import { describeErrors, firstError, type Validators } from '../lib/validation.js'
+import { withReportedCosts } from '../store/reported-cost.js'
 import type { KeyContext, Store } from '../store/types.js'
 import { InvalidTimestampError, normalizeTrace, stepTreeError } from './normalize.js'
 import { type Redact, redactTrace } from './redact.js'
@@ -39,6 +42,8 @@ export interface IngestObserver {
 export interface IngestDeps {
   store: Store
   hub: EventHub
+  /** The prices in force (src/costs/prices.ts). */
+  prices: Pick<PriceService, 'pricer'>
   validators: Validators
   now?: () => number
   newId?: () => string
@@ -75,6 +80,7 @@ function inputError(validate: ValidateFunction, prefix: string): string {
 export function createIngestService({
   store,
   hub,
+  prices,
   validators,
   now = Date.now,
   newId = uuidv7,
@@ -84,8 +90,11 @@ export function createIngestService({
   const checkInput = validators.body.compile(TraceInputSchema)
   const checkTrace = validators.body.compile(TraceSchema)
 
-  /** Steps 1–5 of normalization for one input; `prefix` is where the trace sits in the body (for messages). */
-  function prepare(input: unknown, owner: TraceOwner, prefix: string): Prepared {
+  /**
+   * Steps 1–5 of normalization for one input, then its costs; `prefix` is where the trace sits in the body (for
+   * messages).
+   */
+  function prepare(input: unknown, owner: TraceOwner, prefix: string, price: Pricer): Prepared {
     if (!checkInput(input)) return { ok: false, message: inputError(checkInput, prefix) }
     let trace: Trace
     try {
@@ -110,12 +119,13 @@ export function createIngestService({
         return { ok: false, message: `${prefix}/${field} must be at most ${LIMITS.textBytes} bytes in UTF-8` }
       }
     }
-    return { ok: true, trace }
+    const reported = reportedCosts(trace)
+    return { ok: true, trace: withReportedCosts(priceTrace(trace, reported, price), reported) }
   }
 
   return {
     async ingestOne(input, owner) {
-      const prepared = prepare(input, owner, 'body')
+      const prepared = prepare(input, owner, 'body', await prices.pricer())
       if (!prepared.ok) {
         observer.rejected('invalid', 1)
         throw new InvalidInput(prepared.message)
@@ -135,8 +145,9 @@ export function createIngestService({
     async ingestBatch(inputs, owner) {
       const rejected: BatchTracesResponse['rejected'] = []
       const valid: { index: number; trace: Trace }[] = []
+      const price = await prices.pricer()
       inputs.forEach((input, index) => {
-        const prepared = prepare(input, owner, `body/traces/${index}`)
+        const prepared = prepare(input, owner, `body/traces/${index}`, price)
         if (prepared.ok) valid.push({ index, trace: prepared.trace })
         else rejected.push({ index, message: prepared.message })
       })

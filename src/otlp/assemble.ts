@@ -37,6 +37,7 @@ const NO_MEANING: SpanMeaning = {
   prompt_tokens: null,
   completion_tokens: null,
   total_tokens: null,
+  cost: null,
   prompt: null,
   response: null,
   input: null,
@@ -228,6 +229,7 @@ function toStep(node: Node, parent_index: number | null): StepInput {
     error: m.failed ? cutOrNull(m.error, LIMITS.textBytes) : null,
     latency: span.start_ms > 0 ? roundToMicros(span.end_ms - span.start_ms) : null,
     token_count: m.total_tokens,
+    cost: m.cost,
     input: boundJson(m.input, LIMITS.textBytes),
     output: boundJson(m.output, LIMITS.textBytes),
     started_at: isoOrNull(span.start_ms),
@@ -321,6 +323,7 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
       prompt_tokens: tokens.prompt_tokens,
       completion_tokens: tokens.completion_tokens,
       token_count: tokens.token_count,
+      cost: r.cost,
       // The root's failure fails the trace; its message (if any) is the reason. Steps are judged by normalization.
       status: r.failed ? 'failed' : null,
       failure_reason: r.failed ? cutOrNull(r.error, 8192) : null,

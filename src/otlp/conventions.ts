@@ -37,6 +37,8 @@ export interface SpanMeaning {
   completion_tokens: number | null
   /** The span's own total: the explicit total, else prompt + completion, else null. */
   total_tokens: number | null
+  /** What the call cost in USD, when the instrumentation reports it. */
+  cost: number | null
   /** Text of the prompt: the last user message, else all input messages, else the raw input as text. */
   prompt: string | null
   /** Text of the answer: the output messages, else the raw output as text. */
@@ -140,6 +142,12 @@ function asCount(value: unknown): number | null {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null
 }
 
+/** A cost in USD within the bounds of a trace's cost, from a number or its text. */
+function asUsd(value: unknown): number | null {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= BOUNDS.costUsd ? n : null
+}
+
 /**
  * A list flattened into indexed keys (`prefix0.a`, `prefix0.b`, `prefix1.a`, …): one object per index, keyed by the
  * rest of the name, in index order; and the keys it was made of.
@@ -211,6 +219,10 @@ class AttributeReader {
 
   count(...keys: string[]): number | null {
     return this.first(keys, asCount)
+  }
+
+  usd(...keys: string[]): number | null {
+    return this.first(keys, asUsd)
   }
 
   /** Any present value, JSON text parsed. */
@@ -449,6 +461,9 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
     explicitTotal ??
     (prompt_tokens === null && completion_tokens === null ? null : (prompt_tokens ?? 0) + (completion_tokens ?? 0))
 
+  // A reported cost: GenAI, OpenInference, OpenLLMetry.
+  const cost = a.usd('gen_ai.usage.cost', 'llm.cost.total', 'gen_ai.usage.total_cost', 'llm.usage.cost')
+
   // Messages, by precedence: GenAI (attributes, then the older content events), OpenInference, OpenLLMetry, Vercel.
   const genaiIn = structuredMessages(
     a.value('gen_ai.input.messages') ?? eventAttribute(span, 'gen_ai.content.prompt', 'gen_ai.prompt'),
@@ -465,11 +480,16 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
     const calls = parseJsonText(v)
     return Array.isArray(calls) && calls.length > 0 ? toolCallsOf(calls) : null
   })
-  const inputMessages = genaiIn?.messages ?? (oiIn.length ? oiIn : olIn.length ? olIn : (vercelIn?.messages ?? null))
+  // OpenLLMetry writes an embedding's inputs as role-less prompts: those are texts, not messages.
+  const olTexts = type === 'retrieval' && olIn.length > 0 && olIn.every((m) => m.role === 'unknown')
+  const olMessages = olTexts ? [] : olIn
+  const inputMessages =
+    genaiIn?.messages ?? (oiIn.length ? oiIn : olMessages.length ? olMessages : (vercelIn?.messages ?? null))
 
   // Embeddings: the texts embedded and the vectors (OpenInference's flattened list, the Vercel AI SDK's ai.value(s)).
   const oiEmbeddings = a.indexed('embedding.embeddings.')
   const embedded =
+    (olTexts ? oneOrList(olIn.map((m) => m.content)) : null) ??
     oneOrList(oiEmbeddings.map((e) => e['embedding.text']).filter(hasText)) ??
     a.value('ai.value') ??
     a.first(['ai.values'], (v) => (Array.isArray(v) ? oneOrList(v.map(parseJsonText)) : null))
@@ -543,12 +563,14 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
     prompt_tokens,
     completion_tokens,
     total_tokens,
+    cost,
     prompt:
       (inputMessages && promptOf(inputMessages)) ??
       (Array.isArray(embedded) ? embedded.map(asText).join('\n') : asText(embedded)) ??
       wrapperPrompt ??
       asText(rawInput),
-    response: (outputMessages && responseOf(outputMessages)) ?? asText(rawOutput),
+    // An embedding answers vectors, not text.
+    response: (outputMessages && responseOf(outputMessages)) ?? (vectors === null ? asText(rawOutput) : null),
     input: genaiIn?.raw ?? inputMessages ?? embedded ?? rawInput ?? null,
     output: genaiOut?.raw ?? outputMessages ?? vectors ?? rawOutput ?? (documents.length > 0 ? documents : null),
     session_id: a.text(

@@ -24,6 +24,8 @@ export default fp(
           { name: 'health', description: 'Liveness and readiness' },
           { name: 'traces', description: 'Recorded executions' },
           { name: 'analytics', description: 'Aggregates and failures' },
+          { name: 'costs', description: 'Model prices and re-pricing' },
+          { name: 'sessions', description: 'Conversations and their users' },
           { name: 'projects', description: 'Projects and their API keys' },
           { name: 'alerts', description: 'Alert rules and what they fired' },
         ],

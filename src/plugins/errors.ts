@@ -5,13 +5,20 @@ import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ApiError } from '../../schemas/index.js'
-import { RETRY_AFTER_S, StoreUnavailable } from '../errors.js'
+import { CODE_BY_STATUS, FALLBACK_CODE, RETRY_AFTER_S, StoreUnavailable } from '../errors.js'
 import { describeStoreUnavailable, isStoreUnavailableError } from '../store/index.js'
 
 /**
  * The error body every route answers with, its status (and any Retry-After) set on the reply. Routes that must
  * answer in another encoding (OTLP) encode this same body their own way.
  */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The content types a route's body may have, for the 415 that refuses another (default: JSON). */
+    accepts?: readonly string[]
+  }
+}
+
 export function errorReply(err: FastifyError, request: FastifyRequest, reply: FastifyReply): ApiError {
   let statusCode = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
   let message = err.message
@@ -33,8 +40,23 @@ export function errorReply(err: FastifyError, request: FastifyRequest, reply: Fa
     request.log.error({ err }, 'request failed')
     message = 'Internal Server Error'
   }
+  if (typeof code !== 'string' || !code.startsWith('LOUPE_')) {
+    if (statusCode === 415) message = unsupportedMediaType(request)
+    code = CODE_BY_STATUS[statusCode] ?? FALLBACK_CODE
+  }
   reply.code(statusCode)
   return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, code }
+}
+
+/** A 415 that says what the route takes (its `accepts`, else JSON) and what was sent. */
+function unsupportedMediaType(request: FastifyRequest): string {
+  const sent = request.headers['content-type']
+  const accepts = request.routeOptions.config?.accepts ?? ['application/json']
+  const was = sent
+    ? `Content-Type '${sent}' is not accepted here`
+    : 'a body without a Content-Type is not accepted here'
+  const hint = accepts.includes('application/json') ? " (curl: -H 'content-type: application/json')" : ''
+  return `${was}: send ${accepts.join(' or ')}${hint}`
 }
 
 export default fp(

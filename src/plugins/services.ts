@@ -1,7 +1,8 @@
-// The services routes call: ingest (the one road of a trace), OTLP (spans waiting for their trace, and the timer that
-// stores them) and projects/keys; the event hub they share, fed by this replica's ingest and by the store with what
-// other replicas store; and the live stream's sockets, which the hub feeds.
+// The services routes call: ingest (the one road of a trace), prices (overrides, re-pricing), OTLP (spans waiting for
+// their trace, and the timer that stores them) and projects/keys; the event hub they share, fed by this replica's
+// ingest and by the store with what other replicas store; and the live stream's sockets, which the hub feeds.
 import fp from 'fastify-plugin'
+import { createPriceService, type PriceService } from '../costs/prices.js'
 import { createEventHub, type EventHub } from '../events/hub.js'
 import { createSocketHub, type SocketHub } from '../events/sockets.js'
 import { createRedactor } from '../ingest/redact.js'
@@ -17,6 +18,7 @@ declare module 'fastify' {
     hub: EventHub
     sockets: SocketHub
     ingest: IngestService
+    prices: PriceService
     otlp: OtlpService
     projects: ProjectService
     deletion: DeletionService
@@ -34,9 +36,12 @@ export default fp(
     })
     const hub = createEventHub((err) => app.log.error({ err }, 'event listener failed'))
     app.decorate('hub', hub)
+    const prices = createPriceService(app.store, app.now)
+    app.decorate('prices', prices)
     const ingest = createIngestService({
       store: app.store,
       hub,
+      prices,
       validators: app.validators,
       now: app.now,
       observer: app.metrics.ingest,

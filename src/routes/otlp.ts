@@ -37,6 +37,49 @@ function decompress(request: FastifyRequest, body: Buffer, limit: number): Buffe
   }
 }
 
+/** Text fit for an HTTP status line: printable ASCII only, and short. */
+const reasonPhrase = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 300)
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * What is structurally wrong with an OTLP/JSON export, naming the field (`body/resourceSpans/0/scopeSpans must be an
+ * array`), or null. Only the structure down to each span is checked here; a span's own content is the OTLP service's
+ * to judge, span by span (a bad span is rejected in partialSuccess, not the whole export).
+ */
+export function wrongShape(body: unknown): string | null {
+  if (!isObject(body)) return 'body must be an ExportTraceServiceRequest object'
+  const arrayAt = (
+    value: unknown,
+    path: string,
+    each: string,
+    check?: (item: unknown, at: string) => string | null,
+  ) => {
+    if (value === undefined || value === null) return null
+    if (!Array.isArray(value)) return `${path} must be an array of ${each}`
+    for (const [i, item] of value.entries()) {
+      if (!isObject(item))
+        return `${path}/${i} must be ${each === 'spans' ? 'a span' : `a ${each.replace(/s$/, '')}`} object`
+      const deeper = check?.(item, `${path}/${i}`)
+      if (deeper) return deeper
+    }
+    return null
+  }
+  const field = (o: Record<string, unknown>, camel: string, snake: string) => (camel in o ? camel : snake)
+  const scopeSpans = (scope: unknown, at: string) => {
+    const o = scope as Record<string, unknown>
+    return arrayAt(o.spans, `${at}/spans`, 'spans')
+  }
+  const resourceSpans = (resource: unknown, at: string) => {
+    const o = resource as Record<string, unknown>
+    const name = field(o, 'scopeSpans', 'scope_spans')
+    return arrayAt(o[name], `${at}/${name}`, 'scopeSpans', scopeSpans)
+  }
+  const name = field(body, 'resourceSpans', 'resource_spans')
+  return arrayAt(body[name], `body/${name}`, 'resourceSpans', resourceSpans)
+}
+
 const otlp: FastifyPluginAsyncTypebox = async (app) => {
   const limit = app.config.otlpBodyLimit
 
@@ -58,17 +101,23 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
     { parseAs: 'buffer', bodyLimit: limit },
     async (request: FastifyRequest, body: Buffer) => {
       const text = decompress(request, body, limit).toString('utf8')
+      let parsed: unknown
       try {
-        return JSON.parse(text)
+        parsed = JSON.parse(text)
       } catch (err) {
         throw new InvalidInput(`body is not JSON: ${(err as Error).message}`)
       }
+      const wrong = wrongShape(parsed)
+      if (wrong) throw new InvalidInput(wrong)
+      return parsed
     },
   )
 
   // The same errors as every route; a protobuf client gets them as the google.rpc.Status OTLP/HTTP specifies.
+  // The reason also goes into the HTTP status line: the OpenTelemetry exporters report it as their error message.
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const body = errorReply(err, request, reply)
+    reply.raw.statusMessage = reasonPhrase(`${body.error}: ${body.message}`)
     if (!isProtobuf(request)) return reply.send(body)
     return sendProtobuf(reply, encodeRpcStatus(rpcCodeOf(body.statusCode), body.message))
   })
@@ -79,7 +128,7 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
     {
       // Like every ingest route, the key is checked before the body is read: an unauthenticated export costs no
       // decoding (plugins/auth.ts).
-      config: ingestConfig(),
+      config: { ...ingestConfig(), accepts: [PROTOBUF, JSON_TYPE] },
       bodyLimit: limit,
       // The documented body is the OTLP request; spans are checked one by one by the OTLP service, so that a bad
       // span rejects itself (in partialSuccess), not the whole export. Here only "an object" is required.

@@ -1,4 +1,5 @@
-// GET /traces, GET /traces/{trace_id}, and the ingest doors POST /traces and POST /traces/batch.
+// GET /traces, GET /traces/{trace_id}, GET /traces/export, the deletions DELETE /traces and DELETE /traces/{trace_id},
+// and the ingest doors POST /traces and POST /traces/batch.
 
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -18,16 +19,20 @@ import {
   ListTracesQuery,
   OffsetQuery,
   Ref,
+  type TraceFilterQuery,
   TraceInputSchema,
   TraceParams,
   TraceSchema,
 } from '../../schemas/index.js'
+import { roundCost } from '../costs/pricing.js'
 import { InvalidInput, TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
+import { decodeCursor, encodeCursor, sortValue } from '../lib/cursor.js'
 import { parseTimestamp } from '../lib/time.js'
+import { searchWords } from '../search/text.js'
 import { totalOf } from '../services/deletion.js'
 import { exportTraces } from '../services/export.js'
-import type { TraceFilter } from '../store/types.js'
+import type { TraceFilter, TracePage } from '../store/types.js'
 import { ingestConfig } from './ingest-options.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
@@ -38,13 +43,20 @@ const BatchEnvelope = Type.Object({
 const JsonObject = Type.Object({})
 
 /**
- * The store filter of a validated GET /traces-style query: timestamps as epoch ms, and the project from the request's
- * scope (the auth plugin has already checked the one the query names against the credential).
+ * The store filter of a validated GET /traces-style query: timestamps as epoch ms, costs to the nano-dollar, `q` as its
+ * words, and the project from the request's scope (the auth plugin has already checked the one the query names
+ * against the credential). 400 when `q` holds no word.
  */
-export function traceFilter(query: Omit<ListTracesQuery, 'limit' | 'offset'>, scope: string | null): TraceFilter {
-  const { since, until, project_id: _named, ...filter } = query
+export function traceFilter(query: TraceFilterQuery, scope: string | null): TraceFilter {
+  const { since, until, min_cost, max_cost, q, project_id: _named, ...rest } = query
+  const words = q === undefined ? undefined : searchWords(q)
+  if (words === null) throw new InvalidInput('querystring/q must contain a word (it is only white space)')
   return {
-    ...filter,
+    ...rest,
+    // Costs are kept to the nano-dollar: a bound is too, so the rollups and the rows agree on every edge.
+    min_cost: min_cost === undefined ? undefined : roundCost(min_cost),
+    max_cost: max_cost === undefined ? undefined : roundCost(max_cost),
+    q: words,
     project_id: scope ?? undefined,
     since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
     until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
@@ -71,11 +83,40 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit = LimitQuery.default, offset = OffsetQuery.default, fields, ...query } = request.query
+      const {
+        limit = LimitQuery.default,
+        offset = OffsetQuery.default,
+        sort = 'created_at',
+        order = 'desc',
+        cursor,
+        fields,
+        ...query
+      } = request.query
       const filter = traceFilter(query, request.scope)
+      if (cursor !== undefined && offset > 0) {
+        throw new InvalidInput(
+          'querystring/cursor cannot be combined with a non-zero offset: page with one or the other',
+        )
+      }
+      const page = {
+        limit,
+        offset,
+        sort,
+        order,
+        after: cursor === undefined ? undefined : decodeCursor(cursor, { sort, order }),
+      }
+      /** The page with the cursor of the next one, made from its last trace's sort value. */
+      const withCursor = <T extends { trace_id: string } & Parameters<typeof sortValue>[0]>(found: TracePage<T>) => {
+        const last = found.items.at(-1)
+        const next_cursor =
+          found.more && last
+            ? encodeCursor({ sort, order, value: sortValue(last, sort), trace_id: last.trace_id })
+            : null
+        return { total: found.total, items: found.items, next_cursor }
+      }
       return fields === 'summary'
-        ? app.store.listTraceSummaries(filter, { limit, offset })
-        : app.store.listTraces(filter, { limit, offset })
+        ? withCursor(await app.store.listTraceSummaries(filter, page))
+        : withCursor(await app.store.listTraces(filter, page))
     },
   )
 

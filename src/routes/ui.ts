@@ -48,7 +48,9 @@ const ui: FastifyPluginAsync<UiOptions> = async (app, options) => {
     }
     // A missing asset is a 404, not the app's HTML: a stale page must not parse HTML as its script.
     if (!built || path.startsWith('assets/')) {
-      return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `no viewer file ${path}` })
+      return reply
+        .code(404)
+        .send({ statusCode: 404, error: 'Not Found', message: `no viewer file ${path}`, code: 'LOUPE_NOT_FOUND' })
     }
     reply.header('cache-control', 'no-cache')
     return reply.sendFile('index.html', { cacheControl: false })

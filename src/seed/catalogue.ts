@@ -195,12 +195,27 @@ const supportScenarios: Weighted<Scenario> = [
   [
     (g) => ({
       name: 'support.smalltalk',
-      prompt: g.pick(['Hi!', 'Thanks, that worked.', 'Are you a bot?', 'Can I talk to a human?', 'Good morning']),
+      // Users write in their own language: search must find every one of them.
+      prompt: g.pick([
+        'Hi!',
+        'Thanks, that worked.',
+        'Are you a bot?',
+        'Can I talk to a human?',
+        'Good morning',
+        'こんにちは、注文の配送状況を教えてください',
+        '你好，我的账户无法登录',
+        'Bonjour, où est ma facture de décembre ?',
+        'Grüß Gott! Können Sie mir helfen?',
+        '¿Hablan español? Necesito ayuda con mi pedido',
+      ]),
       response: g.pick([
         'Hello! How can I help you today?',
         'Glad that worked! Anything else I can do?',
         "I'm Loupe Support's assistant; I can hand you to a person at any time.",
         'Of course — connecting you to an agent now, the wait is about 3 minutes.',
+        'もちろんです。注文番号を教えていただけますか？',
+        '好的，我来帮您重置密码。',
+        'Bien sûr ! Votre facture est disponible dans l’espace client.',
       ]),
       plan: [llm('generate_answer')],
       tags: ['chat'],

@@ -3,6 +3,7 @@
 // failure reasons and inferred totals obey the same rules; only the HTTP layer and the schema check are skipped.
 import { randomInt } from 'node:crypto'
 import type { Environment, Project, Trace } from '../../schemas/index.js'
+import { createPricer, priceTrace } from '../costs/pricing.js'
 import { normalizeTrace } from '../ingest/normalize.js'
 import { DAY_MS, HOUR_MS, toZonelessIso } from '../lib/time.js'
 import { issueKey } from '../services/projects.js'
@@ -149,13 +150,16 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
   // Newest trace per project and environment: the key that "sent" it was last used then.
   const lastUsed = profiles.map(() => ({ production: -1, staging: -1, development: -1 }))
 
+  // Priced as ingest prices them, with the overrides in force.
+  const price = createPricer(await store.listPriceRules())
   let stored = 0
   for (let done = 0; done < total; ) {
     const n = Math.min(CHUNK, total - done)
     const batch: Trace[] = new Array(n)
     for (let i = 0; i < n; i++) {
       const { input, profile, environment, createdAt } = factory.next()
-      batch[i] = normalizeTrace(input, (contexts[profile] as (typeof contexts)[number])[environment], normalizeOpts)
+      const trace = normalizeTrace(input, (contexts[profile] as (typeof contexts)[number])[environment], normalizeOpts)
+      batch[i] = priceTrace(trace, null, price)
       const seen = lastUsed[profile] as Record<Environment, number>
       if (createdAt > seen[environment]) seen[environment] = createdAt
     }

@@ -1,8 +1,11 @@
 // Picks the store implementation from the database URL: postgres:// or postgresql:// → PostgreSQL, else SQLite.
 
+import { existsSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { redactUrl, SettingError } from '../config.js'
 import type { FeedLog } from './postgres/replica-feed.js'
 import { createPostgresStore } from './postgres/store.js'
-import { createSqliteStore } from './sqlite/store.js'
+import { createSqliteStore, sqlitePath } from './sqlite/store.js'
 import type { Store } from './types.js'
 
 export type { Store } from './types.js'
@@ -14,9 +17,59 @@ export interface CreateStoreOptions {
   log?: FeedLog
 }
 
+/** A URL with a scheme (two letters or more: `C:\\…` is a Windows path) that is neither `file:` nor PostgreSQL's. */
+const OTHER_SCHEME = /^(?!file:)[a-z][a-z0-9+.-]+:/i
+
+/**
+ * Opens (and migrates) the store `databaseUrl` names. A URL it cannot use — an unknown scheme, a path that cannot be
+ * opened or created, a PostgreSQL that does not answer — is a SettingError saying so in one sentence.
+ */
 export async function createStore(databaseUrl: string, options: CreateStoreOptions = {}): Promise<Store> {
-  if (isPostgresUrl(databaseUrl)) return createPostgresStore(databaseUrl, { log: options.log })
-  return createSqliteStore(databaseUrl)
+  const shown = `'${redactUrl(databaseUrl)}'`
+  if (isPostgresUrl(databaseUrl)) {
+    try {
+      return await createPostgresStore(databaseUrl, { log: options.log })
+    } catch (err) {
+      throw new SettingError(`DATABASE_URL ${shown}: ${describePostgresFailure(err)}.`)
+    }
+  }
+  if (OTHER_SCHEME.test(databaseUrl) && databaseUrl !== ':memory:') {
+    throw new SettingError(
+      `DATABASE_URL ${shown} is not a database Loupe can use: give a SQLite file (a path or a file: URL), ` +
+        ':memory:, or a PostgreSQL URL (postgres://user:password@host:5432/database).',
+    )
+  }
+  try {
+    return createSqliteStore(databaseUrl)
+  } catch (err) {
+    throw new SettingError(`DATABASE_URL ${shown}: ${describeSqliteFailure(err, databaseUrl)}.`)
+  }
+}
+
+const reason = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+function describePostgresFailure(err: unknown): string {
+  const code = String((err as { code?: unknown })?.code ?? '')
+  if (code === 'ECONNREFUSED')
+    return 'PostgreSQL does not answer there (connection refused): start it, or fix the host and port'
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'its host name does not resolve: fix the host'
+  if (code === '3D000') return 'that database does not exist: create it (createdb), or name another'
+  if (code === '28P01' || code === '28000') return 'PostgreSQL refused the user or password'
+  if (err instanceof Error && err.message.startsWith('DATABASE_URL')) return err.message.replace(/^DATABASE_URL: /, '')
+  return `PostgreSQL cannot be used (${reason(err)})`
+}
+
+function describeSqliteFailure(err: unknown, databaseUrl: string): string {
+  const code = String((err as { code?: unknown })?.code ?? '')
+  const path = sqlitePath(databaseUrl)
+  if (code === 'SQLITE_CANTOPEN' && existsSync(path) && statSync(path).isDirectory()) {
+    return `${path} is a folder, not a file: give a file path such as ${join(path, 'loupe.db')}`
+  }
+  if (code === 'SQLITE_NOTADB') return `${path} is not a SQLite database: give a new path, or a Loupe database`
+  if (code === 'SQLITE_READONLY' || code === 'EACCES' || code === 'EPERM') {
+    return `${path} cannot be written (permission denied): give a path Loupe may write`
+  }
+  return `cannot open or create the SQLite file ${path} (${reason(err)}): give a path Loupe can create and write`
 }
 
 /** What a client is told when the store cannot answer: what is wrong, never a path or SQL. */

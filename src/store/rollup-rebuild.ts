@@ -6,7 +6,8 @@ import type { RollupInput } from './rollups.js'
 
 /** The columns a rebuild (and a deletion) reads, in SQL. */
 export const ROLLUP_SOURCE_COLUMNS =
-  'project_id, environment, model, status, retry_count, latency, token_count, tokens_reported, created_at'
+  'project_id, environment, model, status, retry_count, latency, token_count, tokens_reported, cost, session_id, ' +
+  'user_id, created_at'
 
 /** Traces read (and added up) at a time. */
 export const REBUILD_CHUNK = 10_000
@@ -25,6 +26,9 @@ export const rollupInput = (row: RollupRow): RollupInput => ({
   retry_count: row.retry_count,
   latency: row.latency,
   token_count: row.token_count,
+  cost: row.cost,
+  session_id: row.session_id,
+  user_id: row.user_id,
   // SQLite keeps a boolean as 0 or 1.
   tokens_reported: Boolean(row.tokens_reported),
   created_at: toUtcIso(row.created_at),

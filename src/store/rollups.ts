@@ -2,15 +2,19 @@
 // and list totals never scan the traces table. Pure functions, shared by every store implementation.
 //
 // Three kinds:
-// - totals per (project, environment, model, status): traces, retries, traces without reported tokens, latency sum,
-//   tokens;
-// - hourly per (project, hour): traces, latency sum, tokens (charts, time-range totals);
-// Sums are exact (see ExactSum): latency in whole microseconds, tokens in whole tokens, each held in two integer
-// columns so that no number of traces within the bounds of the schemas can overflow one or round it.
-// - histograms per project of latency and of token_count, in buckets with integer bounds, so that a rank or a range
-//   is found by summing whole buckets and counting one boundary bucket through an index: exact, and cheap.
+// - totals per (project, environment, model, status): traces, retries, traces without reported tokens, unpriced
+//   traces, latency, tokens, cost;
+// - hourly per (project, hour): traces, latency, tokens, cost (charts, time-range totals);
+// Sums are exact (see ExactSum): latency in whole microseconds, tokens in whole tokens, cost in whole nano-dollars,
+// each held in two integer columns so that no number of traces within the bounds of the schemas can overflow one or
+// round it.
+// - histograms per project of latency, of token_count and of cost (nano-dollars, priced traces only), in buckets with
+//   integer bounds, so that a rank or a range is found by summing whole buckets and counting one boundary bucket
+//   through an index: exact, and cheap.
+// - per session and per user: their totals (GET /sessions, GET /users).
 import type { Trace } from '../../schemas/index.js'
 import { HOUR_MS } from '../analytics/math.js'
+import { costNanos } from '../costs/pricing.js'
 
 /** Key of a trace without a model in rollups and breakdowns. */
 export const UNKNOWN_MODEL = 'unknown'
@@ -63,12 +67,14 @@ export const exactValue = (sum: ExactSum): bigint => BigInt(sum.hi) * BigInt(SPL
 /** A latency in ms as the whole microseconds the rollups sum (latencies are stored rounded to microseconds). */
 export const latencyMicros = (ms: number): number => Math.round(ms * 1000)
 
-/** The sums of traces' latencies (µs) and tokens, as the totals and hourly rollups hold them. */
+/** The sums of traces' latencies (µs), tokens and costs (nano-dollars), as the totals and hourly rollups hold them. */
 export interface RollupSums {
   latency_hi: number
   latency_lo: number
   tokens_hi: number
   tokens_lo: number
+  cost_hi: number
+  cost_lo: number
 }
 
 export interface TotalsDelta extends RollupSums {
@@ -80,6 +86,7 @@ export interface TotalsDelta extends RollupSums {
   retries: number
   /** Traces whose token count nothing reported. */
   tokens_unreported: number
+  unpriced: number
 }
 
 export interface HourlyDelta extends RollupSums {
@@ -94,16 +101,25 @@ export const SUM_COLUMNS = [
   'latency_lo',
   'tokens_hi',
   'tokens_lo',
+  'cost_hi',
+  'cost_lo',
 ] as const satisfies readonly (keyof RollupSums)[]
 
 /** The counted columns of the totals rollup, for the SQL both stores write and read. */
-export const TOTALS_COUNTS = ['traces', 'retries', 'tokens_unreported', ...SUM_COLUMNS] as const
+export const TOTALS_COUNTS = ['traces', 'retries', 'tokens_unreported', 'unpriced', ...SUM_COLUMNS] as const
 
 /** `col = table.col + excluded.col` for each sum column (and any others given): an upsert's SET list. */
 export const addExcluded = (table: string, columns: readonly string[]) =>
   columns.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')
 
-const noSums = (): RollupSums => ({ latency_hi: 0, latency_lo: 0, tokens_hi: 0, tokens_lo: 0 })
+const noSums = (): RollupSums => ({
+  latency_hi: 0,
+  latency_lo: 0,
+  tokens_hi: 0,
+  tokens_lo: 0,
+  cost_hi: 0,
+  cost_lo: 0,
+})
 
 /** What the rollups count of a trace. */
 export type RollupInput = Pick<
@@ -116,28 +132,83 @@ export type RollupInput = Pick<
   | 'latency'
   | 'token_count'
   | 'tokens_reported'
+  | 'cost'
   | 'created_at'
+  | 'session_id'
+  | 'user_id'
 >
 
-/** Adds one trace's latency and tokens to a row's sums. */
-function addSums(row: RollupSums, t: RollupInput) {
-  const latency = splitValue(latencyMicros(t.latency))
-  const tokens = splitValue(t.token_count)
-  row.latency_hi += latency.hi
-  row.latency_lo += latency.lo
-  row.tokens_hi += tokens.hi
-  row.tokens_lo += tokens.lo
+/** The totals of a group of traces (a session, a user): counts, activity span, exact sums. */
+export interface ActivityDelta extends RollupSums {
+  project_id: string
+  traces: number
+  unpriced: number
+  failed: number
+  warnings: number
+  /** Earliest and latest created_at (epoch ms). A trace removed only to be added again (re-pricing) leaves both. */
+  first_at: number
+  last_at: number
 }
 
-/** The latency (µs) and token sums of rows, exact. */
-export function sumRollups(rows: readonly RollupSums[]): { latencyMicros: bigint; tokens: bigint } {
+/** A session's totals, and its user: the one its earliest trace naming a user names (ties: the smallest). */
+export interface SessionDelta extends ActivityDelta {
+  session_id: string
+  user_id: string | null
+  /** created_at of the trace the user comes from. */
+  user_at: number | null
+}
+
+export interface UserDelta extends ActivityDelta {
+  user_id: string
+}
+
+/** The sessions and users rollups' SET list of an upsert: counts and sums added, the activity span widened. */
+export function activityUpsertSet(table: string, counted: readonly string[], min: string, max: string): string {
+  return [
+    addExcluded(table, counted),
+    `first_at = ${min}(${table}.first_at, excluded.first_at)`,
+    `last_at = ${max}(${table}.last_at, excluded.last_at)`,
+  ].join(', ')
+}
+
+/** A session's user, kept from the earliest trace that names one (set together with user_at, from the old row). */
+export function sessionUserSet(table: string): string {
+  const earlier =
+    `excluded.user_id is not null and (${table}.user_id is null or excluded.user_at < ${table}.user_at or ` +
+    `(excluded.user_at = ${table}.user_at and excluded.user_id < ${table}.user_id))`
+  return [
+    `user_id = case when ${earlier} then excluded.user_id else ${table}.user_id end`,
+    `user_at = case when ${earlier} then excluded.user_at else ${table}.user_at end`,
+  ].join(', ')
+}
+
+/** The counted columns of the sessions and users rollups. */
+export const ACTIVITY_COUNTED = ['traces', 'unpriced', 'failed', 'warnings', ...SUM_COLUMNS] as const
+
+/** Adds `sign` × one trace's latency, tokens and cost to a row's sums. */
+function addSums(row: RollupSums, t: RollupInput, sign: number) {
+  const latency = splitValue(latencyMicros(t.latency))
+  const tokens = splitValue(t.token_count)
+  const cost = splitValue(t.cost === null ? 0 : costNanos(t.cost))
+  row.latency_hi += sign * latency.hi
+  row.latency_lo += sign * latency.lo
+  row.tokens_hi += sign * tokens.hi
+  row.tokens_lo += sign * tokens.lo
+  row.cost_hi += sign * cost.hi
+  row.cost_lo += sign * cost.lo
+}
+
+/** The latency (µs), token and cost (nano-dollar) sums of rows, exact. */
+export function sumRollups(rows: readonly RollupSums[]): { latencyMicros: bigint; tokens: bigint; costNanos: bigint } {
   let latency = 0n
   let tokens = 0n
+  let cost = 0n
   for (const r of rows) {
     latency += exactValue({ hi: r.latency_hi, lo: r.latency_lo })
     tokens += exactValue({ hi: r.tokens_hi, lo: r.tokens_lo })
+    cost += exactValue({ hi: r.cost_hi, lo: r.cost_lo })
   }
-  return { latencyMicros: latency, tokens }
+  return { latencyMicros: latency, tokens, costNanos: cost }
 }
 
 export interface HistogramDelta {
@@ -151,6 +222,9 @@ export interface RollupDeltas {
   hourly: HourlyDelta[]
   latency: HistogramDelta[]
   tokens: HistogramDelta[]
+  cost: HistogramDelta[]
+  sessions: SessionDelta[]
+  users: UserDelta[]
 }
 
 function add<T extends { traces: number }>(map: Map<string, T>, key: string, create: () => T, apply: (row: T) => void) {
@@ -162,13 +236,29 @@ function add<T extends { traces: number }>(map: Map<string, T>, key: string, cre
   apply(row)
 }
 
-/** What storing these traces adds to each rollup, grouped so that a batch writes each rollup row once. */
-export function rollupDeltas(traces: readonly RollupInput[]): RollupDeltas {
+/**
+ * What storing these traces adds to each rollup, grouped so that a batch writes each rollup row once. A trace listed
+ * in `removed` is taken away instead (a trace re-priced is its old form removed and its new one added).
+ */
+export function rollupDeltas(traces: readonly RollupInput[], removed: readonly RollupInput[] = []): RollupDeltas {
   const totals = new Map<string, TotalsDelta>()
   const hourly = new Map<string, HourlyDelta>()
   const latency = new Map<string, HistogramDelta>()
   const tokens = new Map<string, HistogramDelta>()
-  for (const t of traces) {
+  const cost = new Map<string, HistogramDelta>()
+  const sessions = new Map<string, SessionDelta>()
+  const users = new Map<string, UserDelta>()
+  const histogram = (map: Map<string, HistogramDelta>, t: RollupInput, bucket: number, sign: number) =>
+    add(
+      map,
+      `${t.project_id}\u0000${bucket}`,
+      () => ({ project_id: t.project_id, bucket, traces: 0 }),
+      (row) => {
+        row.traces += sign
+      },
+    )
+  const signed = [...traces.map((t) => ({ t, sign: 1 })), ...removed.map((t) => ({ t, sign: -1 }))]
+  for (const { t, sign } of signed) {
     const model = t.model ?? UNKNOWN_MODEL
     const hour = Math.floor(Date.parse(t.created_at) / HOUR_MS) * HOUR_MS
     const retried = t.retry_count > 0 ? 1 : 0
@@ -183,13 +273,15 @@ export function rollupDeltas(traces: readonly RollupInput[]): RollupDeltas {
         traces: 0,
         retries: 0,
         tokens_unreported: 0,
+        unpriced: 0,
         ...noSums(),
       }),
       (row) => {
-        row.traces += 1
-        row.retries += retried
-        row.tokens_unreported += t.tokens_reported ? 0 : 1
-        addSums(row, t)
+        row.traces += sign
+        row.retries += sign * retried
+        row.tokens_unreported += t.tokens_reported ? 0 : sign
+        row.unpriced += t.cost === null ? sign : 0
+        addSums(row, t, sign)
       },
     )
     add(
@@ -197,64 +289,111 @@ export function rollupDeltas(traces: readonly RollupInput[]): RollupDeltas {
       `${t.project_id}\u0000${hour}`,
       () => ({ project_id: t.project_id, hour, traces: 0, ...noSums() }),
       (row) => {
-        row.traces += 1
-        addSums(row, t)
+        row.traces += sign
+        addSums(row, t, sign)
       },
     )
-    const lb = bucketOf(t.latency)
-    add(
-      latency,
-      `${t.project_id}\u0000${lb}`,
-      () => ({ project_id: t.project_id, bucket: lb, traces: 0 }),
-      (row) => {
-        row.traces += 1
-      },
-    )
-    const tb = bucketOf(t.token_count)
-    add(
-      tokens,
-      `${t.project_id}\u0000${tb}`,
-      () => ({ project_id: t.project_id, bucket: tb, traces: 0 }),
-      (row) => {
-        row.traces += 1
-      },
-    )
+    histogram(latency, t, bucketOf(t.latency), sign)
+    histogram(tokens, t, bucketOf(t.token_count), sign)
+    if (t.cost !== null) histogram(cost, t, bucketOf(costNanos(t.cost)), sign)
+    const at = Date.parse(t.created_at)
+    const activity = (row: ActivityDelta) => {
+      row.traces += sign
+      row.unpriced += t.cost === null ? sign : 0
+      row.failed += t.status === 'failed' ? sign : 0
+      row.warnings += t.status === 'warning' ? sign : 0
+      row.first_at = Math.min(row.first_at, at)
+      row.last_at = Math.max(row.last_at, at)
+      addSums(row, t, sign)
+    }
+    const fresh = () => ({
+      project_id: t.project_id,
+      traces: 0,
+      unpriced: 0,
+      failed: 0,
+      warnings: 0,
+      first_at: at,
+      last_at: at,
+      ...noSums(),
+    })
+    if (t.session_id !== null) {
+      const session_id = t.session_id
+      add(
+        sessions,
+        JSON.stringify([t.project_id, session_id]),
+        () => ({ ...fresh(), session_id, user_id: null, user_at: null }),
+        (row) => {
+          activity(row)
+          const earlier =
+            t.user_id !== null &&
+            (row.user_id === null ||
+              row.user_at === null ||
+              at < row.user_at ||
+              (at === row.user_at && t.user_id < row.user_id))
+          if (earlier) {
+            row.user_id = t.user_id
+            row.user_at = at
+          }
+        },
+      )
+    }
+    if (t.user_id !== null) {
+      const user_id = t.user_id
+      add(users, JSON.stringify([t.project_id, user_id]), () => ({ ...fresh(), user_id }), activity)
+    }
   }
   return {
     totals: [...totals.values()],
     hourly: [...hourly.values()],
     latency: [...latency.values()],
     tokens: [...tokens.values()],
+    cost: [...cost.values()],
+    sessions: [...sessions.values()],
+    users: [...users.values()],
   }
-}
-
-/** The fields of rollup rows that identify a row; every other numeric field is a count or a sum. */
-const ROW_KEYS: ReadonlySet<string> = new Set(['project_id', 'environment', 'model', 'status', 'hour', 'bucket'])
-
-/** A rollup row with every count and sum negated (0 stays 0, never -0). */
-function negated<T extends object>(row: T): T {
-  return Object.fromEntries(
-    Object.entries(row).map(([k, v]) => [k, typeof v === 'number' && !ROW_KEYS.has(k) && v !== 0 ? -v : v]),
-  ) as T
 }
 
 /**
- * What deleting these traces takes from each rollup: the exact inverse of storing them — rollupDeltas with every
- * count and sum negated, so that a field added to the rollups is taken away by the same code that adds it. Exact
- * sums stay exact: a deletion subtracts from hi and lo exactly what the trace added to each.
+ * What deleting these traces takes from each rollup: the exact inverse of storing them (rollupDeltas with every trace
+ * removed), so that a field added to the rollups is taken away by the same code that adds it. Exact sums stay exact:
+ * a deletion subtracts from hi and lo exactly what the trace added to each. What cannot be subtracted — a session's or
+ * a user's first_at and last_at (a minimum and a maximum) and a session's user — the store works out again from the
+ * traces left, and rows left with no trace go (see ROLLUP_KEYS).
  */
-export function removalDeltas(traces: readonly RollupInput[]): RollupDeltas {
-  const d = rollupDeltas(traces)
-  return {
-    totals: d.totals.map(negated),
-    hourly: d.hourly.map(negated),
-    latency: d.latency.map(negated),
-    tokens: d.tokens.map(negated),
-  }
-}
+export const removalDeltas = (traces: readonly RollupInput[]): RollupDeltas => rollupDeltas([], traces)
+
+/** The columns that identify a row of each rollup table, in the order of its primary key. */
+export const ROLLUP_KEYS = {
+  rollup_totals: ['project_id', 'environment', 'model', 'status'],
+  rollup_hourly: ['project_id', 'hour'],
+  latency_histogram: ['project_id', 'bucket'],
+  token_histogram: ['project_id', 'bucket'],
+  cost_histogram: ['project_id', 'bucket'],
+  session_totals: ['project_id', 'session_id'],
+  user_totals: ['project_id', 'user_id'],
+} as const
+
+/** Each rollup table with the rows of a RollupDeltas that write it. */
+export const deltaRows = (d: RollupDeltas): [keyof typeof ROLLUP_KEYS, readonly object[]][] => [
+  ['rollup_totals', d.totals],
+  ['rollup_hourly', d.hourly],
+  ['latency_histogram', d.latency],
+  ['token_histogram', d.tokens],
+  ['cost_histogram', d.cost],
+  ['session_totals', d.sessions],
+  ['user_totals', d.users],
+]
 
 /** Every rollup table. */
-export const ROLLUP_TABLES = ['rollup_totals', 'rollup_hourly', 'latency_histogram', 'token_histogram'] as const
+export const ROLLUP_TABLES = [
+  'rollup_totals',
+  'rollup_hourly',
+  'latency_histogram',
+  'token_histogram',
+  'cost_histogram',
+  'session_totals',
+  'user_totals',
+] as const
 
 export interface HistogramRow {
   bucket: number

@@ -1,7 +1,13 @@
 // The read side of traces, shared by every store: how GET /traces, /analytics and /failures are answered from the
 // rollups (src/store/rollups.ts) plus a few indexed seeks, so that no request scans the traces table. Each store
 // supplies the primitive queries in its own dialect (TraceReadQueries); the plan and the arithmetic live here once.
-import type { AnalyticsResponse, FailuresResponse, Trace, TraceSummary } from '../../schemas/index.js'
+import type {
+  AnalyticsResponse,
+  CostBreakdownEntry,
+  FailuresResponse,
+  Trace,
+  TraceSummary,
+} from '../../schemas/index.js'
 import {
   CHART_BUCKETS,
   chartPoints,
@@ -13,7 +19,9 @@ import {
   RECENT_FAILURES,
   sortBreakdown,
   toCount,
+  toUsd,
 } from '../analytics/math.js'
+import { costNanos, NANOS_PER_USD } from '../costs/pricing.js'
 import {
   bucketBounds,
   type HistogramRow,
@@ -24,9 +32,28 @@ import {
   type TotalsDelta,
   UNKNOWN_MODEL,
 } from './rollups.js'
-import type { AnalyticsParams, FailuresParams, Page, TraceFilter } from './types.js'
+import type {
+  AnalyticsParams,
+  FailuresParams,
+  Page,
+  PageAfter,
+  SortOrder,
+  TraceFilter,
+  TracePage,
+  TraceSort,
+} from './types.js'
 
-export type HistogramKind = 'latency' | 'tokens'
+export type HistogramKind = 'latency' | 'tokens' | 'cost'
+
+/**
+ * Each histogram's table, the traces column it counts, and the column's value of one histogram unit (cost is counted
+ * in nano-dollars, stored in USD): a boundary `from ≤ v < below` is `from / scale ≤ column < below / scale`.
+ */
+export const HISTOGRAMS = {
+  latency: { table: 'latency_histogram', column: 'latency', scale: 1 },
+  tokens: { table: 'token_histogram', column: 'token_count', scale: 1 },
+  cost: { table: 'cost_histogram', column: 'cost', scale: NANOS_PER_USD },
+} as const satisfies Record<HistogramKind, { table: string; column: string; scale: number }>
 
 /** A rollup_totals row: the totals of one (project, environment, model, status). */
 export type TotalsRow = TotalsDelta
@@ -45,47 +72,67 @@ export interface ExtraConditions {
   createdBefore?: number
   /** trace_id is one of these. */
   traceIds?: readonly string[]
-  /** Strictly after this trace in newest-first order: the keyset cursor of a walk over every match. */
-  after?: TraceCursor
+  /** Past this position in the order (keyset paging). */
+  after?: { sort: TraceSort; order: SortOrder; at: PageAfter }
 }
-
-/** Where a newest-first walk stands: the last trace it read. */
-export interface TraceCursor {
-  created_at: number
-  trace_id: string
-}
-
-/** The cursor just past a trace. */
-export const cursorOf = (trace: Pick<Trace, 'created_at' | 'trace_id'>): TraceCursor => ({
-  created_at: Date.parse(trace.created_at),
-  trace_id: trace.trace_id,
-})
 
 /**
  * Every trace of a filter, newest first, in chunks of `chunk`: each chunk is one indexed keyset read (constant
  * memory, and each as fast as the first), so an export or a deletion of millions never holds more than a chunk.
  */
 export async function* walkChunks(
-  read: (after: TraceCursor | undefined, limit: number) => Promise<Trace[]>,
+  read: (after: PageAfter | undefined, limit: number) => Promise<Trace[]>,
   chunk: number,
 ): AsyncGenerator<Trace[]> {
-  let after: TraceCursor | undefined
+  let after: PageAfter | undefined
   for (;;) {
     const rows = await read(after, chunk)
     if (rows.length > 0) yield rows
     if (rows.length < chunk) return
-    after = cursorOf(rows.at(-1)!)
+    const last = rows.at(-1)!
+    after = { value: Date.parse(last.created_at), trace_id: last.trace_id }
   }
 }
 
-/** A page of traces, newest first (created_at desc, trace_id desc). */
+/** The ORDER BY of an ordering (newest first without one); `nulls` says where null costs go when the dialect needs telling. */
+export function orderBy(ordering: Ordering | undefined, nulls: boolean): string {
+  const { sort, order } = ordering ?? { sort: 'created_at', order: 'desc' }
+  const place = nulls && sort === 'cost' ? (order === 'asc' ? ' nulls first' : ' nulls last') : ''
+  return `order by ${sort} ${order}${place}, trace_id ${order}`
+}
+
+/** The order of a selection: newest first unless told. */
+export interface Ordering {
+  sort: TraceSort
+  order: SortOrder
+}
+
+/**
+ * The traces after a position in an order, as SQL: (column, trace_id) compared as a row, so that the order's index
+ * is entered at the position. Cost may be null, and null sorts as the smallest value: first ascending, last
+ * descending.
+ */
+function afterClause(after: NonNullable<ExtraConditions['after']>, bind: (value: unknown) => string): string {
+  const { sort, order, at } = after
+  const cmp = order === 'asc' ? '>' : '<'
+  if (at.value === null) {
+    // Only a nullable column has null positions: the rest of the nulls, then (ascending) every value.
+    const rest = `(${sort} is null and trace_id ${cmp} ${bind(at.trace_id)})`
+    return order === 'asc' ? `(${rest} or ${sort} is not null)` : rest
+  }
+  const row = `(${sort}, trace_id) ${cmp} (${bind(at.value)}, ${bind(at.trace_id)})`
+  return sort === 'cost' && order === 'desc' ? `(${row} or cost is null)` : row
+}
+
+/** A page of traces, newest first (created_at desc, trace_id desc) unless `ordering` says otherwise. */
 export interface Selection {
   filter: TraceFilter
   extra?: ExtraConditions
   limit: number
   offset: number
+  ordering?: Ordering
   /** Which index should drive the walk, when the store's planner needs telling (SQLite does; PostgreSQL decides). */
-  walk?: 'latency' | 'tokens' | 'created'
+  walk?: HistogramKind | 'created'
 }
 
 /** The primitive queries a store answers in its own dialect. */
@@ -123,8 +170,16 @@ const ROW_READ_COST_IN_INDEX_STEPS = 20
 /** Offsets this deep are first narrowed to an hour through the hourly rollup. */
 const DEEP_OFFSET = 5000
 
+/** A store's condition that a trace's searchable text holds every word (src/search/text.ts). */
+export type SearchClause = (words: readonly string[], bind: (value: unknown) => string) => string
+
 /** The WHERE clause of a filter: fixed column names, every value bound through `bind` (which returns its marker). */
-export function traceWhere(f: TraceFilter, extra: ExtraConditions, bind: (value: unknown) => string): string {
+export function traceWhere(
+  f: TraceFilter,
+  extra: ExtraConditions,
+  bind: (value: unknown) => string,
+  search?: SearchClause,
+): string {
   const clauses: string[] = []
   const cmp = (column: string, op: string, value: unknown) => {
     if (value !== undefined) clauses.push(`${column} ${op} ${bind(value)}`)
@@ -139,16 +194,27 @@ export function traceWhere(f: TraceFilter, extra: ExtraConditions, bind: (value:
   cmp('latency', '<=', f.max_latency)
   cmp('token_count', '>=', f.min_tokens)
   cmp('token_count', '<=', f.max_tokens)
+  cmp('cost', '>=', f.min_cost)
+  cmp('cost', '<=', f.max_cost)
   cmp('created_at', '>=', f.since)
   cmp('created_at', '<', f.until)
+  if (f.q !== undefined && f.q.length > 0) {
+    if (!search) throw new Error('this store cannot search')
+    clauses.push(search(f.q, bind))
+  }
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)
   if (extra.traceIds) clauses.push(`trace_id in (${extra.traceIds.map(bind).join(', ') || 'null'})`)
-  if (extra.after) {
-    // A row-value comparison: both databases walk the (…, created_at, trace_id) indexes with it.
-    clauses.push(`(created_at, trace_id) < (${bind(extra.after.created_at)}, ${bind(extra.after.trace_id)})`)
-  }
+  if (extra.after) clauses.push(afterClause(extra.after, bind))
   return clauses.length ? `where ${clauses.join(' and ')}` : ''
+}
+
+/** A filter's range of one histogram's column, in the histogram's units. */
+function rangeOf(f: TraceFilter, kind: HistogramKind): { min?: number; max?: number } {
+  if (kind === 'latency') return { min: f.min_latency, max: f.max_latency }
+  if (kind === 'tokens') return { min: f.min_tokens, max: f.max_tokens }
+  const nanos = (usd: number | undefined) => (usd === undefined ? undefined : costNanos(usd))
+  return { min: nanos(f.min_cost), max: nanos(f.max_cost) }
 }
 
 /** Which filters are set, by kind: the rollup dimensions, the ranges, and the rest. */
@@ -157,13 +223,40 @@ function shapeOf(f: TraceFilter) {
   const dims = (['project_id', 'environment', 'model', 'status'] as const).filter(set)
   const latency = set('min_latency') || set('max_latency')
   const tokens = set('min_tokens') || set('max_tokens')
+  const cost = set('min_cost') || set('max_cost')
   const time = set('since') || set('until')
-  const others = set('session_id') || set('user_id')
-  return { dims, latency, tokens, time, others }
+  const others = set('session_id') || set('user_id') || set('q')
+  const ranges = [latency && 'latency', tokens && 'tokens', cost && 'cost'].filter(
+    (r): r is HistogramKind => typeof r === 'string',
+  )
+  return { dims, ranges, time, others }
 }
 
 const sum = <T>(rows: readonly T[], pick: (r: T) => number, where: (r: T) => boolean = () => true) =>
   rows.filter(where).reduce((n, r) => n + pick(r), 0)
+
+/** Cost per model: the models with traces, by cost desc, then traces desc, then model asc. */
+function costBreakdown(rows: readonly TotalsRow[]): CostBreakdownEntry[] {
+  const map = new Map<string, { rows: TotalsRow[]; count: number; unpriced: number }>()
+  for (const r of rows) {
+    const entry = map.get(r.model) ?? { rows: [], count: 0, unpriced: 0 }
+    entry.rows.push(r)
+    entry.count += r.traces
+    entry.unpriced += r.unpriced
+    map.set(r.model, entry)
+  }
+  return [...map]
+    .filter(([, e]) => e.count > 0)
+    .map(([key, e]) => ({ key, nanos: sumRollups(e.rows).costNanos, count: e.count, unpriced: e.unpriced }))
+    .sort((a, b) =>
+      a.nanos !== b.nanos
+        ? b.nanos > a.nanos
+          ? 1
+          : -1
+        : b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    )
+    .map(({ key, nanos, count, unpriced }) => ({ key, cost: toUsd(nanos), count, unpriced }))
+}
 
 function breakdown(rows: readonly TotalsRow[], key: (r: TotalsRow) => string) {
   const map = new Map<string, number>()
@@ -204,7 +297,7 @@ export function createTraceReads(q: TraceReadQueries) {
     const shape = shapeOf(f)
     const onlyProject = shape.dims.length === 0 || (shape.dims.length === 1 && shape.dims[0] === 'project_id')
     // Rollup dimensions only (a model filter matches the column exactly; the rollup folds null into `unknown`).
-    if (!shape.latency && !shape.tokens && !shape.time && !shape.others && f.model !== UNKNOWN_MODEL) {
+    if (shape.ranges.length === 0 && !shape.time && !shape.others && f.model !== UNKNOWN_MODEL) {
       return sum(
         await q.totals(f.project_id),
         (r) => r.traces,
@@ -214,16 +307,47 @@ export function createTraceReads(q: TraceReadQueries) {
           (f.status === undefined || r.status === f.status),
       )
     }
-    if (onlyProject && shape.latency && !shape.tokens && !shape.time && !shape.others) {
-      return countRange('latency', { min: f.min_latency, max: f.max_latency }, f.project_id)
+    const [range] = shape.ranges
+    if (onlyProject && range && shape.ranges.length === 1 && !shape.time && !shape.others) {
+      return countRange(range, rangeOf(f, range), f.project_id)
     }
-    if (onlyProject && shape.tokens && !shape.latency && !shape.time && !shape.others) {
-      return countRange('tokens', { min: f.min_tokens, max: f.max_tokens }, f.project_id)
-    }
-    if (onlyProject && shape.time && !shape.latency && !shape.tokens && !shape.others) {
+    if (onlyProject && shape.time && shape.ranges.length === 0 && !shape.others) {
       return countTimeRange(f.project_id, f.since, f.until)
     }
     return q.count(f)
+  }
+
+  /**
+   * A page in another order than newest first, or past a position: the order's own index (value, trace_id) is
+   * entered at the position, so a page costs the same however deep it is.
+   */
+  async function orderedPage<T>(
+    f: TraceFilter,
+    p: Page,
+    limit: number,
+    read: (selection: Selection) => Promise<T[]>,
+  ): Promise<T[]> {
+    const ordering: Ordering = { sort: p.sort ?? 'created_at', order: p.order ?? 'desc' }
+    const extra: ExtraConditions = p.after ? { after: { ...ordering, at: p.after } } : {}
+    return read({ filter: f, extra, limit, offset: p.offset, ordering })
+  }
+
+  /** A page in the order asked for, and whether more traces follow it. */
+  async function listPage<T>(
+    f: TraceFilter,
+    p: Page,
+    read: (selection: Selection) => Promise<T[]>,
+  ): Promise<TracePage<T>> {
+    const total = await countTraces(f)
+    if (total === 0) return { total, items: [], more: false }
+    const newestFirst = (p.sort ?? 'created_at') === 'created_at' && (p.order ?? 'desc') === 'desc' && !p.after
+    if (newestFirst) {
+      const items = total > p.offset ? await page(f, p.limit, p.offset, total, read) : []
+      return { total, items, more: p.offset + items.length < total }
+    }
+    // One more than the page tells whether another follows.
+    const rows = await orderedPage(f, p, p.limit + 1, read)
+    return { total, items: rows.slice(0, p.limit), more: rows.length > p.limit }
   }
 
   /** A page, newest first. Deep offsets are narrowed to their hour first; selective ranges walk their own index. */
@@ -239,10 +363,10 @@ export function createTraceReads(q: TraceReadQueries) {
     // the walk steps over about (limit + offset) × scope / matches entries and reads only the page's rows), or
     // through the range's own index, reading every match and sorting them. The rollups give both sizes.
     let walk: Selection['walk']
-    const range = shape.latency ? 'latency' : shape.tokens ? 'tokens' : null
+    const [range] = shape.ranges
     if (
       range &&
-      !(shape.latency && shape.tokens) &&
+      shape.ranges.length === 1 &&
       !shape.others &&
       !shape.time &&
       shape.dims.every((d) => d === 'project_id')
@@ -254,7 +378,7 @@ export function createTraceReads(q: TraceReadQueries) {
     const extra: ExtraConditions = {}
     let skip = offset
     const plain =
-      shape.dims.every((d) => d === 'project_id') && !shape.latency && !shape.tokens && !shape.time && !shape.others
+      shape.dims.every((d) => d === 'project_id') && shape.ranges.length === 0 && !shape.time && !shape.others
     if (plain && offset >= DEEP_OFFSET) {
       // Skip whole hours (newest first) by their rollup counts, then step only within the hour the offset lands in.
       let before = 0
@@ -291,6 +415,7 @@ export function createTraceReads(q: TraceReadQueries) {
       failed: withStatus('failed'),
       warning: withStatus('warning'),
       retries: sum(rows, (r) => r.retries),
+      unpriced: sum(rows, (r) => r.unpriced),
       tokensUnreported: sum(rows, (r) => r.tokens_unreported),
       ...sumRollups(rows),
       slow: await countRange('latency', { min: slowThresholdMs }, projectId),
@@ -302,19 +427,15 @@ export function createTraceReads(q: TraceReadQueries) {
 
   return {
     /** One chunk of a newest-first walk over every match (see walkChunks). */
-    afterCursor(filter: TraceFilter, after: TraceCursor | undefined, limit: number): Promise<Trace[]> {
-      return q.select({ filter, extra: { after }, limit, offset: 0, walk: 'created' })
+    afterCursor(filter: TraceFilter, after: PageAfter | undefined, limit: number): Promise<Trace[]> {
+      const extra: ExtraConditions = after ? { after: { sort: 'created_at', order: 'desc', at: after } } : {}
+      return q.select({ filter, extra, limit, offset: 0, walk: 'created' })
     },
 
-    async listTraces(f: TraceFilter, p: Page): Promise<{ total: number; items: Trace[] }> {
-      const total = await countTraces(f)
-      return { total, items: total > p.offset ? await page(f, p.limit, p.offset, total) : [] }
-    },
+    listTraces: (f: TraceFilter, p: Page): Promise<TracePage> => listPage(f, p, q.select),
 
-    async listTraceSummaries(f: TraceFilter, p: Page): Promise<{ total: number; items: TraceSummary[] }> {
-      const total = await countTraces(f)
-      return { total, items: total > p.offset ? await page(f, p.limit, p.offset, total, q.selectSummaries) : [] }
-    },
+    listTraceSummaries: (f: TraceFilter, p: Page): Promise<TracePage<TraceSummary>> =>
+      listPage(f, p, q.selectSummaries),
 
     async analytics({ project_id, now, slowThresholdMs }: AnalyticsParams): Promise<AnalyticsResponse> {
       const c = await counts(project_id, slowThresholdMs)
@@ -332,6 +453,8 @@ export function createTraceReads(q: TraceReadQueries) {
           warning_traces: c.warning,
           retries: c.retries,
           slow_requests: c.slow,
+          total_cost: toUsd(c.costNanos),
+          unpriced_traces: c.unpriced,
         },
         charts: chartPoints(
           start,
@@ -342,6 +465,7 @@ export function createTraceReads(q: TraceReadQueries) {
         status_breakdown: breakdown(c.rows, (r) => r.status),
         model_breakdown: breakdown(c.rows, (r) => r.model),
         project_breakdown: breakdown(c.rows, (r) => r.project_id),
+        cost_breakdown: costBreakdown(c.rows),
         recent_failures: await newest({ project_id, status: 'failed' }, RECENT_FAILURES),
       }
     },

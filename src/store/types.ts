@@ -6,23 +6,74 @@ import type {
   ApiKeyCreated,
   Environment,
   FailuresResponse,
+  ListSessionsResponse,
   ListTracesQuery,
+  ListUsersResponse,
   OtlpSpan,
   Project,
   RetentionSettings,
+  SessionDetailResponse,
   Trace,
+  TraceSort,
   TraceSummary,
+  UserDetailResponse,
 } from '../../schemas/index.js'
+import type { PriceRule, ReportedCosts } from '../costs/pricing.js'
+import type { ActivityFilter } from './activity-reads.js'
 
-/** Filters of GET /traces (its query without the page and the fields wanted), with `since`/`until` as epoch ms. */
-export type TraceFilter = Omit<ListTracesQuery, 'limit' | 'offset' | 'since' | 'until' | 'fields'> & {
+/** An operator's price for the model names matching a pattern, as stored (updated_at in epoch ms). */
+export interface PriceRuleRecord extends PriceRule {
+  updated_at: number
+}
+
+/** Works out a stored trace's costs again (src/costs/pricing.ts), from what its client reported and today's prices. */
+export type Repricer = (trace: Trace, reported: ReportedCosts | null) => Trace
+
+/** What a re-pricing did: traces read, and traces whose cost (or a step's) changed. */
+export interface RepriceOutcome {
+  scanned: number
+  changed: number
+}
+
+/**
+ * Filters of GET /traces (its query without the page, the order and the fields wanted), with `since`/`until` as
+ * epoch ms, the costs rounded to nano-dollars (unpriced traces never match a cost range) and `q` as its lower-cased
+ * words, each of which must occur in the trace's searchable text (src/search/text.ts).
+ */
+export type TraceFilter = Omit<
+  ListTracesQuery,
+  'limit' | 'offset' | 'since' | 'until' | 'fields' | 'sort' | 'order' | 'cursor' | 'q'
+> & {
+  q?: string[]
   since?: number
   until?: number
+}
+
+/** The orders of GET /traces (TRACE_SORTS): a trace column, each tie broken by trace_id in the same direction. */
+export type { TraceSort }
+export type SortOrder = 'asc' | 'desc'
+
+/** Where a page starts: after the trace with this sort value (null: an unpriced trace) and trace_id. */
+export interface PageAfter {
+  value: number | null
+  trace_id: string
 }
 
 export interface Page {
   limit: number
   offset: number
+  /** Default created_at, desc. An unpriced trace (cost null) sorts as the cheapest. */
+  sort?: TraceSort
+  order?: SortOrder
+  /** Keyset paging: the page after this position (then offset counts from there). */
+  after?: PageAfter
+}
+
+/** A page of traces: `total` counts every match; `more` tells whether traces follow this page. */
+export interface TracePage<T = Trace> {
+  total: number
+  items: T[]
+  more: boolean
 }
 
 /** What storing one trace did: stored now, already there for this project, or held by another project. */
@@ -205,9 +256,9 @@ export interface Store {
   /** Stores the traces in one transaction, each idempotent on trace_id; outcomes in input order. */
   insertTraces(traces: Trace[]): Promise<InsertOutcome[]>
   getTrace(traceId: string): Promise<Trace | null>
-  listTraces(filter: TraceFilter, page: Page): Promise<{ total: number; items: Trace[] }>
+  listTraces(filter: TraceFilter, page: Page): Promise<TracePage>
   /** The same list as summaries: no prompt, response, metadata or steps, and each trace's step count. */
-  listTraceSummaries(filter: TraceFilter, page: Page): Promise<{ total: number; items: TraceSummary[] }>
+  listTraceSummaries(filter: TraceFilter, page: Page): Promise<TracePage<TraceSummary>>
   analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
   failures(params: FailuresParams): Promise<FailuresResponse>
   /**
@@ -236,6 +287,27 @@ export interface Store {
   windowStats(params: WindowQuery): Promise<WindowStats>
   /** How many traces are stored (from the rollups), and the bytes the database takes on disk. */
   stats(): Promise<StoreStats>
+
+  /** Sessions, newest activity first (from their rollup). */
+  listSessions(filter: ActivityFilter, page: Page): Promise<ListSessionsResponse>
+  /** A session (of the project given, else the most recently active with this id) and its traces, oldest first. */
+  getSession(sessionId: string, projectId: string | undefined, limit: number): Promise<SessionDetailResponse | null>
+  /** Users, newest activity first (from their rollup); `user_id` of the filter is not used. */
+  listUsers(filter: ActivityFilter, page: Page): Promise<ListUsersResponse>
+  /** A user (of the project given, else the most recently active with this id) and its sessions, newest first. */
+  getUser(userId: string, projectId: string | undefined, limit: number): Promise<UserDetailResponse | null>
+
+  /** Every price override, pattern ascending. */
+  listPriceRules(): Promise<PriceRuleRecord[]>
+  /** Adds or replaces the override of a pattern; true when it was new. */
+  putPriceRule(rule: PriceRuleRecord): Promise<boolean>
+  /** Removes the override of a pattern; false when there was none. */
+  deletePriceRule(pattern: string): Promise<boolean>
+  /**
+   * Prices stored traces again (created_at ≥ since; all when undefined), oldest first, in chunks: each chunk's changed
+   * traces and their rollups in one transaction, so every figure stays exact at every moment.
+   */
+  repriceTraces(since: number | undefined, reprice: Repricer): Promise<RepriceOutcome>
 
   /**
    * Follows the traces that other processes on the same database (other replicas) store, so that they are announced

@@ -146,9 +146,9 @@ t.test('chartWindow is 24 whole UTC hours ending with the hour that holds now', 
 t.test('chartPoints gives 24 labelled points, oldest first, zero where a bucket is empty', async (t) => {
   const { start } = chartWindow(NOW)
   const points = chartPoints(start, [
-    { bucket: 0, traces: 3, tokens: 30n, latencyMicros: 10_000n },
-    { bucket: 23, traces: 40, tokens: 7n, latencyMicros: 189_000n },
-    { bucket: 5, traces: 1, tokens: 0n, latencyMicros: 0n },
+    { bucket: 0, traces: 3, tokens: 30n, latencyMicros: 10_000n, costNanos: 1_500_000_001n },
+    { bucket: 23, traces: 40, tokens: 7n, latencyMicros: 189_000n, costNanos: 0n },
+    { bucket: 5, traces: 1, tokens: 0n, latencyMicros: 0n, costNanos: 7n },
   ])
   t.equal(points.length, 24)
   // Window 14:00 yesterday … 13:00 today.
@@ -158,11 +158,11 @@ t.test('chartPoints gives 24 labelled points, oldest first, zero where a bucket 
       (h) => `${String(h).padStart(2, '0')}:00`,
     ),
   )
-  t.strictSame(points[0], { label: '14:00', latency: 3.33, tokens: 30, traces: 3 })
-  t.strictSame(points[5], { label: '19:00', latency: 0, tokens: 0, traces: 1 })
-  t.strictSame(points[23], { label: '13:00', latency: 4.73, tokens: 7, traces: 40 })
+  t.strictSame(points[0], { label: '14:00', latency: 3.33, tokens: 30, traces: 3, cost: 1.500000001 })
+  t.strictSame(points[5], { label: '19:00', latency: 0, tokens: 0, traces: 1, cost: 0.000000007 })
+  t.strictSame(points[23], { label: '13:00', latency: 4.73, tokens: 7, traces: 40, cost: 0 })
   for (const i of [1, 2, 3, 4, 6, 22])
-    t.strictSame(points[i], { label: points[i]!.label, latency: 0, tokens: 0, traces: 0 })
+    t.strictSame(points[i], { label: points[i]!.label, latency: 0, tokens: 0, traces: 0, cost: 0 })
   t.strictSame(
     chartPoints(start, []).map((p) => p.traces),
     Array(24).fill(0),

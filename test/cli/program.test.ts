@@ -136,6 +136,26 @@ t.test('keys list, create and revoke', async (t) => {
   t.match(unknown.err, /404/)
 })
 
+t.test('costs: set a price, list it, re-price stored traces, remove it', async (t) => {
+  const { url, run } = await server(t)
+  const key = (await run('projects', 'create', '--name', 'Costly', '-q')).out.trim()
+  const loupe = new Loupe({ baseUrl: url, apiKey: key })
+  await loupe.trace({ model: 'house-model-1', prompt: 'p' }, (tr) => {
+    tr.setTokens({ prompt_tokens: 1000, completion_tokens: 1000 })
+  })
+  await loupe.shutdown()
+  t.match((await run('costs', 'list')).out, /No price overrides/)
+  const set = await run('costs', 'set', 'house-model-*', '--input', '2', '--output', '8')
+  t.equal(set.code, 0)
+  t.match(set.out, /house-model-\*: \$2 input, \$8 output/)
+  t.match((await run('costs', 'list')).out, /house-model-\*\s+\$2\s+\$8\s+-/)
+  t.match((await run('costs', 'recompute')).out, /^1 trace\(s\) priced again; 1 changed\.$/m)
+  t.match((await run('traces', 'list', '--min-cost', '0.01')).out, /house-model-1\s+\d+ ms\s+2000\s+\$0\.01/)
+  t.equal((await run('costs', 'set', 'x', '--input', '-1', '--output', '1')).code, 2, 'a negative price is misuse')
+  t.equal((await run('costs', 'remove', 'house-model-*')).code, 0)
+  t.equal((await run('costs', 'remove', 'house-model-*')).code, 1, 'an unknown pattern is a 404')
+})
+
 t.test('traces list is a readable table with filters, a page footer, and --json for scripts', async (t) => {
   const { url, run } = await server(t)
   const key = (await run('projects', 'create', '--name', 'Listing', '-q')).out.trim()
@@ -156,16 +176,42 @@ t.test('traces list is a readable table with filters, a page footer, and --json 
   const all = await run('traces', 'list')
   t.equal(all.code, 0)
   const lines = all.out.trim().split('\n')
-  t.match(lines[0], /^CREATED \(UTC\)\s+STATUS\s+PROJECT\s+MODEL\s+LATENCY\s+TOKENS\s+TRACE ID\s+NAME \/ PROMPT$/)
+  t.match(
+    lines[0],
+    /^CREATED \(UTC\)\s+STATUS\s+PROJECT\s+MODEL\s+LATENCY\s+TOKENS\s+COST\s+TRACE ID\s+NAME \/ PROMPT$/,
+  )
   t.equal(lines.length, 6, 'a header, four traces, a footer')
-  t.match(lines[1], /failed\s+listing\s+claude\s+\d+ ms\s+0\s+[0-9a-f-]{36}\s+broken: upstream said no$/)
-  t.match(lines[2], /success\s+listing\s+gpt-4o\s+\d+ ms\s+12\s+[0-9a-f-]{36}\s+answer: question 2 with a newline$/)
+  // A total alone cannot be priced without guessing its split: unpriced, shown as `-`.
+  t.match(lines[1], /failed\s+listing\s+claude\s+\d+ ms\s+0\s+-\s+[0-9a-f-]{36}\s+broken: upstream said no$/)
+  t.match(lines[2], /success\s+listing\s+gpt-4o\s+\d+ ms\s+12\s+-\s+[0-9a-f-]{36}\s+answer: question 2 with a newline$/)
   t.equal(lines[5], '4 of 4 trace(s), newest first')
   t.notOk(all.out.includes(ESC), 'no colour when the output is not a terminal')
 
   const page = await run('traces', 'list', '--model', 'gpt-4o', '--min-tokens', '11', '--limit', '1')
   t.match(page.out, /answer: question 2/)
-  t.match(page.out, /1 of 2 trace\(s\), newest first; next page: --offset 1\n$/)
+  const next = /1 of 2 trace\(s\), newest first; next page: --cursor (\S+)\n$/.exec(page.out)
+  t.ok(next, 'the footer names the next page')
+  const second = await run(
+    'traces',
+    'list',
+    '--model',
+    'gpt-4o',
+    '--min-tokens',
+    '11',
+    '--limit',
+    '1',
+    '--cursor',
+    next![1]!,
+  )
+  t.match(second.out, /answer: question 1/)
+  t.match(second.out, /1 of 2 trace\(s\), newest first\n$/, 'the last page names none')
+  const bySize = await run('traces', 'list', '--sort', 'token_count', '--order', 'asc', '--limit', '1')
+  t.match(bySize.out, /broken/)
+  t.match(bySize.out, /by token_count asc; next page/)
+  t.equal((await run('traces', 'list', '--sort', 'name')).code, 2, 'an unknown sort is misuse')
+  const searched = await run('traces', 'list', '--q', 'QUESTION 1')
+  t.match(searched.out, /answer: question 1/)
+  t.match(searched.out, /1 of 1 trace\(s\), newest first\n$/)
   const failed = JSON.parse((await run('traces', 'list', '--status', 'failed', '--json')).out)
   t.equal(failed.total, 1)
   t.equal(failed.items[0].failure_reason, 'upstream said no')
@@ -441,6 +487,25 @@ t.test('alerts create, list, events and delete', async (t) => {
   t.match((await run('alerts', 'events')).out, /fired {5}Any traffic: trace_count 1 \(threshold 0\)/)
   t.equal((await run('alerts', 'delete', rule.rule_id, '--yes')).code, 0)
   t.equal((await run('alerts', 'list')).out, 'No alert rules.\n')
+})
+
+t.test('sessions and users: a table of conversations, one of them in order', async (t) => {
+  const { url, run } = await server(t)
+  const key = (await run('projects', 'create', '--name', 'Talks', '-q')).out.trim()
+  const loupe = new Loupe({ baseUrl: url, apiKey: key })
+  for (const prompt of ['hello', 'and then?']) {
+    await loupe.trace({ prompt, sessionId: 'talk-1', userId: 'ann' }, () => 'ok')
+  }
+  await loupe.shutdown()
+  const list = await run('sessions')
+  t.equal(list.code, 0)
+  t.match(list.out, /Talks|talks/)
+  t.match(list.out, /ann\s+2\s+0\s+\d+\s+-\s+talk-1/)
+  const one = await run('sessions', 'get', 'talk-1')
+  t.match(one.out, /^talk-1 \(talks, user ann\): 2 trace\(s\), 0 failed/)
+  t.ok(one.out.indexOf('hello') < one.out.indexOf('and then?'), 'the conversation in order')
+  t.match((await run('users')).out, /1\s+2\s+0\s+-\s+ann/)
+  t.equal((await run('sessions', 'get', 'nope')).code, 1)
 })
 
 t.test('the help of serve and seed is true: both take a PostgreSQL URL', async (t) => {

@@ -39,7 +39,8 @@ async function runScript(t: Test, body: string, env: Record<string, string>) {
   return { ...result, ms: Date.now() - started }
 }
 
-t.test('an unreachable server never throws into the app nor slows it', async (t) => {
+// (That it does not slow the app down either is proved without a clock by the hanging server below.)
+t.test('an unreachable server never throws into the app', async (t) => {
   const warnings: string[] = []
   const loupe = new Loupe({
     baseUrl: `http://127.0.0.1:${await unusedPort()}`,
@@ -49,7 +50,6 @@ t.test('an unreachable server never throws into the app nor slows it', async (t)
     maxDelayMs: 5,
     onWarning: (m) => warnings.push(m),
   })
-  const started = performance.now()
   const results: number[] = []
   for (let i = 0; i < 200; i++) results.push(await loupe.trace({ prompt: `p${i}` }, () => i))
   t.same(
@@ -62,8 +62,6 @@ t.test('an unreachable server never throws into the app nor slows it', async (t)
     /app error/,
     'only the app’s own errors come out',
   )
-  const elapsed = performance.now() - started
-  t.ok(elapsed < 1000, `201 traces recorded in ${elapsed.toFixed(0)} ms`)
   await waitFor(() => loupe.stats().retries > 0, 5000, 'a retry')
   t.pass('it keeps trying in the background')
   t.equal(await loupe.shutdown({ timeoutMs: 100 }), false, 'shutdown says what it could not deliver')
@@ -76,27 +74,26 @@ t.test('a server that hangs does not slow trace() down', async (t) => {
   const hang = new Promise<void>((resolve) => {
     release = resolve
   })
+  let held = 0
   t.teardown(release)
   const { app, url } = await startTestServer(t, {
     setup: (app) =>
       app.addHook('onRequest', async (request) => {
-        if (request.url === '/traces/batch') await hang
+        if (request.url !== '/traces/batch') return
+        held++
+        await hang
+        held--
       }),
   })
   const { key } = await createProject(app)
-  const loupe = new Loupe({ baseUrl: url, apiKey: key, flushIntervalMs: 1, requestTimeoutMs: 5000, onWarning() {} })
+  // The request is held until the test releases it, and the client would wait for it for ten minutes: a trace()
+  // that waited on delivery would never return here (the test would time out), whatever the machine's speed.
+  const loupe = new Loupe({ baseUrl: url, apiKey: key, flushIntervalMs: 1, requestTimeoutMs: 600_000, onWarning() {} })
   t.teardown(() => loupe.shutdown({ timeoutMs: 1 }))
   await loupe.trace({ prompt: 'first' }, () => 'ok')
-  await new Promise((resolve) => setTimeout(resolve, 50))
-  const times: number[] = []
-  for (let i = 0; i < 100; i++) {
-    const started = performance.now()
-    await loupe.trace({ prompt: `p${i}` }, () => 'ok')
-    times.push(performance.now() - started)
-  }
-  const slowest = Math.max(...times)
-  // The request hangs for good: a trace() that waited on it would take seconds, not milliseconds.
-  t.ok(slowest < 100, `slowest trace() took ${slowest.toFixed(2)} ms while a request hung`)
+  while (held === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+  for (let i = 0; i < 100; i++) await loupe.trace({ prompt: `p${i}` }, () => 'ok')
+  t.equal(held, 1, 'every trace() returned while the first delivery was still held by the server')
   t.equal(loupe.stats().pending, 101)
   release()
 })
@@ -114,13 +111,18 @@ t.test('shutdown() delivers what is queued and stops recording', async (t) => {
   t.match(warnings, [/after shutdown/])
 })
 
-t.test('without an API key the app runs unchanged and one warning says why nothing is recorded', async (t) => {
-  const warnings: string[] = []
+/** LOUPE_API_KEY unset for the test, and the warnings a client reports collected. */
+function withoutKey(t: Test): string[] {
   const saved = process.env.LOUPE_API_KEY
   delete process.env.LOUPE_API_KEY
   t.teardown(() => {
     if (saved !== undefined) process.env.LOUPE_API_KEY = saved
   })
+  return []
+}
+
+t.test('without an API key the app runs unchanged and one warning says why nothing is recorded', async (t) => {
+  const warnings = withoutKey(t)
   const loupe = new Loupe({ onWarning: (m) => warnings.push(m) })
   t.equal(await loupe.trace({ prompt: 'p' }, () => 42), 42)
   t.equal(await loupe.flush(), true)
@@ -128,12 +130,7 @@ t.test('without an API key the app runs unchanged and one warning says why nothi
 })
 
 t.test('a read-only client (no key, nothing recorded) says nothing', async (t) => {
-  const warnings: string[] = []
-  const saved = process.env.LOUPE_API_KEY
-  delete process.env.LOUPE_API_KEY
-  t.teardown(() => {
-    if (saved !== undefined) process.env.LOUPE_API_KEY = saved
-  })
+  const warnings = withoutKey(t)
   const loupe = new Loupe({ baseUrl: 'http://127.0.0.1:1', onWarning: (m) => warnings.push(m) })
   await loupe.shutdown()
   t.same(warnings, [])
@@ -189,7 +186,8 @@ t.test('a process that ends without flush() delivers its traces on the way out, 
   )
   t.equal(stdout.trim(), 'done')
   t.equal((await app.inject({ url: '/traces', query: { project_id } })).json().total, 5)
-  t.ok(ms < 10_000, `exited after ${ms} ms`)
+  // It exited (a process kept alive would end this test by its timeout), whatever the machine's speed.
+  t.pass(`exited after ${ms} ms`)
 })
 
 t.test('the SDK never keeps a process alive: with the server down it gives up at flushTimeoutMs', async (t) => {
@@ -201,7 +199,8 @@ t.test('the SDK never keeps a process alive: with the server down it gives up at
     { URL: url },
   )
   t.match(stderr, /loupe: exiting with 1 trace\(s\) undelivered/)
-  t.ok(ms < 10_000, `exited after ${ms} ms`)
+  // It exited (a process kept alive would end this test by its timeout), whatever the machine's speed.
+  t.pass(`exited after ${ms} ms`)
   const noHook = await runScript(
     t,
     `const loupe = new Loupe({ baseUrl: process.env.URL, apiKey: 'loupe_sk_x', flushOnExit: false, onWarning() {} })

@@ -32,6 +32,7 @@ t.test(
       error: null,
       latency: 10,
       token_count: null,
+      cost: null,
       input: null,
       output: null,
       started_at: '2026-11-21T13:45:00.100Z',

@@ -266,3 +266,115 @@ t.test('helpers: the prompt is the last user message; JSON text is parsed only w
   t.equal(parseJsonText('{not json'), '{not json')
   t.equal(parseJsonText('plain'), 'plain')
 })
+
+t.test('embeddings: texts and vectors of every convention, one as itself, several as a list', async (t) => {
+  const vercelMany = meaning({
+    'ai.operationId': 'ai.embedMany.doEmbed',
+    'ai.values': ['"first"', '"second"'],
+    'ai.embeddings': ['[1,2]', '[3,4]'],
+    'ai.usage.tokens': 5,
+  })
+  t.same(
+    [vercelMany.type, vercelMany.input, vercelMany.output, vercelMany.prompt, vercelMany.prompt_tokens],
+    [
+      'retrieval',
+      ['first', 'second'],
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      'first\nsecond',
+      5,
+    ],
+  )
+  t.equal(vercelMany.response, null, 'vectors are no text')
+  const oi = meaning({
+    'openinference.span.kind': 'EMBEDDING',
+    'embedding.model_name': 'text-embedding-3-small',
+    'embedding.embeddings.0.embedding.text': 'only',
+    'embedding.embeddings.0.embedding.vector': [0.5, 0.25],
+  })
+  t.same(
+    [oi.model, oi.input, oi.output, oi.prompt, oi.rest],
+    ['text-embedding-3-small', 'only', [0.5, 0.25], 'only', {}],
+  )
+  const ol = meaning({
+    'llm.request.type': 'embedding',
+    'gen_ai.prompt.0.content': 'a',
+    'gen_ai.prompt.1.content': 'b',
+  })
+  t.same([ol.input, ol.prompt], [['a', 'b'], 'a\nb'], 'OpenLLMetry: role-less prompts of an embedding are its texts')
+  const chat = meaning({ 'llm.request.type': 'chat', 'gen_ai.prompt.0.content': 'hi' })
+  t.same(chat.input, [{ role: 'unknown', content: 'hi' }], 'a chat keeps them as messages')
+})
+
+t.test('tool calls a model chose show on its output, in every convention', async (t) => {
+  const call = { id: 'c1', name: 'get_weather', arguments: { city: 'Paris' } }
+  const oi = meaning({
+    'llm.output_messages.0.message.role': 'assistant',
+    'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'c1',
+    'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'get_weather',
+    'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"city":"Paris"}',
+  })
+  t.same(oi.output, [{ role: 'assistant', content: '', tool_calls: [call] }])
+  t.equal(oi.response, 'get_weather({"city":"Paris"})', 'a reply that only calls tools reads as the calls')
+  const ol = meaning({
+    'gen_ai.completion.0.role': 'assistant',
+    'gen_ai.completion.0.tool_calls.0.id': 'c1',
+    'gen_ai.completion.0.tool_calls.0.name': 'get_weather',
+    'gen_ai.completion.0.tool_calls.0.arguments': '{"city":"Paris"}',
+  })
+  t.same(ol.output, [{ role: 'assistant', content: '', tool_calls: [call] }])
+  const vercel = meaning({
+    'ai.operationId': 'ai.generateText.doGenerate',
+    'ai.response.toolCalls': '[{"toolCallId":"c1","toolName":"get_weather","input":"{\\"city\\":\\"Paris\\"}"}]',
+  })
+  t.same(vercel.output, [{ role: 'assistant', content: '', tool_calls: [call] }])
+  const genai = meaning({
+    'gen_ai.output.messages': JSON.stringify([
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'c1', name: 'get_weather', arguments: { city: 'Paris' } }],
+      },
+    ]),
+  })
+  t.equal(genai.response, 'get_weather({"city":"Paris"})')
+})
+
+t.test('names, wrappers and repeats: what each library calls a span and says twice', async (t) => {
+  const wf = meaning({
+    'traceloop.span.kind': 'workflow',
+    'traceloop.entity.name': 'answer_question',
+    'traceloop.entity.input': '{"args":[],"kwargs":{}}',
+  })
+  t.same([wf.entity, wf.prompt, wf.input], ['answer_question', null, null], 'an empty wrapper is no prompt')
+  const root = meaning({
+    'ai.operationId': 'ai.generateText',
+    'ai.telemetry.functionId': 'weather-agent',
+    'resource.name': 'weather-agent',
+    'operation.name': 'ai.generateText weather-agent',
+    'ai.prompt': '{"system":"Be brief.","prompt":"Rain?"}',
+  })
+  t.same([root.function_id, root.prompt, root.rest], ['weather-agent', 'Rain?', {}])
+  const twins = meaning({
+    'gen_ai.usage.input_tokens': 3,
+    'ai.usage.inputTokens': 3,
+    'llm.token_count.prompt': 4,
+    'gen_ai.response.id': 'r1',
+    'ai.response.id': 'r1',
+  })
+  t.equal(twins.prompt_tokens, 3)
+  t.same(twins.rest, { 'llm.token_count.prompt': 4, 'gen_ai.response.id': 'r1' }, 'a differing value is kept')
+})
+
+t.test('a reported cost: GenAI, then OpenInference, then OpenLLMetry; out-of-bounds values are no cost', async (t) => {
+  t.equal(meaning({ 'gen_ai.usage.cost': 0.0123 }).cost, 0.0123)
+  t.equal(meaning({ 'llm.cost.total': '0.5' }).cost, 0.5)
+  t.equal(meaning({ 'gen_ai.usage.total_cost': 2 }).cost, 2)
+  t.equal(meaning({ 'gen_ai.usage.cost': 0.1, 'llm.cost.total': 0.2 }).cost, 0.1)
+  t.equal(meaning({}).cost, null)
+  t.equal(meaning({ 'gen_ai.usage.cost': -1 }).cost, null)
+  t.equal(meaning({ 'gen_ai.usage.cost': 'lots' }).cost, null)
+  t.equal(meaning({ 'gen_ai.usage.cost': 1e12 }).cost, null)
+  t.notOk('gen_ai.usage.cost' in meaning({ 'gen_ai.usage.cost': 0.1 }).rest, 'a read cost is not kept twice')
+})

@@ -1,6 +1,12 @@
 // GET /analytics and GET /failures against a from-scratch recomputation over randomized (seeded) data sets.
 import t, { type Test } from 'tap'
-import { AnalyticsResponse, FailuresResponse, type Trace } from '../../schemas/index.js'
+import {
+  AnalyticsResponse,
+  FailuresResponse,
+  ListSessionsResponse,
+  ListUsersResponse,
+  type Trace,
+} from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
 import { buildTestApp, createProject, postBatch, postTrace, schemaErrors } from '../helper.js'
 
@@ -79,6 +85,25 @@ function hourLabel(at: number): string {
   return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`
 }
 
+/** Σ cost in whole nano-dollars, as USD: what the rollups must hold exactly. */
+function costOf(traces: readonly Trace[]): number {
+  const nanos = traces.reduce((sum, tr) => sum + (tr.cost === null ? 0n : BigInt(Math.round(tr.cost * 1e9))), 0n)
+  return Number(nanos) / 1e9
+}
+
+function costBreakdownOf(traces: readonly Trace[]) {
+  const byModel = new Map<string, Trace[]>()
+  for (const tr of traces) byModel.set(tr.model ?? 'unknown', [...(byModel.get(tr.model ?? 'unknown') ?? []), tr])
+  return [...byModel]
+    .map(([key, list]) => ({
+      key,
+      cost: costOf(list),
+      count: list.length,
+      unpriced: list.filter((tr) => tr.cost === null).length,
+    }))
+    .sort((a, b) => b.cost - a.cost || b.count - a.count || (a.key < b.key ? -1 : 1))
+}
+
 function expectedAnalytics(traces: readonly Trace[], now: number, slowMs: number) {
   const n = traces.length
   const byStatus = (s: string) => traces.filter((tr) => tr.status === s).length
@@ -95,6 +120,7 @@ function expectedAnalytics(traces: readonly Trace[], now: number, slowMs: number
       latency: meanLatency(inBucket),
       tokens: inBucket.reduce((sum, tr) => sum + tr.token_count, 0),
       traces: inBucket.length,
+      cost: costOf(inBucket),
     }
   })
   return {
@@ -109,16 +135,80 @@ function expectedAnalytics(traces: readonly Trace[], now: number, slowMs: number
       warning_traces: byStatus('warning'),
       retries: traces.filter((tr) => tr.retry_count > 0).length,
       slow_requests: traces.filter((tr) => tr.latency >= slowMs).length,
+      total_cost: costOf(traces),
+      unpriced_traces: traces.filter((tr) => tr.cost === null).length,
     },
     charts,
     status_breakdown: breakdownOf(traces.map((tr) => tr.status)),
     model_breakdown: breakdownOf(traces.map((tr) => tr.model ?? 'unknown')),
     project_breakdown: breakdownOf(traces.map((tr) => tr.project_id)),
+    cost_breakdown: costBreakdownOf(traces),
     recent_failures: traces
       .filter((tr) => tr.status === 'failed')
       .sort(newestFirst)
       .slice(0, 10),
   }
+}
+
+/** The totals of a group of traces, recounted: what /sessions and /users must say of it. */
+function activityOf(list: readonly Trace[]) {
+  const at = list.map((tr) => ms(tr.created_at))
+  return {
+    traces: list.length,
+    first_at: new Date(Math.min(...at)).toISOString(),
+    last_at: new Date(Math.max(...at)).toISOString(),
+    latency_total: Number(list.reduce((sum, tr) => sum + BigInt(Math.round(tr.latency * 1000)), 0n)) / 1000,
+    token_count: list.reduce((sum, tr) => sum + tr.token_count, 0),
+    cost: costOf(list),
+    unpriced: list.filter((tr) => tr.cost === null).length,
+    failed: list.filter((tr) => tr.status === 'failed').length,
+    warnings: list.filter((tr) => tr.status === 'warning').length,
+  }
+}
+
+function groupBy(traces: readonly Trace[], key: (tr: Trace) => string | null) {
+  const groups = new Map<string, Trace[]>()
+  for (const tr of traces) {
+    const k = key(tr)
+    if (k !== null)
+      groups.set(JSON.stringify([tr.project_id, k]), [...(groups.get(JSON.stringify([tr.project_id, k])) ?? []), tr])
+  }
+  return [...groups.values()]
+}
+
+/** Newest activity first, then the id desc, then the project desc. */
+function byActivity<K extends string>(key: K) {
+  type Row = { last_at: string; project_id: string } & Record<K, string>
+  const desc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0)
+  return (a: Row, b: Row) => desc(a.last_at, b.last_at) || desc(a[key], b[key]) || desc(a.project_id, b.project_id)
+}
+
+function expectedSessions(traces: readonly Trace[]) {
+  return groupBy(traces, (tr) => tr.session_id)
+    .map((list) => {
+      const named = list
+        .filter((tr) => tr.user_id !== null)
+        .sort((a, b) => ms(a.created_at) - ms(b.created_at) || (a.user_id! < b.user_id! ? -1 : 1))
+      return {
+        session_id: list[0]!.session_id!,
+        project_id: list[0]!.project_id,
+        user_id: named[0]?.user_id ?? null,
+        ...activityOf(list),
+      }
+    })
+    .sort(byActivity('session_id'))
+}
+
+function expectedUsers(traces: readonly Trace[]) {
+  const sessions = expectedSessions(traces)
+  return groupBy(traces, (tr) => tr.user_id)
+    .map((list) => ({
+      user_id: list[0]!.user_id!,
+      project_id: list[0]!.project_id,
+      sessions: sessions.filter((s) => s.project_id === list[0]!.project_id && s.user_id === list[0]!.user_id).length,
+      ...activityOf(list),
+    }))
+    .sort(byActivity('user_id'))
 }
 
 function expectedFailures(traces: readonly Trace[], limit: number, slowMs: number) {
@@ -255,8 +345,21 @@ function randomTrace(r: Rng, now: number, slowMs: number, id: string): Record<st
   else if (tokens === 5) trace.token_count = r.chance(0.5) ? MAX_TOKENS : MAX_TOKENS - r.int(1, 999_999)
   else if (tokens === 1) Object.assign(trace, { prompt_tokens: r.int(0, 900), completion_tokens: r.int(0, 900) })
   const steps = randomSteps(r)
+  // Costs: reported by the client (up to the bound), or priced from the model and its tokens, or on model steps.
+  if (r.chance(0.15)) trace.cost = r.chance(0.1) ? 1_000_000 : r.int(0, 5_000_000_000) / 1e9
+  if (steps !== undefined && r.chance(0.3)) {
+    const stepModel = r.pick(MODELS)
+    steps.push({
+      type: 'llm',
+      name: 'priced call',
+      metadata: { model: stepModel, prompt_tokens: r.int(0, 5000), completion_tokens: r.int(0, 900) },
+      ...(r.chance(0.3) ? { cost: r.int(0, 1_000_000) / 1e9 } : {}),
+    })
+  }
   if (steps !== undefined) trace.steps = steps
   else if (r.chance(0.3)) trace.retry_count = r.int(0, 3) // no steps: the client's count is kept
+  if (r.chance(0.6)) trace.session_id = `s${r.int(1, 8)}`
+  if (r.chance(0.6)) trace.user_id = `u${r.int(1, 5)}`
   if (r.chance(0.1)) trace.failure_reason = 'upstream 500'
   if (r.chance(0.05)) trace.status = 'error'
   const createdAt = randomCreatedAt(r, now)
@@ -362,6 +465,18 @@ async function ingestDataSet(
     'some model is null',
   )
   t.ok(
+    traces.some((tr) => tr.cost === null),
+    'some traces are unpriced',
+  )
+  t.ok(
+    traces.some((tr) => tr.cost !== null && tr.cost > 0 && tr.cost < 0.001),
+    'some traces cost fractions of a cent',
+  )
+  t.ok(
+    traces.some((tr) => tr.steps.some((step) => step.cost !== null)),
+    'some steps are priced',
+  )
+  t.ok(
     traces.some((tr) => tr.retry_count > 0),
     'some traces retried',
   )
@@ -404,7 +519,39 @@ async function checkAnalytics(t: Test, ds: DataSet, projectId: string | undefine
   t.strictSame(body.status_breakdown, expected.status_breakdown, 'status_breakdown')
   t.strictSame(body.model_breakdown, expected.model_breakdown, 'model_breakdown')
   t.strictSame(body.project_breakdown, expected.project_breakdown, 'project_breakdown')
+  t.strictSame(body.cost_breakdown, expected.cost_breakdown, 'cost_breakdown')
   t.strictSame(body.recent_failures, expected.recent_failures, 'recent_failures')
+
+  const scoped: Record<string, string> = projectId === undefined ? {} : { project_id: projectId }
+  const sessions = await ds.app.inject({ url: '/sessions', query: { ...scoped, limit: '1000' } })
+  t.equal(sessions.statusCode, 200)
+  t.strictSame(schemaErrors(ListSessionsResponse, sessions.json()), [], 'matches ListSessionsResponse')
+  const expectedS = expectedSessions(scope)
+  t.strictSame(sessions.json(), { total: expectedS.length, items: expectedS }, '/sessions')
+  const users = await ds.app.inject({ url: '/users', query: { ...scoped, limit: '1000' } })
+  t.strictSame(schemaErrors(ListUsersResponse, users.json()), [], 'matches ListUsersResponse')
+  const expectedU = expectedUsers(scope)
+  t.strictSame(users.json(), { total: expectedU.length, items: expectedU }, '/users')
+  for (const session of expectedS.slice(0, 3)) {
+    const one = await ds.app.inject({
+      url: `/sessions/${session.session_id}`,
+      query: { project_id: session.project_id },
+    })
+    const conversation = scope
+      .filter((tr) => tr.project_id === session.project_id && tr.session_id === session.session_id)
+      .sort((a, b) => ms(a.created_at) - ms(b.created_at) || (a.trace_id < b.trace_id ? -1 : 1))
+    t.strictSame(one.json(), { session, traces: conversation }, `/sessions/${session.session_id}`)
+  }
+  for (const user of expectedU.slice(0, 2)) {
+    const one = await ds.app.inject({ url: `/users/${user.user_id}`, query: { project_id: user.project_id } })
+    t.strictSame(
+      one.json(),
+      { user, sessions: expectedS.filter((s) => s.project_id === user.project_id && s.user_id === user.user_id) },
+      `/users/${user.user_id}`,
+    )
+  }
+  const page = await ds.app.inject({ url: '/sessions', query: { ...scoped, limit: '2', offset: '1' } })
+  t.strictSame(page.json().items, expectedS.slice(1, 3), '/sessions, a page')
 
   for (const limit of [undefined, 1, 7, 1000]) {
     const query: Record<string, string> = {}
@@ -450,6 +597,32 @@ for (const spec of DATA_SETS) {
   t.test(`analytics and failures match a recomputation: seed ${spec.seed}, ${spec.name}`, async (t) => {
     const ds = await ingestDataSet(t, spec.seed, spec.now, { slowMs: spec.slowMs, count: spec.count })
     await checkEverything(t, ds)
+    if (spec.seed > 2) return
+    // New prices, then every stored trace priced again: every figure still equals a recount.
+    const put = await ds.app.inject({
+      method: 'PUT',
+      url: '/models/llama*',
+      payload: { input_price: 0.9, output_price: 0.9 },
+    })
+    t.equal(put.statusCode, 201)
+    t.equal(
+      (await ds.app.inject({ method: 'PUT', url: '/models/gpt-4o', payload: { input_price: 1, output_price: 3 } }))
+        .statusCode,
+      201,
+    )
+    const recompute = await ds.app.inject({ method: 'POST', url: '/costs/recompute' })
+    t.equal(recompute.statusCode, 200)
+    t.equal(recompute.json().scanned, ds.traces.length, 'every trace priced again')
+    t.ok(recompute.json().changed > 0, 'some costs changed')
+    const again = await ds.app.inject({ method: 'POST', url: '/costs/recompute' })
+    t.equal(again.json().changed, 0, 'a second re-pricing changes nothing')
+    const list = await ds.app.inject({ url: '/traces', query: { limit: '1000' } })
+    const repriced: Trace[] = list.json().items
+    t.ok(
+      repriced.some((tr) => tr.model === 'llama-3.1-70b' && tr.cost !== null),
+      'llama traces are priced now',
+    )
+    await t.test('after re-pricing', async (t) => checkEverything(t, { ...ds, traces: repriced }))
   })
 }
 
@@ -470,7 +643,10 @@ t.test('an empty store: zero summary, 24 zero points, empty breakdowns and lists
     warning_traces: 0,
     retries: 0,
     slow_requests: 0,
+    total_cost: 0,
+    unpriced_traces: 0,
   })
+  t.strictSame(body.cost_breakdown, [])
   // 13:45 now: the window is 14:00 yesterday … 13:00 today.
   t.equal(body.charts[0].label, '14:00')
   t.equal(body.charts[23].label, '13:00')
@@ -497,11 +673,30 @@ t.test('a hand-made data set: known numbers, worked out by hand', async (t) => {
   const { key, project_id } = await createProject(app, 'Hand')
   const at = (hoursAgo: number) => new Date(NOW - 45 * MINUTE - hoursAgo * HOUR).toISOString()
   const traces = [
-    { trace_id: 'a', prompt: '', latency: 100, token_count: 10, model: 'm1', created_at: at(0) },
-    { trace_id: 'b', prompt: '', latency: 5000, token_count: 20, model: 'm1', created_at: at(0) },
-    { trace_id: 'c', prompt: '', latency: 4999.999, token_count: 30, created_at: at(1), failure_reason: 'boom' },
+    { trace_id: 'a', prompt: '', latency: 100, token_count: 10, model: 'm1', created_at: at(0), cost: 0.1 },
+    { trace_id: 'b', prompt: '', latency: 5000, token_count: 20, model: 'm1', created_at: at(0), cost: 0.2 },
+    // No model and no reported cost: unpriced, even with its tokens split.
+    {
+      trace_id: 'c',
+      prompt: '',
+      latency: 4999.999,
+      prompt_tokens: 20,
+      completion_tokens: 10,
+      created_at: at(1),
+      failure_reason: 'boom',
+    },
     { trace_id: 'd', prompt: '', latency: 0.001, token_count: 0, model: 'm2', created_at: at(23), retry_count: 2 },
-    { trace_id: 'e', prompt: '', latency: 7000, token_count: 5, model: 'm2', created_at: at(24) },
+    // gpt-4o-mini: $0.15 and $0.60 per million tokens → 0.000015 + 0.0000024 = 0.0000174.
+    {
+      trace_id: 'e',
+      prompt: '',
+      latency: 7000,
+      prompt_tokens: 100,
+      completion_tokens: 4,
+      token_count: 5,
+      model: 'gpt-4o-mini',
+      created_at: at(24),
+    },
   ]
   for (const trace of traces) t.equal((await postTrace(app, key, trace)).statusCode, 201)
   const body = (await app.inject('/analytics')).json()
@@ -516,10 +711,12 @@ t.test('a hand-made data set: known numbers, worked out by hand', async (t) => {
     warning_traces: 1,
     retries: 1,
     slow_requests: 2, // b (= 5000) and e; not c (4999.999)
+    total_cost: 0.3000174, // a + b + e, exactly (0.1 + 0.2 in floating point would be 0.30000000000000004)
+    unpriced_traces: 2, // c and d
   })
-  t.strictSame(body.charts[23], { label: '13:00', latency: 2550, tokens: 30, traces: 2 })
-  t.strictSame(body.charts[22], { label: '12:00', latency: 5000, tokens: 30, traces: 1 })
-  t.strictSame(body.charts[0], { label: '14:00', latency: 0, tokens: 0, traces: 1 })
+  t.strictSame(body.charts[23], { label: '13:00', latency: 2550, tokens: 30, traces: 2, cost: 0.3 })
+  t.strictSame(body.charts[22], { label: '12:00', latency: 5000, tokens: 30, traces: 1, cost: 0 })
+  t.strictSame(body.charts[0], { label: '14:00', latency: 0, tokens: 0, traces: 1, cost: 0 })
   t.equal(
     body.charts.reduce((sum: number, p: { traces: number }) => sum + p.traces, 0),
     4,
@@ -532,8 +729,15 @@ t.test('a hand-made data set: known numbers, worked out by hand', async (t) => {
   ])
   t.strictSame(body.model_breakdown, [
     { key: 'm1', count: 2 },
-    { key: 'm2', count: 2 },
+    { key: 'gpt-4o-mini', count: 1 },
+    { key: 'm2', count: 1 },
     { key: 'unknown', count: 1 },
+  ])
+  t.strictSame(body.cost_breakdown, [
+    { key: 'm1', cost: 0.3, count: 2, unpriced: 0 },
+    { key: 'gpt-4o-mini', cost: 0.0000174, count: 1, unpriced: 0 },
+    { key: 'm2', cost: 0, count: 1, unpriced: 1 },
+    { key: 'unknown', cost: 0, count: 1, unpriced: 1 },
   ])
   t.strictSame(body.project_breakdown, [{ key: project_id, count: 5 }])
   t.strictSame(

@@ -236,6 +236,35 @@ for (const { name, Exporter, compression } of variants) {
   })
 }
 
+t.test('an exporter with a wrong key fails with the reason as its error message, in either encoding', async (t) => {
+  const app = await buildTestApp(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  for (const Exporter of [ProtobufExporter, JsonExporter]) {
+    const exporter = new Exporter({
+      url: `http://127.0.0.1:${port}/v1/traces`,
+      headers: { Authorization: 'Bearer loupe_sk_00000000000000000000000000000000' },
+    })
+    const errors: (Error | undefined)[] = []
+    const provider = new BasicTracerProvider({
+      spanProcessors: [
+        new SimpleSpanProcessor({
+          export: (spans, done) =>
+            exporter.export(spans, (result) => {
+              errors.push(result.error)
+              done(result)
+            }),
+          shutdown: () => exporter.shutdown(),
+        }),
+      ],
+    })
+    provider.getTracer('t').startSpan('chat').end()
+    await waitFor(() => errors.length > 0)
+    await provider.shutdown()
+    t.match(errors[0]?.message, /Unauthorized: the API key is unknown or revoked/, Exporter.name)
+  }
+})
+
 t.test("the README's example: `node examples/opentelemetry.mjs` with the two environment variables", async (t) => {
   const app = await buildTestApp(t, { config: { otlpRootGraceMs: 100 } })
   const { key } = await createProject(app)

@@ -330,7 +330,7 @@ t.test('errors: 400 for bodies that are not an export request', async (t) => {
   const { key } = await createProject(app)
   const cases: [string | Buffer, Record<string, string>, RegExp][] = [
     ['{"resourceSpans": [', { 'content-type': 'application/json' }, /body is not JSON/],
-    ['[1, 2]', { 'content-type': 'application/json' }, /body must be object/],
+    ['[1, 2]', { 'content-type': 'application/json' }, /body must be an ExportTraceServiceRequest object/],
     [Buffer.from([0x0a, 0xff, 0xff, 0xff]), {}, /body is not a protobuf ExportTraceServiceRequest/],
     [Buffer.from('not gzip'), { 'content-type': 'application/json', 'content-encoding': 'gzip' }, /not valid gzip/],
   ]
@@ -420,3 +420,27 @@ t.test(
     t.equal((await postOtlp(app, 'loupe_sk_unknown', exportOf(jsonSpan(CHILD)))).statusCode, 401)
   },
 )
+
+t.test('a structurally wrong OTLP/JSON export is a 400 naming the field, never 200 {}', async (t) => {
+  const app = await buildTestApp(t)
+  const { key } = await createProject(app)
+  const cases: [unknown, RegExp][] = [
+    [{ resourceSpans: 'nope' }, /^body\/resourceSpans must be an array/],
+    [{ resourceSpans: [{ scopeSpans: {} }] }, /^body\/resourceSpans\/0\/scopeSpans must be an array/],
+    [
+      { resourceSpans: [{ scopeSpans: [{ spans: [42] }] }] },
+      /^body\/resourceSpans\/0\/scopeSpans\/0\/spans\/0 must be a span/,
+    ],
+    [[1, 2], /^body must be an ExportTraceServiceRequest object/],
+  ]
+  for (const [body, message] of cases) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/traces',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    })
+    t.equal(res.statusCode, 400, JSON.stringify(body))
+    t.match(res.json(), { code: 'LOUPE_INVALID_INPUT', message })
+  }
+})

@@ -49,11 +49,11 @@ const auth = (key: string) => ({ authorization: `Bearer ${key}` })
 
 // ---------------------------------------------------------------- GET /traces
 
-t.test('GET /traces on an empty store answers { total: 0, items: [] }', async (t) => {
+t.test('GET /traces on an empty store answers { total: 0, items: [], next_cursor: null }', async (t) => {
   const app = await buildTestApp(t)
   const res = await list(app)
   t.equal(res.statusCode, 200)
-  t.same(res.json(), { total: 0, items: [] })
+  t.same(res.json(), { total: 0, items: [], next_cursor: null })
 })
 
 t.test('GET /traces lists newest first: created_at desc, then trace_id desc on a tie', async (t) => {
@@ -175,7 +175,7 @@ t.test('GET /traces?project_id= keeps only that project', async (t) => {
   ])
   t.same(await ids(t, app, { project_id: 'acme' }), ['a1'])
   t.same(await ids(t, app, { project_id: 'globex' }), ['g2', 'g1'])
-  t.same((await list(app, { project_id: 'nobody' })).json(), { total: 0, items: [] })
+  t.same((await list(app, { project_id: 'nobody' })).json(), { total: 0, items: [], next_cursor: null })
   t.equal((await list(app)).json().total, 3)
 })
 
@@ -336,6 +336,7 @@ t.test('POST /traces answers 201 with the trace normalized (UTC, ms, aliases, fa
   const step = {
     tool: null,
     status: 'success',
+    cost: null,
     input: null,
     output: null,
     error: null,
@@ -355,6 +356,8 @@ t.test('POST /traces answers 201 with the trace normalized (UTC, ms, aliases, fa
     prompt_tokens: 12,
     completion_tokens: 30,
     tokens_reported: true,
+    // gpt-4o's price: $2.50 per million input tokens, $10 per million output tokens.
+    cost: 0.00033,
     status: 'success',
     failure_reason: null,
     retry_count: 0,
@@ -599,7 +602,7 @@ t.test('POST /traces: invalid input is a 400 naming the field, and nothing is st
     if (typeof expected === 'string') t.equal(message, expected, label)
     else t.match(message, expected, `${label}: ${message}`)
   }
-  t.same((await list(app)).json(), { total: 0, items: [] }, 'nothing was stored')
+  t.same((await list(app)).json(), { total: 0, items: [], next_cursor: null }, 'nothing was stored')
 })
 
 t.test('POST /traces accepts every number up to its bound, and -0 as 0; latencies keep microseconds', async (t) => {
@@ -664,7 +667,7 @@ t.test('POST /traces without a valid key is a 401 that never echoes the key, and
   // Auth comes before validation: an anonymous caller learns nothing about the body.
   const anonymousInvalid = await app.inject({ method: 'POST', url: '/traces', payload: { prompt: 7 } })
   t.equal(anonymousInvalid.statusCode, 401, 'an invalid body without a key is still 401')
-  t.same((await list(app)).json(), { total: 0, items: [] })
+  t.same((await list(app)).json(), { total: 0, items: [], next_cursor: null })
 })
 
 t.test('POST /traces accepts the key in X-API-Key as well as Authorization: Bearer', async (t) => {
@@ -972,7 +975,11 @@ t.test('GET /traces?fields=summary: the same page without bodies, each with its 
       for (const field of TRACE_BODY_FIELDS) delete summary[field]
       return summary
     })
-    t.strictSame(light.json(), { total: full.json().total, items: expected }, `same page ${JSON.stringify(query)}`)
+    t.strictSame(
+      light.json(),
+      { total: full.json().total, items: expected, next_cursor: full.json().next_cursor },
+      `same page ${JSON.stringify(query)}`,
+    )
     t.ok(light.body.length * 10 < full.body.length, `${light.body.length} bytes instead of ${full.body.length}`)
   }
   t.strictSame(

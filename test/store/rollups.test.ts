@@ -65,6 +65,7 @@ const trace = (over: Partial<Trace>): Trace => ({
   prompt_tokens: null,
   completion_tokens: null,
   tokens_reported: true,
+  cost: null,
   status: 'success',
   failure_reason: null,
   retry_count: 0,
@@ -139,8 +140,18 @@ t.test('exact sums: hi × 10^6 + lo, with no carry and no rounding, far beyond 2
   // A million traces of a week and a microsecond each: 6.048 × 10^17 µs, far past what a float sums exactly.
   const n = 1_000_000
   const one = splitValue(604_800_000_001)
-  const row = { latency_hi: one.hi * n, latency_lo: one.lo * n, tokens_hi: 100_000 * n, tokens_lo: 1 * n }
-  const { latencyMicros, tokens } = sumRollups([row, row])
+  // And a million traces of $999,999.999999999 each (just under the bound), in nano-dollars.
+  const cost = splitValue(999_999_999_999_999)
+  const row = {
+    latency_hi: one.hi * n,
+    latency_lo: one.lo * n,
+    tokens_hi: 100_000 * n,
+    tokens_lo: 1 * n,
+    cost_hi: cost.hi * n,
+    cost_lo: cost.lo * n,
+  }
+  const { latencyMicros, tokens, costNanos } = sumRollups([row, row])
   t.equal(latencyMicros, 604_800_000_001n * 2_000_000n)
   t.equal(tokens, 100_000_000_001n * 2_000_000n)
+  t.equal(costNanos, 999_999_999_999_999n * 2_000_000n)
 })

@@ -65,14 +65,14 @@ const OLD_STEPS = JSON.stringify([OLD_STEP, { ...OLD_STEP, index: 1 }])
 async function checkSteps(t: Test, store: Store) {
   const d = await store.getTrace('d')
   t.same(d?.steps, [
-    { ...OLD_STEP, parent_index: null },
-    { ...OLD_STEP, index: 1, parent_index: null },
+    { ...OLD_STEP, parent_index: null, cost: null },
+    { ...OLD_STEP, index: 1, parent_index: null, cost: null },
   ])
   t.same(schemaErrors(TraceSchema, d), [], 'the migrated trace conforms to TraceSchema')
   t.equal(
     JSON.stringify(JSON.parse(toJson(d)).steps[0]),
-    JSON.stringify({ ...OLD_STEP, parent_index: null }),
-    'parent_index is serialized last, as normalization writes it',
+    JSON.stringify({ ...OLD_STEP, parent_index: null, cost: null }),
+    'parent_index then cost are serialized last, as normalization writes them',
   )
   t.same((await store.getTrace('c'))?.steps, [], 'a trace without steps keeps none')
 }
@@ -119,6 +119,44 @@ function check(t: Test, summary: Record<string, number>, charts: { tokens: numbe
   )
 }
 
+/** A step as the previous release stored it: no cost. */
+const SEARCHABLE_STEPS = JSON.stringify([
+  {
+    index: 0,
+    name: 'search',
+    type: 'tool',
+    tool: 'search',
+    status: 'success',
+    latency: null,
+    token_count: null,
+    input: 'needle in an old step',
+    output: null,
+    error: null,
+    started_at: null,
+    metadata: {},
+  },
+])
+
+/** What later releases added, on an upgraded database: costs (unpriced), search, sessions. */
+async function checkAdditions(t: Test, store: Store) {
+  const a = await analyticsOf(store)
+  t.equal(a.summary.unpriced_traces, 4, 'older traces are unpriced')
+  t.equal(a.summary.total_cost, 0)
+  const b = await store.getTrace('b')
+  t.strictSame(
+    b?.steps.map((s) => s.cost),
+    [null],
+    'their steps gain a null cost',
+  )
+  const found = await store.listTraces({ q: ['needle in an old'] }, { limit: 10, offset: 0 })
+  t.strictSame(
+    found.items.map((tr) => tr.trace_id),
+    ['b'],
+    'older traces are searchable',
+  )
+  t.equal((await store.listTraces({ q: ['prompt'] }, { limit: 10, offset: 0 })).total, 4)
+}
+
 async function analyticsOf(store: Store) {
   return store.analytics({ now: T0 + 2 * HOUR, slowThresholdMs: 5000 })
 }
@@ -135,6 +173,7 @@ t.test('SQLite: a database of the previous release is migrated and its rollups r
   migrateSqlite(drizzleSqlite(old), { migrationsFolder: migrations })
   const insert = old.prepare(`insert into traces (${traceColumns}) values (${traceColumns.replace(/\w+/g, '?')})`)
   for (const row of OLD_TRACES) insert.run(...oldRow(row))
+  old.prepare(`update traces set steps = ? where trace_id = 'b'`).run(SEARCHABLE_STEPS)
   // The old rollups as the bug left them: a latency sum of Infinity.
   old
     .prepare(
@@ -153,6 +192,7 @@ t.test('SQLite: a database of the previous release is migrated and its rollups r
   await checkSteps(t, store)
   t.same([b?.tokens_reported, (await store.getTrace('d'))?.tokens_reported], [true, false])
   t.equal((store.raw.prepare(`select count(*) as n from loupe_meta`).get() as { n: number }).n, 0, 'rebuilt once')
+  await checkAdditions(t, store)
 })
 
 t.test(
@@ -179,6 +219,7 @@ t.test(
       )
       await client.query(`insert into trace_ids (trace_id, project_id) values ($1, 'p')`, [row[0]])
     }
+    await client.query(`update traces set steps = $1::jsonb where trace_id = 'b'`, [SEARCHABLE_STEPS])
     await client.query(
       `insert into rollup_totals (project_id, environment, model, status, traces, retries, latency_sum, tokens)
        values ('p', 'production', 'm', 'success', 4, 0, 'Infinity', 52)`,
@@ -200,5 +241,6 @@ t.test(
     t.equal(summary.traces_without_tokens, 1, 'd: a 0 with no parts beside it is taken as not reported')
     t.same([(await store.getTrace('b'))?.tokens_reported, (await store.getTrace('d'))?.tokens_reported], [true, false])
     t.equal((await store.pool.query('select count(*)::int as n from loupe_meta')).rows[0].n, 0, 'rebuilt once')
+    await checkAdditions(t, store)
   },
 )

@@ -9,6 +9,7 @@ const points = (lastHour: number): ChartPoint[] =>
     latency: i,
     tokens: i * 10,
     traces: i * 2,
+    cost: i / 100,
   }))
 
 t.test('the last point is the hour of now (UTC), each point an hour after the one before', async (t) => {

@@ -21,6 +21,7 @@ const summary = (fields: Partial<TraceSummary> = {}): TraceSummary => ({
   prompt_tokens: null,
   completion_tokens: null,
   tokens_reported: true,
+  cost: null,
   status: 'success',
   failure_reason: null,
   retry_count: 0,

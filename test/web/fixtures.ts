@@ -16,6 +16,7 @@ export function step(index: number, fields: Partial<Step> = {}): Step {
     started_at: null,
     metadata: {},
     parent_index: null,
+    cost: null,
     ...fields,
   }
 }

@@ -11,7 +11,7 @@ import {
 
 const item = (trace_id: string, created_at = '2026-11-21T13:45:00.000Z') => ({ trace_id, created_at }) as TraceSummary
 const pages = (...lists: string[][]): TracePages => ({
-  pages: lists.map((ids) => ({ total: 10, items: ids.map((id) => item(id)) })),
+  pages: lists.map((ids) => ({ total: 10, items: ids.map((id) => item(id)), next_cursor: null })),
   pageParams: lists.map((_, i) => i * 2),
 })
 const ids = (data: TracePages | undefined) => data?.pages.map((p) => p.items.map((i) => i.trace_id))

@@ -24,15 +24,11 @@ export function addServeCommand(program: Command, { io }: CliContext): void {
       if (options.host !== undefined) flags.host = options.host
       if (options.database !== undefined) flags.databaseUrl = options.database
       if (options.logLevel !== undefined) flags.logLevel = options.logLevel
-      let config: Config
+      const { startServer, startupFailure } = await import('../../server.js')
       try {
-        config = loadConfig(io.env, flags)
+        await startServer(loadConfig(io.env, flags))
       } catch (error) {
-        throw new CliError((error as Error).message)
+        throw new CliError(startupFailure(error))
       }
-      const { startServer } = await import('../../server.js')
-      await startServer(config).catch((error: Error) => {
-        throw new CliError(`could not start: ${error.message}`)
-      })
     })
 }

@@ -1,20 +1,27 @@
 // loupe traces list | get: the filters of GET /traces as options (traces delete is in data.ts), a table or the API's JSON.
-import type { Command } from 'commander'
+import { type Command, Option } from 'commander'
+import { TRACE_SORTS } from '../../../schemas/index.js'
 import type { Trace } from '../../client/index.js'
 import type { CliContext } from '../context.js'
-import { formatLatency, formatTimestamp, STATUS_STYLE, table } from '../format.js'
+import { formatCost, formatLatency, formatTimestamp, STATUS_STYLE, table } from '../format.js'
 import { integer, traceFilterQuery, withTraceFilters } from '../options.js'
 
 export function addTracesCommand(program: Command, { io, out, paint, json, client }: CliContext): void {
   // loupe traces …
   const traces = program.command('traces').description('list, show and delete traces')
   withTraceFilters(traces.command('list').description('list traces, newest first'))
+    .addOption(new Option('--sort <field>', 'order by this field').choices(TRACE_SORTS).default('created_at'))
+    .addOption(new Option('--order <order>', 'descending or ascending').choices(['desc', 'asc']).default('desc'))
     .option('-n, --limit <n>', 'at most n traces (1–1000)', integer('--limit', 1, 1000), 20)
-    .option('--offset <n>', 'skip the n newest', integer('--offset', 0), 0)
+    .option('--offset <n>', 'skip the first n', integer('--offset', 0), 0)
+    .option('--cursor <cursor>', 'the page after this one (printed below each page that has more)')
     .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
       const list = await client(command).listTraces({
         ...traceFilterQuery(options),
+        sort: options.sort,
+        order: options.order,
+        cursor: options.cursor,
         limit: options.limit,
         offset: options.offset,
       })
@@ -32,6 +39,7 @@ export function addTracesCommand(program: Command, { io, out, paint, json, clien
             { header: 'MODEL', value: (tr) => tr.model ?? '-' },
             { header: 'LATENCY', value: (tr) => formatLatency(tr.latency), align: 'right' },
             { header: 'TOKENS', value: (tr) => String(tr.token_count), align: 'right' },
+            { header: 'COST', value: (tr) => formatCost(tr.cost), align: 'right' },
             { header: 'TRACE ID', value: (tr) => tr.trace_id, style: () => 'dim' },
             {
               header: 'NAME / PROMPT',
@@ -43,9 +51,14 @@ export function addTracesCommand(program: Command, { io, out, paint, json, clien
           paint,
         ),
       )
-      const shown = options.offset + list.items.length
-      const more = shown < list.total ? `; next page: --offset ${shown}` : ''
-      out(paint('dim', `${list.items.length} of ${list.total} trace(s), newest first${more}\n`))
+      const order =
+        options.sort === 'created_at'
+          ? options.order === 'desc'
+            ? 'newest first'
+            : 'oldest first'
+          : `by ${options.sort} ${options.order}`
+      const more = list.next_cursor ? `; next page: --cursor ${list.next_cursor}` : ''
+      out(paint('dim', `${list.items.length} of ${list.total} trace(s), ${order}${more}\n`))
     })
 
   traces

@@ -3,7 +3,7 @@
 // trace-queries.ts, and the replica feed (LISTEN/NOTIFY) that brings traces stored by other replicas to this one.
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
-import { and, asc, eq, getTableColumns, isNull } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
@@ -11,6 +11,7 @@ import type { Project, Trace } from '../../../schemas/index.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, type KeyRow, keyContextFromRow } from '../key-rows.js'
+import { repriceAll } from '../reprice.js'
 import { ROLLUP_TABLES } from '../rollups.js'
 import { walkChunks } from '../trace-reads.js'
 import type { KeyContext, Store } from '../types.js'
@@ -18,14 +19,16 @@ import { createPostgresAlerts } from './alerts.js'
 import { decodeText, encodeText, parseEncodedJson } from './nul.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { createReplicaFeed, type FeedLog, type ReplicaFeed } from './replica-feed.js'
-import { apiKeys, projectRetention, projects } from './tables.js'
+import { apiKeys, modelPrices, projectRetention, projects } from './tables.js'
 import {
   deleteTraces,
+  fillSearchText,
   getTrace,
   insertTraces,
   maxSeq,
   type Queryable,
   rebuildRollups,
+  repriceChunk,
   traceReads,
   tracesAfter,
   tracesBySeq,
@@ -344,6 +347,49 @@ export async function createPostgresStore(
       return { traces: Number(rows[0]?.traces ?? 0), bytes: Number(rows[0]?.bytes ?? 0) }
     },
 
+    async listSessions(filter, page) {
+      return snapshot((client) => traceReads(client).listSessions(filter, page))
+    },
+
+    async getSession(sessionId, projectId, limit) {
+      return snapshot((client) => traceReads(client).getSession(sessionId, projectId, limit))
+    },
+
+    async listUsers(filter, page) {
+      return snapshot((client) => traceReads(client).listUsers(filter, page))
+    },
+
+    async getUser(userId, projectId, limit) {
+      return snapshot((client) => traceReads(client).getUser(userId, projectId, limit))
+    },
+
+    async listPriceRules() {
+      return db.select().from(modelPrices).orderBy(asc(modelPrices.pattern))
+    },
+
+    async putPriceRule(rule) {
+      const rows = await db
+        .insert(modelPrices)
+        .values(rule)
+        .onConflictDoUpdate({ target: modelPrices.pattern, set: rule })
+        .returning({ created: sql<boolean>`xmax = 0` })
+      return rows[0]?.created === true
+    },
+
+    async deletePriceRule(pattern) {
+      const rows = await db
+        .delete(modelPrices)
+        .where(eq(modelPrices.pattern, pattern))
+        .returning({ p: modelPrices.pattern })
+      return rows.length > 0
+    },
+
+    async repriceTraces(since, reprice) {
+      return repriceAll((from) =>
+        transaction((client) => repriceChunk(client, from, since ?? Number.MIN_SAFE_INTEGER, reprice)),
+      )
+    },
+
     ...pendingSpans,
 
     async followReplicas(listener: (traces: readonly Trace[]) => void) {
@@ -397,6 +443,8 @@ async function migrateLocked(pool: pg.Pool, schema: string): Promise<void> {
           throw err
         }
       }
+      const search = await client.query(`select 1 from loupe_meta where key = 'search_stale'`)
+      if (search.rows.length > 0) await fillSearchText(client)
     } finally {
       await client.query('select pg_advisory_unlock(hashtext($1))', [`loupe:migrate:${schema}`])
     }

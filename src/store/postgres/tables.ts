@@ -113,6 +113,7 @@ export const traces = pgTable(
     prompt_tokens: bigint('prompt_tokens', { mode: 'number' }),
     completion_tokens: bigint('completion_tokens', { mode: 'number' }),
     tokens_reported: boolean('tokens_reported').notNull().default(true),
+    cost: doublePrecision('cost'),
     status: text('status').$type<TraceStatus>().notNull(),
     failure_reason: text('failure_reason'),
     retry_count: integer('retry_count').notNull(),
@@ -124,9 +125,17 @@ export const traces = pgTable(
     steps: jsonb('steps').$type<Step[]>().notNull(),
     /** Order of storing (not part of the contract): what a replica catches up by after missing notifications. */
     seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
+    /** The costs the client reported (JSON of ReportedCosts, src/costs/pricing.ts), kept so a re-pricing keeps them. */
+    reported_cost: text('reported_cost'),
+    /**
+     * The lower-cased searchable text (src/search/text.ts), indexed by pg_trgm for `q`: the GIN index
+     * `traces_search` is written by hand in its migration (its operator class lives in the extension).
+     */
+    search_text: text('search_text'),
   },
   // One index per filter and sort of GET /traces, /failures and /analytics, each ending in the list order. The two
   // newest-first walks also carry latency and token_count (as on SQLite), so a range filter is checked in the index.
+  // The value sorts end in trace_id, their tie-break; an unpriced trace sorts as the cheapest (as SQLite's null does).
   (t) => [
     primaryKey({ columns: [t.project_id, t.trace_id] }),
     index('traces_created').on(t.created_at, t.trace_id, t.latency, t.token_count),
@@ -137,10 +146,12 @@ export const traces = pgTable(
     index('traces_environment_created').on(t.environment, t.created_at, t.trace_id),
     index('traces_session_created').on(t.session_id, t.created_at, t.trace_id),
     index('traces_user_created').on(t.user_id, t.created_at, t.trace_id),
-    index('traces_latency').on(t.latency),
-    index('traces_project_latency').on(t.project_id, t.latency),
-    index('traces_tokens').on(t.token_count),
-    index('traces_project_tokens').on(t.project_id, t.token_count),
+    index('traces_latency').on(t.latency, t.trace_id),
+    index('traces_project_latency').on(t.project_id, t.latency, t.trace_id),
+    index('traces_tokens').on(t.token_count, t.trace_id),
+    index('traces_project_tokens').on(t.project_id, t.token_count, t.trace_id),
+    index('traces_cost').on(t.cost.asc().nullsFirst(), t.trace_id),
+    index('traces_project_cost').on(t.project_id, t.cost.asc().nullsFirst(), t.trace_id),
     index('traces_retried_created').on(t.created_at, t.trace_id).where(sql`retry_count > 0`),
     index('traces_project_retried_created').on(t.project_id, t.created_at, t.trace_id).where(sql`retry_count > 0`),
     index('traces_seq').on(t.seq),
@@ -159,12 +170,14 @@ export const traceIds = pgTable('trace_ids', {
 
 // Rollups (see src/store/rollups.ts), written in the same transaction as the traces they count.
 
-/** The exact sums of latency (µs) and tokens, each in two integer columns (ExactSum in rollups.ts). */
+/** The exact sums of latency (µs), tokens and cost (nano-dollars), each in two integer columns (ExactSum in rollups.ts). */
 const sumColumns = () => ({
   latency_hi: bigint('latency_hi', { mode: 'number' }).notNull().default(0),
   latency_lo: bigint('latency_lo', { mode: 'number' }).notNull().default(0),
   tokens_hi: bigint('tokens_hi', { mode: 'number' }).notNull().default(0),
   tokens_lo: bigint('tokens_lo', { mode: 'number' }).notNull().default(0),
+  cost_hi: bigint('cost_hi', { mode: 'number' }).notNull().default(0),
+  cost_lo: bigint('cost_lo', { mode: 'number' }).notNull().default(0),
 })
 
 export const rollupTotals = pgTable(
@@ -177,6 +190,8 @@ export const rollupTotals = pgTable(
     traces: bigint('traces', { mode: 'number' }).notNull(),
     retries: bigint('retries', { mode: 'number' }).notNull(),
     tokens_unreported: bigint('tokens_unreported', { mode: 'number' }).notNull().default(0),
+    /** Traces without a cost. */
+    unpriced: bigint('unpriced', { mode: 'number' }).notNull().default(0),
     ...sumColumns(),
   },
   (t) => [primaryKey({ columns: [t.project_id, t.environment, t.model, t.status] })],
@@ -205,6 +220,61 @@ const histogram = (name: string) =>
   )
 export const latencyHistogram = histogram('latency_histogram')
 export const tokenHistogram = histogram('token_histogram')
+/** Priced traces by cost in nano-dollars. */
+export const costHistogram = histogram('cost_histogram')
+
+/** The totals of a group of traces: counts, activity span and exact sums (ActivityDelta in rollups.ts). */
+const activityColumns = () => ({
+  traces: bigint('traces', { mode: 'number' }).notNull(),
+  unpriced: bigint('unpriced', { mode: 'number' }).notNull(),
+  failed: bigint('failed', { mode: 'number' }).notNull(),
+  warnings: bigint('warnings', { mode: 'number' }).notNull(),
+  first_at: epochMs('first_at').notNull(),
+  last_at: epochMs('last_at').notNull(),
+  ...sumColumns(),
+})
+
+/** Per session (GET /sessions): newest activity first, overall, per project and per user. */
+export const sessionTotals = pgTable(
+  'session_totals',
+  {
+    project_id: id('project_id').notNull(),
+    session_id: id('session_id').notNull(),
+    user_id: id('user_id'),
+    user_at: epochMs('user_at'),
+    ...activityColumns(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.session_id] }),
+    index('session_totals_last').on(t.last_at, t.session_id),
+    index('session_totals_project_last').on(t.project_id, t.last_at, t.session_id),
+    index('session_totals_user_last').on(t.user_id, t.last_at, t.session_id),
+  ],
+)
+
+/** Per user (GET /users): newest activity first, overall and per project. */
+export const userTotals = pgTable(
+  'user_totals',
+  {
+    project_id: id('project_id').notNull(),
+    user_id: id('user_id').notNull(),
+    ...activityColumns(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.user_id] }),
+    index('user_totals_last').on(t.last_at, t.user_id),
+    index('user_totals_project_last').on(t.project_id, t.last_at, t.user_id),
+  ],
+)
+
+/** Operators' prices per model-name pattern (src/costs/pricing.ts), ahead of the price database. */
+export const modelPrices = pgTable('model_prices', {
+  pattern: id('pattern').primaryKey(),
+  input_price: doublePrecision('input_price').notNull(),
+  output_price: doublePrecision('output_price').notNull(),
+  cached_input_price: doublePrecision('cached_input_price'),
+  updated_at: epochMs('updated_at').notNull(),
+})
 
 /**
  * Facts about the database itself. `rollups_stale` (set by a migration that changed how rollups are kept) makes the
@@ -215,7 +285,7 @@ export const loupeMeta = pgTable('loupe_meta', {
   value: text('value').notNull(),
 })
 
-export type TraceRow = Omit<typeof traces.$inferSelect, 'seq'>
+export type TraceRow = Omit<typeof traces.$inferSelect, 'seq' | 'reported_cost' | 'search_text'>
 export type ProjectRow = typeof projects.$inferSelect
 export type ApiKeyRow = typeof apiKeys.$inferSelect
 

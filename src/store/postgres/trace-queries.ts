@@ -4,27 +4,40 @@
 import type { QueryResultRow } from 'pg'
 import { StepSchema, type Trace, type TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
+import { searchText } from '../../search/text.js'
+import { createActivityReads } from '../activity-reads.js'
+import { parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
+import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } from '../reprice.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
+  ACTIVITY_COUNTED,
+  activityUpsertSet,
   addExcluded,
+  deltaRows,
   type HistogramRow,
+  ROLLUP_KEYS,
   ROLLUP_TABLES,
   type RollupDeltas,
   removalDeltas,
   rollupDeltas,
   SUM_COLUMNS,
+  sessionUserSet,
   TOTALS_COUNTS,
 } from '../rollups.js'
 import { SUMMARY_KEYS, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
   type ExtraConditions,
+  HISTOGRAMS,
   type HourRow,
+  orderBy,
+  type SearchClause,
   type Selection,
   type TotalsRow,
+  type TraceReadQueries,
   traceWhere,
 } from '../trace-reads.js'
-import type { DeletedTrace, DeleteSelection, InsertOutcome, TraceFilter } from '../types.js'
+import type { DeletedTrace, DeleteSelection, InsertOutcome, Repricer, TraceFilter } from '../types.js'
 import { encodeJson, encodeText } from './nul.js'
 import type { TraceRow } from './tables.js'
 
@@ -50,7 +63,7 @@ export const fromRow = (row: TraceRow): Trace => ({
 })
 
 /** Column arrays for `insert … select * from unnest(…)`, with the SQL type of each. */
-const INSERT_TYPES: Record<keyof Trace, string> = {
+const INSERT_TYPES: Record<InsertColumn, string> = {
   trace_id: 'text',
   project_id: 'text',
   environment: 'text',
@@ -63,6 +76,7 @@ const INSERT_TYPES: Record<keyof Trace, string> = {
   prompt_tokens: 'int8',
   completion_tokens: 'int8',
   tokens_reported: 'bool',
+  cost: 'float8',
   status: 'text',
   failure_reason: 'text',
   retry_count: 'int4',
@@ -72,19 +86,27 @@ const INSERT_TYPES: Record<keyof Trace, string> = {
   metadata: 'jsonb',
   created_at: 'int8',
   steps: 'jsonb',
+  reported_cost: 'text',
+  search_text: 'text',
 }
 
-const toColumnValue = (t: Trace, column: keyof Trace): unknown => {
+/** The columns written at insert: the trace's, then what the client reported of its costs. */
+type InsertColumn = keyof Trace | typeof REPORTED_COST | 'search_text'
+const INSERT_COLUMNS: InsertColumn[] = [...COLUMNS, REPORTED_COST, 'search_text']
+
+const toColumnValue = (t: Trace, column: InsertColumn): unknown => {
+  if (column === REPORTED_COST) return reportedCostJson(t)
+  if (column === 'search_text') return encodeText(searchText(t))
   const value = t[column]
   if (column === 'created_at') return Date.parse(t.created_at)
   if (column === 'tags' || column === 'metadata' || column === 'steps') return encodeJson(value)
   return typeof value === 'string' ? encodeText(value) : value
 }
 
-const INSERT_TRACES = `insert into traces (${COLUMNS.join(', ')})
-  select ${COLUMNS.map((c) => (INSERT_TYPES[c] === 'jsonb' ? `${c}::jsonb` : c)).join(', ')}
-  from unnest(${COLUMNS.map((c, i) => `$${i + 1}::${INSERT_TYPES[c] === 'jsonb' ? 'text' : INSERT_TYPES[c]}[]`).join(', ')})
-    with ordinality as t(${COLUMNS.join(', ')}, ord)
+const INSERT_TRACES = `insert into traces (${INSERT_COLUMNS.join(', ')})
+  select ${INSERT_COLUMNS.map((c) => (INSERT_TYPES[c] === 'jsonb' ? `${c}::jsonb` : c)).join(', ')}
+  from unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${INSERT_TYPES[c] === 'jsonb' ? 'text' : INSERT_TYPES[c]}[]`).join(', ')})
+    with ordinality as t(${INSERT_COLUMNS.join(', ')}, ord)
   order by ord
   returning trace_id, seq`
 
@@ -98,13 +120,15 @@ async function upsertRollup<R extends object>(
   keys: Record<string, string>,
   counted: readonly string[],
   rows: readonly R[],
+  more: { columns: Record<string, string>; set: string } = { columns: {}, set: addExcluded(table, counted) },
 ) {
-  const columns = [...Object.keys(keys), ...counted]
-  const types = columns.map((c) => keys[c] ?? 'int8')
+  if (rows.length === 0) return
+  const columns = [...Object.keys(keys), ...counted, ...Object.keys(more.columns)]
+  const types = columns.map((c) => keys[c] ?? more.columns[c] ?? 'int8')
   await db.query(
     `insert into ${table} (${columns.join(', ')})
      select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
-     on conflict (${Object.keys(keys).join(', ')}) do update set ${addExcluded(table, counted)}`,
+     on conflict (${Object.keys(keys).join(', ')}) do update set ${more.set}`,
     columns.map((c) => rows.map((r) => (r as Record<string, unknown>)[c])),
   )
 }
@@ -229,7 +253,7 @@ export async function insertTraces(
 
   const inserted = await db.query<{ trace_id: string; seq: number }>(
     INSERT_TRACES,
-    COLUMNS.map((c) => created.map((t) => toColumnValue(t, c))),
+    INSERT_COLUMNS.map((c) => created.map((t) => toColumnValue(t, c))),
   )
 
   await applyDeltas(db, rollupDeltas(created))
@@ -258,10 +282,33 @@ async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
   for (const [table, rows] of [
     ['latency_histogram', deltas.latency],
     ['token_histogram', deltas.tokens],
+    ['cost_histogram', deltas.cost],
   ] as const) {
     const sorted = sortedBy(rows, (r) => `${r.project_id}\u0000${String(r.bucket).padStart(8, '0')}`)
     await upsertRollup(db, table, { project_id: 'text', bucket: 'int4' }, ['traces'], sorted)
   }
+  const span = { first_at: 'int8', last_at: 'int8' }
+  const sessions = sortedBy(deltas.sessions, (r) => JSON.stringify([r.project_id, r.session_id]))
+  await upsertRollup(
+    db,
+    'session_totals',
+    { project_id: 'text', session_id: 'text' },
+    ACTIVITY_COUNTED,
+    sessions.map((r) => ({ ...r, session_id: encodeText(r.session_id), user_id: r.user_id && encodeText(r.user_id) })),
+    {
+      columns: { ...span, user_id: 'text', user_at: 'int8' },
+      set: `${activityUpsertSet('session_totals', ACTIVITY_COUNTED, 'least', 'greatest')}, ${sessionUserSet('session_totals')}`,
+    },
+  )
+  const users = sortedBy(deltas.users, (r) => JSON.stringify([r.project_id, r.user_id]))
+  await upsertRollup(
+    db,
+    'user_totals',
+    { project_id: 'text', user_id: 'text' },
+    ACTIVITY_COUNTED,
+    users.map((r) => ({ ...r, user_id: encodeText(r.user_id) })),
+    { columns: span, set: activityUpsertSet('user_totals', ACTIVITY_COUNTED, 'least', 'greatest') },
+  )
 }
 
 /** Every rollup recounted from the traces, in chunks, inside the caller's transaction (see rollup-rebuild.ts). */
@@ -279,6 +326,83 @@ export async function rebuildRollups(db: Queryable): Promise<void> {
   }
   await db.query(`delete from loupe_meta where key = 'rollups_stale'`)
 }
+
+/**
+ * One chunk of a re-pricing, inside the caller's transaction: the next traces from a position in (created_at,
+ * trace_id) order, locked so that two re-pricings never count a change twice; the changed rows and their rollups
+ * (old form out, new form in) written together.
+ */
+export async function repriceChunk(
+  db: Queryable,
+  position: RepricePosition,
+  since: number,
+  reprice: Repricer,
+): Promise<RepriceChunk> {
+  const { rows } = await db.query<TraceRow & { reported_cost: string | null }>(
+    `${SELECT_TRACE.replace(' from', ', reported_cost from')}
+     where created_at >= $1 and (created_at, trace_id) > ($2, $3)
+     order by created_at, trace_id limit $4 for update`,
+    [since, position.at, position.id, REPRICE_CHUNK],
+  )
+  const before: Trace[] = []
+  const after: Trace[] = []
+  for (const row of rows) {
+    const { reported_cost, ...columns } = row
+    const old = fromRow(columns)
+    const next = reprice(old, parseReportedCosts(reported_cost))
+    if (!costsDiffer(old, next)) continue
+    before.push(old)
+    after.push(next)
+  }
+  if (after.length > 0) {
+    await db.query(
+      `update traces t set cost = u.cost, steps = u.steps::jsonb
+       from unnest($1::text[], $2::text[], $3::float8[], $4::text[]) as u(project_id, trace_id, cost, steps)
+       where t.project_id = u.project_id and t.trace_id = u.trace_id`,
+      [
+        after.map((t) => t.project_id),
+        after.map((t) => t.trace_id),
+        after.map((t) => t.cost),
+        after.map((t) => encodeJson(t.steps)),
+      ],
+    )
+    await applyDeltas(db, rollupDeltas(after, before))
+  }
+  const last = rows.at(-1)
+  return { scanned: rows.length, changed: after.length, next: last ? { at: last.created_at, id: last.trace_id } : null }
+}
+
+/**
+ * Fills the searchable text of the traces stored before search existed (a migration sets `search_stale`), in chunks
+ * of their own transactions: searching meanwhile finds the traces filled so far.
+ */
+export async function fillSearchText(db: Queryable): Promise<void> {
+  for (;;) {
+    const { rows } = await db.query<
+      Pick<TraceRow, 'project_id' | 'trace_id' | 'name' | 'prompt' | 'response' | 'failure_reason' | 'steps'>
+    >(
+      `select project_id, trace_id, name, prompt, response, failure_reason, steps from traces
+       where search_text is null limit $1`,
+      [REBUILD_CHUNK],
+    )
+    if (rows.length === 0) break
+    await db.query(
+      `update traces t set search_text = u.search_text
+       from unnest($1::text[], $2::text[], $3::text[]) as u(project_id, trace_id, search_text)
+       where t.project_id = u.project_id and t.trace_id = u.trace_id`,
+      [
+        rows.map((r) => r.project_id),
+        rows.map((r) => encodeText(r.trace_id)),
+        rows.map((r) => encodeText(searchText(r))),
+      ],
+    )
+  }
+  await db.query(`delete from loupe_meta where key = 'search_stale'`)
+}
+
+/** Each word a substring of the searchable text (pg_trgm's GIN index serves LIKE for words of 3 characters or more). */
+const searchClause: SearchClause = (words, bind) =>
+  words.map((w) => `search_text like ${bind(`%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`).join(' and ')
 
 /** Traces by their seq numbers, in seq order. */
 export async function tracesBySeq(db: Queryable, seqs: readonly number[]): Promise<(Trace & { seq: number })[]> {
@@ -321,23 +445,46 @@ export async function getTrace(db: Queryable, traceId: string): Promise<Trace | 
   return row ? fromRow(row) : null
 }
 
-const HISTOGRAMS = { latency: 'latency_histogram', tokens: 'token_histogram' } as const
-const COLUMN = { latency: 'latency', tokens: 'token_count' } as const
-
 /** A filter's WHERE clause with `$n` markers, and its values in order (text through the U+0000 escape). */
 function pgWhere(f: TraceFilter, extra: ExtraConditions = {}) {
   const params: unknown[] = []
-  const text = traceWhere(f, extra, (value) => {
-    params.push(typeof value === 'string' ? encodeText(value) : value)
-    return `$${params.length}`
-  })
+  const text = traceWhere(
+    f,
+    extra,
+    (value) => {
+      params.push(typeof value === 'string' ? encodeText(value) : value)
+      return `$${params.length}`
+    },
+    searchClause,
+  )
   return { sql: text, params }
 }
+
+/** The SQL type of each rollup key column (for the unnest of a set of keys). */
+const KEY_TYPES: Record<string, string> = {
+  project_id: 'text',
+  environment: 'text',
+  model: 'text',
+  status: 'text',
+  hour: 'int8',
+  bucket: 'int4',
+  session_id: 'text',
+  user_id: 'text',
+}
+
+/** A session's or a user's first and last trace, from the traces left (each one seek of its index). */
+const spanOf = (table: string, column: string) => `
+  first_at = (select t.created_at from traces t where t.${column} = ${table}.${column}
+              and t.project_id = ${table}.project_id order by t.created_at limit 1),
+  last_at = (select t.created_at from traces t where t.${column} = ${table}.${column}
+             and t.project_id = ${table}.project_id order by t.created_at desc limit 1)`
 
 /**
  * Deletes the oldest matches of a selection inside an open transaction: their rows (locked first, so two deletions
  * never count one trace twice), their trace_id directory entries, and what they added to the rollups — the exact
- * inverse of insertTraces (removalDeltas) — then rollup rows left at zero traces, as a recount would never have them.
+ * inverse of insertTraces (removalDeltas). Then the rollup rows they touched that hold no trace any more go (a recount
+ * would not have them), and their sessions and users get their span (and a session its user) from the traces left:
+ * the rollup rows are locked by then, so an ingest into the same session waits, or was committed and is seen.
  */
 export async function deleteTraces(
   db: Queryable,
@@ -352,8 +499,35 @@ export async function deleteTraces(
   if (rows.length === 0) return []
   await db.query('delete from traces where seq = any($1::int8[])', [rows.map((r) => r.seq)])
   await db.query('delete from trace_ids where trace_id = any($1::text[])', [rows.map((r) => encodeText(r.trace_id))])
-  await applyDeltas(db, removalDeltas(rows.map(rollupInput)))
-  for (const table of ROLLUP_TABLES) await db.query(`delete from ${table} where traces = 0`)
+  const deltas = removalDeltas(rows.map(rollupInput))
+  await applyDeltas(db, deltas)
+  for (const [table, touched] of deltaRows(deltas)) {
+    if (touched.length === 0) continue
+    const keys = ROLLUP_KEYS[table]
+    const matches = keys.map((k) => `${table}.${k} = k.${k}`).join(' and ')
+    const from = `unnest(${keys.map((k, i) => `$${i + 1}::${KEY_TYPES[k]}[]`).join(', ')}) as k(${keys.join(', ')})`
+    const params = keys.map((k) =>
+      touched.map((row) => {
+        const value = (row as Record<string, unknown>)[k]
+        return typeof value === 'string' ? encodeText(value) : value
+      }),
+    )
+    await db.query(`delete from ${table} using ${from} where ${matches} and ${table}.traces = 0`, params)
+    if (table === 'session_totals') {
+      await db.query(
+        `update session_totals set ${spanOf(table, 'session_id')},
+           (user_id, user_at) = (select t.user_id, t.created_at from traces t
+                                 where t.session_id = session_totals.session_id
+                                   and t.project_id = session_totals.project_id and t.user_id is not null
+                                 order by t.created_at, t.user_id limit 1)
+         from ${from} where ${matches}`,
+        params,
+      )
+    }
+    if (table === 'user_totals') {
+      await db.query(`update user_totals set ${spanOf(table, 'user_id')} from ${from} where ${matches}`, params)
+    }
+  }
   return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
 }
 
@@ -367,18 +541,22 @@ export function traceReads(db: Queryable) {
 
   const where = pgWhere
 
-  /** A page of rows of `select` (a select … from traces), newest first; PostgreSQL's planner picks the index. */
-  const selectPage = async <R extends QueryResultRow>(select: string, { filter, extra, limit, offset }: Selection) => {
+  /** A page of rows of `select` (a select … from traces) in the selection's order; PostgreSQL's planner picks the index. */
+  const selectPage = async <R extends QueryResultRow>(
+    select: string,
+    { filter, extra, limit, offset, ordering }: Selection,
+  ) => {
     const w = where(filter, extra)
     const n = w.params.length
-    const rows = await db.query<R>(
-      `${select} ${w.sql} order by created_at desc, trace_id desc limit $${n + 1} offset $${n + 2}`,
-      [...w.params, limit, offset],
-    )
+    const rows = await db.query<R>(`${select} ${w.sql} ${orderBy(ordering, true)} limit $${n + 1} offset $${n + 2}`, [
+      ...w.params,
+      limit,
+      offset,
+    ])
     return rows.rows
   }
 
-  return createTraceReads({
+  const queries: TraceReadQueries = {
     async totals(projectId) {
       const s = scoped(projectId)
       const rows = await db.query<TotalsRow>(
@@ -391,15 +569,15 @@ export function traceReads(db: Queryable) {
     async histogram(kind, projectId) {
       const s = scoped(projectId)
       const rows = await db.query<HistogramRow>(
-        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind]} where ${s.cond} group by bucket order by bucket`,
+        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} where ${s.cond} group by bucket order by bucket`,
         s.params,
       )
       return rows.rows
     },
 
     async countBoundary(kind, projectId, from, below, max) {
-      const c = COLUMN[kind]
-      const s = scoped(projectId, [from, below, max])
+      const { column: c, scale } = HISTOGRAMS[kind]
+      const s = scoped(projectId, [from / scale, below / scale, max / scale])
       const rows = await db.query<{ n: number }>(
         `select count(*) as n from traces where ${s.cond} and ${c} >= $1 and ${c} < $2 and ${c} <= $3`,
         s.params,
@@ -453,5 +631,17 @@ export function traceReads(db: Queryable) {
       )
       return rows.rows[0]?.latency
     },
+  }
+  const activity = createActivityReads({
+    async query<R>(build: (bind: (value: unknown) => string) => string) {
+      const params: unknown[] = []
+      const text = build((value) => {
+        params.push(typeof value === 'string' ? encodeText(value) : value)
+        return `$${params.length}`
+      })
+      return (await db.query(text, params)).rows as R[]
+    },
+    select: queries.select,
   })
+  return { ...createTraceReads(queries), ...activity }
 }

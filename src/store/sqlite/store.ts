@@ -1,8 +1,8 @@
 // The embedded SQLite store: opens (and migrates) the database, keeps projects and keys through Drizzle, and traces
 // with their rollups through prepared statements (trace-queries.ts), so no request scans the traces table; OTLP
 // spans waiting for their trace are in pending-spans.ts.
-import { mkdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync, mkdirSync, statSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { and, asc, eq, getTableColumns, isNull } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
@@ -15,7 +15,7 @@ import { ROLLUP_TABLES } from '../rollups.js'
 import type { KeyContext, Store } from '../types.js'
 import { createSqliteAlerts } from './alerts.js'
 import { createPendingSpanQueries } from './pending-spans.js'
-import { apiKeys, projectRetention, projects } from './tables.js'
+import { apiKeys, modelPrices, projectRetention, projects } from './tables.js'
 import { createTraceQueries } from './trace-queries.js'
 
 type Db = BetterSQLite3Database<{ projects: typeof projects; apiKeys: typeof apiKeys }>
@@ -26,6 +26,25 @@ export function sqlitePath(url: string): string {
   if (url.startsWith('file://')) return new URL(url).pathname
   if (url.startsWith('file:')) return url.slice('file:'.length)
   return url
+}
+
+/**
+ * Creates `dir` and its missing parents, one level at a time: mkdirSync's own `recursive` never returns on some
+ * paths (under /proc), and a parent that is a file must be an error, not a loop.
+ */
+function ensureFolder(dir: string): void {
+  const missing: string[] = []
+  let at = resolve(dir)
+  while (!existsSync(at)) {
+    missing.unshift(at)
+    const parent = dirname(at)
+    if (parent === at) break
+    at = parent
+  }
+  if (existsSync(at) && !statSync(at).isDirectory()) {
+    throw Object.assign(new Error(`${at} is a file, not a folder`), { code: 'ENOTDIR' })
+  }
+  for (const folder of missing) mkdirSync(folder)
 }
 
 const rowToProject = (row: typeof projects.$inferSelect): Project => ({
@@ -40,7 +59,7 @@ export interface SqliteStoreOptions {
 
 export function createSqliteStore(url: string, options: SqliteStoreOptions = {}): Store & { raw: Database.Database } {
   const path = sqlitePath(url)
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:') ensureFolder(dirname(path))
   const sqlite = new Database(path)
   // WAL: readers never wait for the writer; synchronous=NORMAL: a committed transaction survives a process crash
   // (a power cut may lose the last ones). 64 MiB of page cache keeps the hot index pages in memory.
@@ -56,7 +75,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   const db: Db = drizzle(sqlite, { schema: { projects, apiKeys } })
   if (options.migrate !== false) migrate(db, { migrationsFolder: join(packageRoot(), 'drizzle', 'sqlite') })
   const traces = createTraceQueries(sqlite)
-  if (options.migrate !== false) traces.rebuildRollupsIfStale()
+  if (options.migrate !== false) {
+    traces.rebuildRollupsIfStale()
+    traces.rebuildSearchIfStale()
+  }
   const pendingSpans = createPendingSpanQueries(sqlite)
   const { alerts, windowStats } = createSqliteAlerts(sqlite, db)
 
@@ -211,6 +233,46 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       const pages = sqlite.pragma('page_count', { simple: true }) as number
       const pageSize = sqlite.pragma('page_size', { simple: true }) as number
       return { traces: traces.count(), bytes: pages * pageSize }
+    },
+
+    async listSessions(filter, page) {
+      return traces.listSessions(filter, page)
+    },
+
+    async getSession(sessionId, projectId, limit) {
+      return traces.getSession(sessionId, projectId, limit)
+    },
+
+    async listUsers(filter, page) {
+      return traces.listUsers(filter, page)
+    },
+
+    async getUser(userId, projectId, limit) {
+      return traces.getUser(userId, projectId, limit)
+    },
+
+    async listPriceRules() {
+      return db.select().from(modelPrices).orderBy(asc(modelPrices.pattern)).all()
+    },
+
+    async putPriceRule(rule) {
+      return sqlite.transaction(() => {
+        const existed = db
+          .select({ p: modelPrices.pattern })
+          .from(modelPrices)
+          .where(eq(modelPrices.pattern, rule.pattern))
+          .get()
+        db.insert(modelPrices).values(rule).onConflictDoUpdate({ target: modelPrices.pattern, set: rule }).run()
+        return existed === undefined
+      })()
+    },
+
+    async deletePriceRule(pattern) {
+      return db.delete(modelPrices).where(eq(modelPrices.pattern, pattern)).run().changes > 0
+    },
+
+    async repriceTraces(since, reprice) {
+      return traces.repriceTraces(since, reprice)
     },
 
     // One process owns the file: every trace it stores is announced by its own ingest.

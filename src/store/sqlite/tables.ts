@@ -90,6 +90,7 @@ export const traces = sqliteTable(
     prompt_tokens: integer('prompt_tokens'),
     completion_tokens: integer('completion_tokens'),
     tokens_reported: integer('tokens_reported', { mode: 'boolean' }).notNull().default(true),
+    cost: real('cost'),
     status: text('status').$type<TraceStatus>().notNull(),
     failure_reason: text('failure_reason'),
     retry_count: integer('retry_count').notNull(),
@@ -99,10 +100,12 @@ export const traces = sqliteTable(
     metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     created_at: integer('created_at').notNull(),
     steps: text('steps', { mode: 'json' }).$type<Step[]>().notNull(),
+    /** The costs the client reported (JSON of ReportedCosts, src/costs/pricing.ts), kept so a re-pricing keeps them. */
+    reported_cost: text('reported_cost'),
   },
   // One index per filter and sort of GET /traces, /failures and /analytics, each ending in the list order. The two
   // newest-first walks also carry latency and token_count, so a range filter is checked in the index and only the
-  // rows of the page are read.
+  // rows of the page are read. The value sorts (latency, token_count, cost) end in trace_id, their tie-break.
   (t) => [
     index('traces_created').on(t.created_at, t.trace_id, t.latency, t.token_count),
     index('traces_project_created').on(t.project_id, t.created_at, t.trace_id, t.latency, t.token_count),
@@ -112,10 +115,12 @@ export const traces = sqliteTable(
     index('traces_environment_created').on(t.environment, t.created_at, t.trace_id),
     index('traces_session_created').on(t.session_id, t.created_at, t.trace_id),
     index('traces_user_created').on(t.user_id, t.created_at, t.trace_id),
-    index('traces_latency').on(t.latency),
-    index('traces_project_latency').on(t.project_id, t.latency),
-    index('traces_tokens').on(t.token_count),
-    index('traces_project_tokens').on(t.project_id, t.token_count),
+    index('traces_latency').on(t.latency, t.trace_id),
+    index('traces_project_latency').on(t.project_id, t.latency, t.trace_id),
+    index('traces_tokens').on(t.token_count, t.trace_id),
+    index('traces_project_tokens').on(t.project_id, t.token_count, t.trace_id),
+    index('traces_cost').on(t.cost, t.trace_id),
+    index('traces_project_cost').on(t.project_id, t.cost, t.trace_id),
     index('traces_retried_created').on(t.created_at, t.trace_id).where(sql`retry_count > 0`),
     index('traces_project_retried_created').on(t.project_id, t.created_at, t.trace_id).where(sql`retry_count > 0`),
   ],
@@ -123,12 +128,14 @@ export const traces = sqliteTable(
 
 // Rollups (see src/store/rollups.ts), written in the same transaction as the traces they count.
 
-/** The exact sums of latency (µs) and tokens, each in two integer columns (ExactSum in rollups.ts). */
+/** The exact sums of latency (µs), tokens and cost (nano-dollars), each in two integer columns (ExactSum in rollups.ts). */
 const sumColumns = () => ({
   latency_hi: integer('latency_hi').notNull().default(0),
   latency_lo: integer('latency_lo').notNull().default(0),
   tokens_hi: integer('tokens_hi').notNull().default(0),
   tokens_lo: integer('tokens_lo').notNull().default(0),
+  cost_hi: integer('cost_hi').notNull().default(0),
+  cost_lo: integer('cost_lo').notNull().default(0),
 })
 
 export const rollupTotals = sqliteTable(
@@ -141,6 +148,8 @@ export const rollupTotals = sqliteTable(
     traces: integer('traces').notNull(),
     retries: integer('retries').notNull(),
     tokens_unreported: integer('tokens_unreported').notNull().default(0),
+    /** Traces without a cost. */
+    unpriced: integer('unpriced').notNull().default(0),
     ...sumColumns(),
   },
   (t) => [primaryKey({ columns: [t.project_id, t.environment, t.model, t.status] })],
@@ -169,6 +178,61 @@ const histogram = (name: string) =>
   )
 export const latencyHistogram = histogram('latency_histogram')
 export const tokenHistogram = histogram('token_histogram')
+/** Priced traces by cost in nano-dollars. */
+export const costHistogram = histogram('cost_histogram')
+
+/** The totals of a group of traces: counts, activity span and exact sums (ActivityDelta in rollups.ts). */
+const activityColumns = () => ({
+  traces: integer('traces').notNull(),
+  unpriced: integer('unpriced').notNull(),
+  failed: integer('failed').notNull(),
+  warnings: integer('warnings').notNull(),
+  first_at: integer('first_at').notNull(),
+  last_at: integer('last_at').notNull(),
+  ...sumColumns(),
+})
+
+/** Per session (GET /sessions): newest activity first, overall, per project and per user. */
+export const sessionTotals = sqliteTable(
+  'session_totals',
+  {
+    project_id: text('project_id').notNull(),
+    session_id: text('session_id').notNull(),
+    user_id: text('user_id'),
+    user_at: integer('user_at'),
+    ...activityColumns(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.session_id] }),
+    index('session_totals_last').on(t.last_at, t.session_id),
+    index('session_totals_project_last').on(t.project_id, t.last_at, t.session_id),
+    index('session_totals_user_last').on(t.user_id, t.last_at, t.session_id),
+  ],
+)
+
+/** Per user (GET /users): newest activity first, overall and per project. */
+export const userTotals = sqliteTable(
+  'user_totals',
+  {
+    project_id: text('project_id').notNull(),
+    user_id: text('user_id').notNull(),
+    ...activityColumns(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.user_id] }),
+    index('user_totals_last').on(t.last_at, t.user_id),
+    index('user_totals_project_last').on(t.project_id, t.last_at, t.user_id),
+  ],
+)
+
+/** Operators' prices per model-name pattern (src/costs/pricing.ts), ahead of the price database. */
+export const modelPrices = sqliteTable('model_prices', {
+  pattern: text('pattern').primaryKey(),
+  input_price: real('input_price').notNull(),
+  output_price: real('output_price').notNull(),
+  cached_input_price: real('cached_input_price'),
+  updated_at: integer('updated_at').notNull(),
+})
 
 /**
  * Facts about the database itself. `rollups_stale` (set by a migration that changed how rollups are kept) makes the
@@ -179,7 +243,7 @@ export const loupeMeta = sqliteTable('loupe_meta', {
   value: text('value').notNull(),
 })
 
-export type TraceRow = typeof traces.$inferSelect
+export type TraceRow = Omit<typeof traces.$inferSelect, 'reported_cost'>
 export type ProjectRow = typeof projects.$inferSelect
 export type ApiKeyRow = typeof apiKeys.$inferSelect
 

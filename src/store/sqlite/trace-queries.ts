@@ -3,29 +3,41 @@
 import type Database from 'better-sqlite3'
 import type { Trace, TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
+import { charCount, searchText, TRIGRAM } from '../../search/text.js'
+import { createActivityReads } from '../activity-reads.js'
+import { parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
+import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition, repriceAll } from '../reprice.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
+  ACTIVITY_COUNTED,
+  activityUpsertSet,
   addExcluded,
+  deltaRows,
   type HistogramRow,
+  ROLLUP_KEYS,
   ROLLUP_TABLES,
   type RollupDeltas,
   removalDeltas,
   rollupDeltas,
   SUM_COLUMNS,
+  sessionUserSet,
   TOTALS_COUNTS,
 } from '../rollups.js'
 import { SUMMARY_KEYS, storedTrace, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
   type ExtraConditions,
+  HISTOGRAMS,
   type HourRow,
+  orderBy,
+  type SearchClause,
   type Selection,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
   walkChunks,
 } from '../trace-reads.js'
-import type { DeletedTrace, DeleteSelection, InsertOutcome, TraceFilter } from '../types.js'
+import type { DeletedTrace, DeleteSelection, InsertOutcome, RepriceOutcome, Repricer, TraceFilter } from '../types.js'
 import type { TraceRow } from './tables.js'
 
 /** A traces row as better-sqlite3 returns it: JSON columns still text. */
@@ -37,7 +49,8 @@ type RawTraceRow = Omit<TraceRow, 'tags' | 'metadata' | 'steps' | 'tokens_report
   tokens_reported: number
 }
 
-const COLUMNS = TRACE_KEYS
+/** The columns written at insert: the trace's, then what the client reported of its costs. */
+const COLUMNS = [...TRACE_KEYS, REPORTED_COST]
 
 type RawSummaryRow = Omit<TraceSummary, 'tags' | 'created_at' | 'tokens_reported'> & {
   tags: string
@@ -61,6 +74,7 @@ const toRow = (t: Trace) => ({
   tags: JSON.stringify(t.tags),
   metadata: JSON.stringify(t.metadata),
   steps: JSON.stringify(t.steps),
+  reported_cost: reportedCostJson(t),
 })
 
 export function createTraceQueries(db: Database.Database) {
@@ -80,6 +94,8 @@ export function createTraceQueries(db: Database.Database) {
      on conflict (trace_id) do nothing`,
   )
   const traceById = db.prepare('select * from traces where trace_id = ?')
+  // The searchable text of each trace, under the trace's rowid, in the same transaction (src/search/text.ts).
+  const insertSearch = db.prepare('insert into traces_search (rowid, body) values (?, ?)')
   const upsert = (table: string, keys: readonly string[], counted: readonly string[]) => {
     const columns = [...keys, ...counted]
     return db.prepare(
@@ -96,6 +112,26 @@ export function createTraceQueries(db: Database.Database) {
     )
   const upsertLatency = upsertHistogram('latency_histogram')
   const upsertTokens = upsertHistogram('token_histogram')
+  const upsertCost = upsertHistogram('cost_histogram')
+  const upsertActivity = (table: string, keys: readonly string[], extra: readonly string[], set: string) => {
+    const columns = [...keys, ...ACTIVITY_COUNTED, 'first_at', 'last_at', ...extra]
+    return db.prepare(
+      `insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})
+       on conflict (${keys.join(', ')}) do update set ${set}`,
+    )
+  }
+  const upsertSession = upsertActivity(
+    'session_totals',
+    ['project_id', 'session_id'],
+    ['user_id', 'user_at'],
+    `${activityUpsertSet('session_totals', ACTIVITY_COUNTED, 'min', 'max')}, ${sessionUserSet('session_totals')}`,
+  )
+  const upsertUser = upsertActivity(
+    'user_totals',
+    ['project_id', 'user_id'],
+    [],
+    activityUpsertSet('user_totals', ACTIVITY_COUNTED, 'min', 'max'),
+  )
 
   /** Adds what some traces count to every rollup (inside the caller's transaction). */
   const applyDeltas = (deltas: RollupDeltas) => {
@@ -103,13 +139,18 @@ export function createTraceQueries(db: Database.Database) {
     for (const row of deltas.hourly) upsertHourly.run(row)
     for (const row of deltas.latency) upsertLatency.run(row)
     for (const row of deltas.tokens) upsertTokens.run(row)
+    for (const row of deltas.cost) upsertCost.run(row)
+    for (const row of deltas.sessions) upsertSession.run(row)
+    for (const row of deltas.users) upsertUser.run(row)
   }
 
   /** Trace rows and their rollups in one transaction: a crash keeps both or neither. */
   const insertBatch = db.transaction((batch: readonly Trace[]): InsertOutcome[] => {
     const created: Trace[] = []
     const outcomes = batch.map((trace): InsertOutcome => {
-      if (insertTrace.run(toRow(trace)).changes === 1) {
+      const inserted = insertTrace.run(toRow(trace))
+      if (inserted.changes === 1) {
+        insertSearch.run(inserted.lastInsertRowid, searchText(trace))
         created.push(trace)
         return { kind: 'created', trace }
       }
@@ -125,22 +166,60 @@ export function createTraceQueries(db: Database.Database) {
   const rollupSource = db.prepare(
     `select rowid as cursor, ${ROLLUP_SOURCE_COLUMNS} from traces where rowid > ? order by rowid limit ?`,
   )
-  const deleteById = db.prepare('delete from traces where trace_id = ?')
-  const dropEmptyRows = ROLLUP_TABLES.map((table) => db.prepare(`delete from ${table} where traces = 0`))
+  const deleteByRowid = db.prepare('delete from traces where rowid = ?')
+  const deleteSearch = db.prepare('delete from traces_search where rowid = ?')
+  /** Per rollup table: its row of these keys, when no trace is left in it (a recount would not have it). */
+  const dropEmpty = Object.fromEntries(
+    Object.entries(ROLLUP_KEYS).map(([table, keys]) => [
+      table,
+      db.prepare(`delete from ${table} where ${keys.map((k) => `${k} = @${k}`).join(' and ')} and traces = 0`),
+    ]),
+  ) as Record<keyof typeof ROLLUP_KEYS, Database.Statement>
+  // A session's or a user's activity span and a session's user are a minimum, a maximum and a first: worked out again
+  // from the traces left (each one seek of the session's or the user's index).
+  const spanOf = (column: string) => `
+    first_at = (select created_at from traces where ${column} = @${column} and project_id = @project_id
+                order by created_at limit 1),
+    last_at = (select created_at from traces where ${column} = @${column} and project_id = @project_id
+               order by created_at desc limit 1)`
+  const respanSession = db.prepare(
+    `update session_totals set ${spanOf('session_id')},
+       (user_id, user_at) = (select user_id, created_at from traces
+                             where session_id = @session_id and project_id = @project_id and user_id is not null
+                             order by created_at, user_id limit 1)
+     where project_id = @project_id and session_id = @session_id`,
+  )
+  const respanUser = db.prepare(
+    `update user_totals set ${spanOf('user_id')} where project_id = @project_id and user_id = @user_id`,
+  )
 
   /**
-   * Deletes the oldest matches and takes them out of the rollups, in one transaction: the exact inverse of
-   * insertBatch (removalDeltas), then rollup rows left at zero traces go, as a recount would never have them.
+   * Deletes the oldest matches in one transaction: their rows and search entries, and what they added to the rollups
+   * — the exact inverse of insertBatch (removalDeltas) — then the rollup rows they touched that hold no trace any more
+   * go, and the sessions and users they belonged to get their span (and a session its user) from the traces left.
    */
   const deleteBatch = db.transaction(({ filter, trace_ids, limit }: DeleteSelection): DeletedTrace[] => {
     const w = where(filter, trace_ids ? { traceIds: trace_ids } : {})
     const rows = stmt(
-      `select trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql} order by created_at, trace_id limit ?`,
-    ).all(...w.params, limit) as (RollupRow & { trace_id: string })[]
+      `select rowid as row_id, trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql}
+       order by created_at, trace_id limit ?`,
+    ).all(...w.params, limit) as (RollupRow & { trace_id: string; row_id: number })[]
     if (rows.length === 0) return []
-    for (const row of rows) deleteById.run(row.trace_id)
-    applyDeltas(removalDeltas(rows.map(rollupInput)))
-    for (const drop of dropEmptyRows) drop.run()
+    for (const row of rows) {
+      deleteByRowid.run(row.row_id)
+      deleteSearch.run(row.row_id)
+    }
+    const deltas = removalDeltas(rows.map(rollupInput))
+    applyDeltas(deltas)
+    for (const [table, touched] of deltaRows(deltas)) {
+      const keys = ROLLUP_KEYS[table]
+      for (const row of touched) {
+        const key = Object.fromEntries(keys.map((k) => [k, (row as Record<string, unknown>)[k]]))
+        if (dropEmpty[table].run(key).changes > 0) continue
+        if (table === 'session_totals') respanSession.run(key)
+        if (table === 'user_totals') respanUser.run(key)
+      }
+    }
     return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
   })
   /** Every rollup recounted from the traces, in one transaction (see rollup-rebuild.ts). */
@@ -156,30 +235,110 @@ export function createTraceQueries(db: Database.Database) {
     db.prepare(`delete from loupe_meta where key = 'rollups_stale'`).run()
   })
 
+  /** A chunk of traces from a position in (created_at, trace_id) order, with what their clients reported. */
+  const repriceSource = db.prepare(
+    `select * from traces where created_at >= @since and (created_at > @at or (created_at = @at and trace_id > @id))
+     order by created_at, trace_id limit @limit`,
+  )
+  const updateCost = db.prepare('update traces set cost = @cost, steps = @steps where trace_id = @trace_id')
+  /** One chunk re-priced in one transaction: the changed rows and their rollups (old form out, new form in). */
+  const repriceChunk = db.transaction((position: RepricePosition, since: number, reprice: Repricer): RepriceChunk => {
+    const rows = repriceSource.all({
+      since,
+      at: position.at,
+      id: position.id,
+      limit: REPRICE_CHUNK,
+    }) as (RawTraceRow & {
+      reported_cost: string | null
+    })[]
+    const before: Trace[] = []
+    const after: Trace[] = []
+    for (const row of rows) {
+      const old = fromRow(row)
+      const next = reprice(old, parseReportedCosts(row.reported_cost))
+      if (!costsDiffer(old, next)) continue
+      updateCost.run({ trace_id: old.trace_id, cost: next.cost, steps: JSON.stringify(next.steps) })
+      before.push(old)
+      after.push(next)
+    }
+    applyDeltas(rollupDeltas(after, before))
+    const last = rows.at(-1)
+    return {
+      scanned: rows.length,
+      changed: after.length,
+      next: last ? { at: last.created_at, id: last.trace_id } : null,
+    }
+  })
+
+  /** The search index rebuilt from the traces (a migration that created it sets `search_stale`). */
+  const rebuildSearch = db.transaction(() => {
+    db.prepare('delete from traces_search').run()
+    const source = db.prepare(
+      'select rowid as cursor, name, prompt, response, failure_reason, steps from traces where rowid > ? order by rowid limit ?',
+    )
+    let cursor = 0
+    for (;;) {
+      const rows = source.all(cursor, REBUILD_CHUNK) as (Pick<
+        Trace,
+        'name' | 'prompt' | 'response' | 'failure_reason'
+      > & {
+        cursor: number
+        steps: string
+      })[]
+      if (rows.length === 0) break
+      for (const row of rows) insertSearch.run(row.cursor, searchText({ ...row, steps: JSON.parse(row.steps) }))
+      cursor = rows.at(-1)!.cursor
+    }
+    db.prepare(`delete from loupe_meta where key = 'search_stale'`).run()
+  })
+
+  /**
+   * Every word in the trigram index: words of 3 characters or more are phrases of one MATCH (each a substring of the
+   * text); shorter ones (two CJK characters are a word) are checked on the indexed text with GLOB.
+   */
+  const searchClause: SearchClause = (words, bind) => {
+    const long = words.filter((w) => charCount(w) >= TRIGRAM)
+    const conditions = [
+      ...(long.length > 0
+        ? [`traces_search match ${bind(long.map((w) => `"${w.replaceAll('"', '""')}"`).join(' '))}`]
+        : []),
+      ...words
+        .filter((w) => charCount(w) < TRIGRAM)
+        .map((w) => `body glob ${bind(`*${w.replace(/[*?[]/g, (c) => `[${c}]`)}*`)}`),
+    ]
+    return `rowid in (select rowid from traces_search where ${conditions.join(' and ')})`
+  }
+
   const projectScope = (projectId: string | undefined) =>
     projectId === undefined ? { sql: '', params: [] } : { sql: 'where project_id = ?', params: [projectId] }
-
-  const HISTOGRAMS = { latency: 'latency_histogram', tokens: 'token_histogram' } as const
-  const COLUMN = { latency: 'latency', tokens: 'token_count' } as const
 
   /** The filter's WHERE clause with `?` markers, and its values in order. */
   const where = (f: TraceFilter, extra: ExtraConditions = {}) => {
     const params: unknown[] = []
-    const text = traceWhere(f, extra, (value) => {
-      params.push(value)
-      return '?'
-    })
+    const text = traceWhere(
+      f,
+      extra,
+      (value) => {
+        params.push(value)
+        return '?'
+      },
+      searchClause,
+    )
     return { sql: text, params }
   }
 
   /** A page of rows, newest first. SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk. */
-  const selectPage = (columns: string, { filter, extra, limit, offset, walk }: Selection) => {
+  const selectPage = (columns: string, { filter, extra, limit, offset, walk, ordering }: Selection) => {
+    // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
     const scoped = filter.project_id !== undefined ? 'project_' : ''
     const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
     const w = where(filter, extra)
-    return stmt(
-      `select ${columns} from traces ${hint} ${w.sql} order by created_at desc, trace_id desc limit ? offset ?`,
-    ).all(...w.params, limit, offset)
+    // SQLite sorts null first ascending and last descending: as the contract wants unpriced traces.
+    return stmt(`select ${columns} from traces ${hint} ${w.sql} ${orderBy(ordering, false)} limit ? offset ?`).all(
+      ...w.params,
+      limit,
+      offset,
+    )
   }
 
   const queries: TraceReadQueries = {
@@ -193,14 +352,15 @@ export function createTraceQueries(db: Database.Database) {
     async histogram(kind, projectId) {
       const scope = projectScope(projectId)
       return stmt(
-        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind]} ${scope.sql} group by bucket order by bucket`,
+        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} ${scope.sql} group by bucket order by bucket`,
       ).all(...scope.params) as HistogramRow[]
     },
 
     async countBoundary(kind, projectId, from, below, max) {
-      const column = COLUMN[kind]
+      const { column, scale } = HISTOGRAMS[kind]
       const project = projectId === undefined ? '' : 'project_id = ? and'
-      const params = projectId === undefined ? [from, below, max] : [projectId, from, below, max]
+      const bounds = [from / scale, below / scale, max / scale]
+      const params = projectId === undefined ? bounds : [projectId, ...bounds]
       return (
         stmt(
           `select count(*) as n from traces where ${project} ${column} >= ? and ${column} < ? and ${column} <= ?`,
@@ -249,9 +409,25 @@ export function createTraceQueries(db: Database.Database) {
     },
   }
   const reads = createTraceReads(queries)
+  const activity = createActivityReads({
+    async query<R>(build: (bind: (value: unknown) => string) => string) {
+      const params: unknown[] = []
+      const text = build((value) => {
+        params.push(value)
+        return '?'
+      })
+      return stmt(text).all(...params) as R[]
+    },
+    select: queries.select,
+  })
 
   return {
     insertTraces: (batch: readonly Trace[]) => insertBatch(batch),
+
+    /** Rebuilds the search index when a migration marked it stale. */
+    rebuildSearchIfStale(): void {
+      if (db.prepare(`select 1 from loupe_meta where key = 'search_stale'`).get()) rebuildSearch()
+    },
 
     /** Rebuilds every rollup when a migration marked them stale; true when it did. */
     rebuildRollupsIfStale(): boolean {
@@ -273,7 +449,12 @@ export function createTraceQueries(db: Database.Database) {
     deleteTraces: (selection: DeleteSelection) => deleteBatch(selection),
     walkTraces: (filter: TraceFilter, chunk: number) =>
       walkChunks(async (after, limit) => reads.afterCursor(filter, after, limit), chunk),
+
+    repriceTraces: (since: number | undefined, reprice: Repricer): Promise<RepriceOutcome> =>
+      repriceAll((from) => repriceChunk(from, since ?? Number.MIN_SAFE_INTEGER, reprice)),
+
     listTraces: reads.listTraces,
+    ...activity,
     listTraceSummaries: reads.listTraceSummaries,
     analytics: reads.analytics,
     failures: reads.failures,

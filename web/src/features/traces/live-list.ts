@@ -25,7 +25,7 @@ export function insertLive(data: TracePages | undefined, fresh: readonly TraceSu
   const total = first!.total + added.length
   return {
     ...data,
-    pages: [{ total, items: [...added, ...first!.items] }, ...rest.map((page) => ({ ...page, total }))],
+    pages: [{ ...first!, total, items: [...added, ...first!.items] }, ...rest.map((page) => ({ ...page, total }))],
   }
 }
 

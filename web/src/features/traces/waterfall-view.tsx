@@ -59,7 +59,7 @@ export function WaterfallView({
             const left = (100 * row.offset) / span
             const width = Math.max(0.2, (100 * row.duration) / span)
             return (
-              // biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/noStaticElementInteractions: a row is picked with the mouse here and with j/k from the keyboard (trace-detail.tsx).
+              // biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/noStaticElementInteractions: the whole row is a mouse target; from the keyboard, its name is a button, and j/k move (trace-detail.tsx).
               <div
                 key={step.index}
                 className="wrow"
@@ -85,7 +85,17 @@ export function WaterfallView({
                   ) : (
                     <span style={{ width: 16 }} />
                   )}
-                  <span title={`${step.type}${step.tool ? ` · ${step.tool}` : ''}`}>{step.name}</span>
+                  <button
+                    type="button"
+                    className="pick"
+                    title={`${step.type}${step.tool ? ` · ${step.tool}` : ''}`}
+                    onClick={(e) => {
+                      e.stopPropagation()
+                      onSelect(step.index)
+                    }}
+                  >
+                    {step.name}
+                  </button>
                   {step.status === 'failed' && <span className="marker failed">failed</span>}
                   {row.retry && <span className="marker retry">retry</span>}
                 </span>

@@ -1,0 +1,132 @@
+// Sessions (a conversation: the traces that share a session_id) and users (the traces that share a user_id), each
+// summed up from rollups kept in the same transaction as the traces.
+import { type Static, Type } from '@sinclair/typebox'
+import { LimitQuery, Nullable, Ref, TimestampQuery, UtcTimestamp } from './common.js'
+import {
+  listSessionsExample,
+  listUsersExample,
+  sessionDetailExample,
+  sessionSummaryExample,
+  userDetailExample,
+  userSummaryExample,
+} from './examples.js'
+import { TraceSchema } from './trace.js'
+
+const totals = {
+  traces: Type.Integer({ description: 'Its traces.' }),
+  first_at: UtcTimestamp,
+  last_at: UtcTimestamp,
+  latency_total: Type.Number({ description: 'Σ latency of its traces, ms (exact to the microsecond).' }),
+  token_count: Type.Integer({ description: 'Σ token_count of its traces.' }),
+  cost: Type.Number({ description: 'Σ cost of its priced traces, USD (exact to the nano-dollar).' }),
+  unpriced: Type.Integer({ description: 'Of its traces, those without a cost.' }),
+  failed: Type.Integer({ description: 'Of its traces, those failed.' }),
+  warnings: Type.Integer({ description: 'Of its traces, those with status warning.' }),
+}
+
+export const SessionSummarySchema = Type.Object(
+  {
+    session_id: Type.String(),
+    project_id: Type.String(),
+    user_id: Nullable(
+      Type.String({ description: 'The user of its earliest trace that names one (ties: the smallest user_id).' }),
+    ),
+    ...totals,
+  },
+  { $id: 'SessionSummarySchema', additionalProperties: false, examples: [sessionSummaryExample] },
+)
+export type SessionSummary = Static<typeof SessionSummarySchema>
+
+export const UserSummarySchema = Type.Object(
+  {
+    user_id: Type.String(),
+    project_id: Type.String(),
+    sessions: Type.Integer({ description: 'Sessions whose user this is.' }),
+    ...totals,
+  },
+  { $id: 'UserSummarySchema', additionalProperties: false, examples: [userSummaryExample] },
+)
+export type UserSummary = Static<typeof UserSummarySchema>
+
+const ActivityQuery = {
+  project_id: Type.Optional(Type.String({ description: 'Only this project.' })),
+  since: Type.Optional(TimestampQuery('Active at or after: last_at ≥ since.')),
+  until: Type.Optional(TimestampQuery('Active before: first_at < until.')),
+  limit: Type.Optional(LimitQuery),
+  offset: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'Items to skip.' }),
+  ),
+}
+
+// GET /sessions
+export const ListSessionsQuery = Type.Object({
+  ...ActivityQuery,
+  user_id: Type.Optional(Type.String({ description: 'Only the sessions of this user.' })),
+})
+export type ListSessionsQuery = Static<typeof ListSessionsQuery>
+
+export const ListSessionsResponse = Type.Object(
+  {
+    total: Type.Integer({ description: 'Sessions matching the filters (not just this page).' }),
+    items: Type.Array(Ref(SessionSummarySchema), {
+      description: 'Newest activity first (last_at desc, then session_id desc, then project_id desc).',
+    }),
+  },
+  { examples: [listSessionsExample] },
+)
+export type ListSessionsResponse = Static<typeof ListSessionsResponse>
+
+// GET /sessions/{session_id}
+export const SessionParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 256 }) })
+export const SessionQuery = Type.Object({
+  project_id: Type.Optional(
+    Type.String({ description: 'The project of the session (default: the most recently active one with this id).' }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1000, default: 1000, description: 'At most this many traces (1–1000).' }),
+  ),
+})
+export type SessionQuery = Static<typeof SessionQuery>
+
+export const SessionDetailResponse = Type.Object(
+  {
+    session: Ref(SessionSummarySchema),
+    traces: Type.Array(Ref(TraceSchema), { description: 'The conversation in order: oldest first.' }),
+  },
+  { examples: [sessionDetailExample] },
+)
+export type SessionDetailResponse = Static<typeof SessionDetailResponse>
+
+// GET /users
+export const ListUsersQuery = Type.Object(ActivityQuery)
+export type ListUsersQuery = Static<typeof ListUsersQuery>
+
+export const ListUsersResponse = Type.Object(
+  {
+    total: Type.Integer({ description: 'Users matching the filters (not just this page).' }),
+    items: Type.Array(Ref(UserSummarySchema), {
+      description: 'Newest activity first (last_at desc, then user_id desc, then project_id desc).',
+    }),
+  },
+  { examples: [listUsersExample] },
+)
+export type ListUsersResponse = Static<typeof ListUsersResponse>
+
+// GET /users/{user_id}
+export const UserParams = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 256 }) })
+export const UserQuery = Type.Object({
+  project_id: Type.Optional(
+    Type.String({ description: 'The project of the user (default: the most recently active one with this id).' }),
+  ),
+  limit: Type.Optional(LimitQuery),
+})
+export type UserQuery = Static<typeof UserQuery>
+
+export const UserDetailResponse = Type.Object(
+  {
+    user: Ref(UserSummarySchema),
+    sessions: Type.Array(Ref(SessionSummarySchema), { description: 'Its sessions, newest activity first.' }),
+  },
+  { examples: [userDetailExample] },
+)
+export type UserDetailResponse = Static<typeof UserDetailResponse>

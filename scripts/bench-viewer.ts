@@ -1,0 +1,151 @@
+// The viewer's part of npm run bench: in the system's headless Chromium, against the server under test, the time to
+// the first rendered rows of /ui/traces, to a rendered dashboard and to a rendered 1000-step trace (each beside the
+// floor of the same run: the app's empty shell on the same server), a live trace's time on screen after its POST
+// was answered, and the JavaScript the first load ships (gzip).
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { type Browser, chromium } from 'playwright-core'
+import { packageRoot } from '../src/lib/paths.js'
+
+export interface BenchRow {
+  what: string
+  result: string
+  floor: string
+  ratio: string
+  goal: string
+}
+
+const CHROMIUM = process.env.LOUPE_CHROMIUM || '/usr/bin/chromium'
+const RUNS = 5
+const LIVE_TRACES = 20
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0
+}
+const ms = (n: number) => `${n.toFixed(0)} ms`
+
+/** Gzip bytes of the JavaScript index.html loads before anything renders (its module script and preloads). */
+export function initialJsGzipBytes(dist = join(packageRoot(), 'web', 'dist')): { files: number; gzip: number } {
+  const html = readFileSync(join(dist, 'index.html'), 'utf8')
+  const paths = [...html.matchAll(/(?:src|href)="\/ui\/([^"]+\.js)"/g)].map((m) => m[1]!)
+  const gzip = paths.reduce((sum, path) => sum + gzipSync(readFileSync(join(dist, path)), { level: 9 }).length, 0)
+  return { files: paths.length, gzip }
+}
+
+/** Milliseconds from navigation to `selector` showing, in a fresh context (nothing cached), the median of RUNS. */
+async function firstRender(browser: Browser, url: string, ready: string, count = 1): Promise<number> {
+  const times: number[] = []
+  for (let i = 0; i < RUNS; i++) {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
+    const page = await context.newPage()
+    const start = performance.now()
+    await page.goto(url, { waitUntil: 'commit' })
+    await page.waitForFunction(`document.querySelectorAll(${JSON.stringify(ready)}).length >= ${count}`, undefined, {
+      polling: 'raf',
+      timeout: 60_000,
+    })
+    times.push(performance.now() - start)
+    await context.close()
+  }
+  return median(times)
+}
+
+async function post(base: string, key: string, path: string, body: unknown): Promise<Response> {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+  return res
+}
+
+export async function benchViewer(base: string, key: string, say: (line: string) => void): Promise<BenchRow[]> {
+  const js = initialJsGzipBytes()
+  const rows: BenchRow[] = [
+    {
+      what: 'viewer: initial JS (gzip)',
+      result: `${(js.gzip / 1024).toFixed(1)} KB in ${js.files} file${js.files === 1 ? '' : 's'}`,
+      floor: '—',
+      ratio: '—',
+      goal: '≤ 300 KB',
+    },
+  ]
+  say(`viewer: initial JS ${(js.gzip / 1024).toFixed(1)} KB gzip`)
+  if (!existsSync(CHROMIUM)) {
+    say(`viewer: no browser at ${CHROMIUM}; render times not measured`)
+    return rows
+  }
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+  try {
+    // A 1000-step trace, nested ten deep, to open.
+    const start = Date.now() - 60_000
+    const steps = Array.from({ length: 1000 }, (_, i) => ({
+      name: `step ${i}`,
+      type: i % 3 === 0 ? 'llm' : 'tool',
+      tool: i % 3 === 0 ? null : `tool-${i % 11}`,
+      latency: 20 + (i % 40),
+      started_at: new Date(start + i * 50).toISOString(),
+      input: { query: `question ${i}`, context: 'x'.repeat(200) },
+      output: `answer ${i} `.repeat(10),
+      parent_index: i === 0 ? null : i % 10 === 0 ? 0 : i - (i % 10),
+    }))
+    const bigId = `bench-1000-steps-${Date.now()}`
+    await post(base, key, '/traces', { trace_id: bigId, prompt: 'a long agent run', steps })
+
+    const shell = await firstRender(browser, `${base}/ui/projects`, '.nav a')
+    const floor = `app shell ${ms(shell)}`
+    const measure = async (what: string, path: string, selector: string, count = 1) => {
+      const time = await firstRender(browser, `${base}${path}`, selector, count)
+      say(`${what} ${ms(time)} (shell ${ms(shell)})`)
+      rows.push({ what, result: ms(time), floor, ratio: `shell + ${ms(Math.max(0, time - shell))}`, goal: '≤ 1 s' })
+    }
+    await measure('viewer: /ui/traces first rows', '/ui/traces', '[data-trace-id]', 10)
+    await measure('viewer: /ui/ dashboard rendered', '/ui/', '.chart canvas', 3)
+    await measure('viewer: 1000-step trace rendered', `/ui/traces/${bigId}`, '[data-step-index]', 20)
+
+    // A live trace: from the moment its POST was answered to its row in the open list.
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
+    const page = await context.newPage()
+    await page.goto(`${base}/ui/traces`)
+    await page.waitForSelector('.live-dot.open')
+    const delays: number[] = []
+    for (let i = 0; i < LIVE_TRACES; i++) {
+      const id = `bench-live-${Date.now()}-${i}`
+      // The watch is set up before the POST is sent (a row can be on screen before the POST's answer reaches here),
+      // and written as text: the bench runs through tsx, whose helpers would not exist inside the page.
+      await page.evaluate(`void (window.__shown = new Promise((resolve) => {
+        const selector = ${JSON.stringify(`[data-trace-id="${id}"]`)}
+        const observer = new MutationObserver(() => {
+          if (document.querySelector(selector)) {
+            observer.disconnect()
+            resolve(performance.timeOrigin + performance.now())
+          }
+        })
+        observer.observe(document.body, { childList: true, subtree: true })
+      }))`)
+      await post(base, key, '/traces', { trace_id: id, prompt: 'live', name: 'live trace' })
+      const acked = performance.timeOrigin + performance.now()
+      const onScreen = await page.evaluate<number>('window.__shown')
+      delays.push(Math.max(0, onScreen - acked))
+    }
+    await context.close()
+    say(
+      `viewer: live trace on screen p50 ${ms(median(delays))} p99 ${ms(percentile(delays, 99))} after the POST answer`,
+    )
+    rows.push({
+      what: `viewer: live trace on screen after its POST answer (${LIVE_TRACES} traces)`,
+      result: `p50 ${ms(median(delays))} · p99 ${ms(percentile(delays, 99))}`,
+      floor: '—',
+      ratio: '—',
+      goal: '≤ 250 ms',
+    })
+  } finally {
+    await browser.close()
+  }
+  return rows
+}

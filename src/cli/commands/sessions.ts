@@ -1,0 +1,99 @@
+// loupe sessions list | get, loupe users: conversations (traces sharing a session_id) and who had them.
+import type { Command } from 'commander'
+import type { SessionSummary, UserSummary } from '../../client/index.js'
+import type { CliContext } from '../context.js'
+import { formatCost, formatTimestamp, table, traceLine } from '../format.js'
+import { integer } from '../options.js'
+
+export function addSessionsCommands(program: Command, { io, out, paint, json, client }: CliContext): void {
+  // loupe sessions …
+  const sessionColumns = [
+    { header: 'LAST ACTIVE (UTC)', value: (s: SessionSummary) => formatTimestamp(s.last_at) },
+    { header: 'PROJECT', value: (s: SessionSummary) => s.project_id, style: () => 'cyan' as const },
+    { header: 'USER', value: (s: SessionSummary) => s.user_id ?? '-' },
+    { header: 'TRACES', value: (s: SessionSummary) => String(s.traces), align: 'right' as const },
+    { header: 'FAILED', value: (s: SessionSummary) => String(s.failed), align: 'right' as const },
+    { header: 'TOKENS', value: (s: SessionSummary) => String(s.token_count), align: 'right' as const },
+    {
+      header: 'COST',
+      value: (s: SessionSummary) => formatCost(s.unpriced === s.traces ? null : s.cost),
+      align: 'right' as const,
+    },
+    { header: 'SESSION', value: (s: SessionSummary) => s.session_id, flex: true },
+  ]
+  const sessionsCommand = program.command('sessions').description('conversations: the traces sharing a session_id')
+  sessionsCommand
+    .command('list', { isDefault: true })
+    .description('list sessions, newest activity first')
+    .option('-p, --project <project_id>', 'only this project')
+    .option('--user <user_id>', 'only the sessions of this user')
+    .option('--since <time>', 'active at or after (ISO 8601 or epoch)')
+    .option('--until <time>', 'active before (ISO 8601 or epoch)')
+    .option('-n, --limit <n>', 'at most n sessions (1–1000)', integer('--limit', 1, 1000), 20)
+    .option('--offset <n>', 'skip the first n', integer('--offset', 0), 0)
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (options, command: Command) => {
+      const list = await client(command).sessions.list({
+        project_id: options.project,
+        user_id: options.user,
+        since: options.since,
+        until: options.until,
+        limit: options.limit,
+        offset: options.offset,
+      })
+      if (options.json) return json(list)
+      if (list.items.length === 0) return out(list.total === 0 ? 'No sessions match.\n' : 'No sessions past offset.\n')
+      out(table(list.items, sessionColumns, io.stdout, paint))
+      out(paint('dim', `${list.items.length} of ${list.total} session(s), newest activity first\n`))
+    })
+  sessionsCommand
+    .command('get')
+    .description('show a session: its totals, then its traces in order')
+    .argument('<session_id>')
+    .option('-p, --project <project_id>', 'the project of the session')
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (sessionId: string, options, command: Command) => {
+      const found = await client(command).sessions.get(sessionId, { project_id: options.project })
+      if (options.json) return json(found)
+      const s = found.session
+      out(
+        `${s.session_id} (${s.project_id}${s.user_id ? `, user ${s.user_id}` : ''}): ${s.traces} trace(s), ` +
+          `${s.failed} failed, ${s.token_count} tokens, ${formatCost(s.unpriced === s.traces ? null : s.cost)}\n`,
+      )
+      const width = io.stdout.isTTY && io.stdout.columns ? io.stdout.columns : 160
+      for (const trace of found.traces) out(traceLine(trace, paint, width))
+    })
+  program
+    .command('users')
+    .description('list users, newest activity first')
+    .option('-p, --project <project_id>', 'only this project')
+    .option('-n, --limit <n>', 'at most n users (1–1000)', integer('--limit', 1, 1000), 20)
+    .option('--offset <n>', 'skip the first n', integer('--offset', 0), 0)
+    .option('--json', 'print the server’s answer as JSON')
+    .action(async (options, command: Command) => {
+      const list = await client(command).users.list({
+        project_id: options.project,
+        limit: options.limit,
+        offset: options.offset,
+      })
+      if (options.json) return json(list)
+      if (list.items.length === 0) return out('No users match.\n')
+      out(
+        table(
+          list.items,
+          [
+            { header: 'LAST ACTIVE (UTC)', value: (u: UserSummary) => formatTimestamp(u.last_at) },
+            { header: 'PROJECT', value: (u) => u.project_id, style: () => 'cyan' },
+            { header: 'SESSIONS', value: (u) => String(u.sessions), align: 'right' },
+            { header: 'TRACES', value: (u) => String(u.traces), align: 'right' },
+            { header: 'FAILED', value: (u) => String(u.failed), align: 'right' },
+            { header: 'COST', value: (u) => formatCost(u.unpriced === u.traces ? null : u.cost), align: 'right' },
+            { header: 'USER', value: (u) => u.user_id, flex: true },
+          ],
+          io.stdout,
+          paint,
+        ),
+      )
+      out(paint('dim', `${list.items.length} of ${list.total} user(s), newest activity first\n`))
+    })
+}

@@ -1,0 +1,112 @@
+// GET /sessions, GET /sessions/{session_id}, GET /users, GET /users/{user_id}: conversations and who had them.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import {
+  errorResponses,
+  ListSessionsQuery,
+  ListSessionsResponse,
+  ListUsersQuery,
+  ListUsersResponse,
+  SessionDetailResponse,
+  SessionParams,
+  SessionQuery,
+  UserDetailResponse,
+  UserParams,
+  UserQuery,
+} from '../../schemas/index.js'
+import { SessionNotFound, UserNotFound } from '../errors.js'
+import { parseTimestamp } from '../lib/time.js'
+
+/** A query timestamp as epoch ms (the schema's format already refused anything else). */
+const epoch = (value: string | undefined) => (value === undefined ? undefined : (parseTimestamp(value) ?? undefined))
+
+const sessions: FastifyPluginAsyncTypebox = async (app) => {
+  // GET /sessions
+  app.get(
+    '/sessions',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: ['sessions'],
+        operationId: 'listSessions',
+        summary: 'Sessions (traces sharing a session_id), newest activity first',
+        querystring: ListSessionsQuery,
+        response: { 200: ListSessionsResponse, ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const { limit = 50, offset = 0, since, until, user_id } = request.query
+      return app.store.listSessions(
+        { project_id: request.scope ?? undefined, user_id, since: epoch(since), until: epoch(until) },
+        { limit, offset },
+      )
+    },
+  )
+
+  // GET /sessions/{session_id}
+  app.get(
+    '/sessions/:session_id',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: ['sessions'],
+        operationId: 'getSession',
+        summary: 'A session and its traces, oldest first (the conversation in order)',
+        params: SessionParams,
+        querystring: SessionQuery,
+        response: { 200: SessionDetailResponse, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const { session_id } = request.params
+      const found = await app.store.getSession(session_id, request.scope ?? undefined, request.query.limit ?? 1000)
+      if (!found) throw new SessionNotFound(session_id)
+      return found
+    },
+  )
+
+  // GET /users
+  app.get(
+    '/users',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: ['sessions'],
+        operationId: 'listUsers',
+        summary: 'Users (traces sharing a user_id), newest activity first',
+        querystring: ListUsersQuery,
+        response: { 200: ListUsersResponse, ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const { limit = 50, offset = 0, since, until } = request.query
+      return app.store.listUsers(
+        { project_id: request.scope ?? undefined, since: epoch(since), until: epoch(until) },
+        { limit, offset },
+      )
+    },
+  )
+
+  // GET /users/{user_id}
+  app.get(
+    '/users/:user_id',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: ['sessions'],
+        operationId: 'getUser',
+        summary: 'A user and its sessions, newest activity first',
+        params: UserParams,
+        querystring: UserQuery,
+        response: { 200: UserDetailResponse, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const { user_id } = request.params
+      const found = await app.store.getUser(user_id, request.scope ?? undefined, request.query.limit ?? 50)
+      if (!found) throw new UserNotFound(user_id)
+      return found
+    },
+  )
+}
+
+export default sessions

@@ -1,0 +1,144 @@
+// GET /sessions and GET /users, shared by every store: pages of the session and user rollups (newest activity first,
+// through their last_at indexes) and a session's traces (through the session index), never a scan of the traces.
+import type {
+  SessionDetailResponse,
+  SessionSummary,
+  Trace,
+  UserDetailResponse,
+  UserSummary,
+} from '../../schemas/index.js'
+import { toUsd } from '../analytics/math.js'
+import { toUtcIso } from '../lib/time.js'
+import { type ActivityDelta, type SessionDelta, sumRollups, type UserDelta } from './rollups.js'
+import type { Selection } from './trace-reads.js'
+
+/** Which sessions or users: of a project, of a user (sessions), active in a time range. */
+export interface ActivityFilter {
+  project_id?: string
+  /** Sessions only: those whose user this is. */
+  user_id?: string
+  /** last_at ≥ since */
+  since?: number
+  /** first_at < until */
+  until?: number
+}
+
+/** Rows of the sessions and users rollups, as read back. */
+type ActivityRow = ActivityDelta
+type SessionRow = SessionDelta
+type UserRow = UserDelta
+
+/** A statement built with the store's parameter markers (`bind` returns the marker of a value). */
+export type Query = <R>(build: (bind: (value: unknown) => string) => string) => Promise<R[]>
+
+export interface ActivityQueries {
+  query: Query
+  select(selection: Selection): Promise<Trace[]>
+}
+
+const TABLE = { sessions: 'session_totals', users: 'user_totals' } as const
+const ID = { sessions: 'session_id', users: 'user_id' } as const
+
+function activityWhere(kind: keyof typeof TABLE, f: ActivityFilter & { id?: string }, bind: (v: unknown) => string) {
+  const clauses: string[] = []
+  if (f.project_id !== undefined) clauses.push(`project_id = ${bind(f.project_id)}`)
+  if (f.id !== undefined) clauses.push(`${ID[kind]} = ${bind(f.id)}`)
+  if (kind === 'sessions' && f.user_id !== undefined) clauses.push(`user_id = ${bind(f.user_id)}`)
+  if (f.since !== undefined) clauses.push(`last_at >= ${bind(f.since)}`)
+  if (f.until !== undefined) clauses.push(`first_at < ${bind(f.until)}`)
+  return clauses.length > 0 ? `where ${clauses.join(' and ')}` : ''
+}
+
+function totalsOf(row: ActivityRow) {
+  const sums = sumRollups([row])
+  return {
+    traces: Number(row.traces),
+    first_at: toUtcIso(Number(row.first_at)),
+    last_at: toUtcIso(Number(row.last_at)),
+    latency_total: Number(sums.latencyMicros) / 1000,
+    token_count: Number(sums.tokens),
+    cost: toUsd(sums.costNanos),
+    unpriced: Number(row.unpriced),
+    failed: Number(row.failed),
+    warnings: Number(row.warnings),
+  }
+}
+
+const toSession = (row: SessionRow): SessionSummary => ({
+  session_id: row.session_id,
+  project_id: row.project_id,
+  user_id: row.user_id,
+  ...totalsOf(row),
+})
+
+export function createActivityReads(q: ActivityQueries) {
+  const rows = <R>(kind: keyof typeof TABLE, f: ActivityFilter & { id?: string }, limit: number, offset: number) =>
+    q.query<R>(
+      (bind) =>
+        `select * from ${TABLE[kind]} ${activityWhere(kind, f, bind)}
+         order by last_at desc, ${ID[kind]} desc, project_id desc limit ${bind(limit)} offset ${bind(offset)}`,
+    )
+  const count = async (kind: keyof typeof TABLE, f: ActivityFilter) => {
+    const [row] = await q.query<{ n: number }>(
+      (bind) => `select count(*) as n from ${TABLE[kind]} ${activityWhere(kind, f, bind)}`,
+    )
+    return Number(row?.n ?? 0)
+  }
+
+  /** Users with how many sessions are theirs (one grouped count through the sessions' user index). */
+  async function toUsers(list: UserRow[]): Promise<UserSummary[]> {
+    if (list.length === 0) return []
+    const counts = await q.query<{ project_id: string; user_id: string; n: number }>(
+      (bind) =>
+        `select project_id, user_id, count(*) as n from session_totals
+         where user_id in (${[...new Set(list.map((u) => u.user_id))].map(bind).join(', ')})
+         group by project_id, user_id`,
+    )
+    const sessions = new Map(counts.map((c) => [JSON.stringify([c.project_id, c.user_id]), Number(c.n)]))
+    return list.map((row) => ({
+      user_id: row.user_id,
+      project_id: row.project_id,
+      sessions: sessions.get(JSON.stringify([row.project_id, row.user_id])) ?? 0,
+      ...totalsOf(row),
+    }))
+  }
+
+  return {
+    async listSessions(f: ActivityFilter, page: { limit: number; offset: number }) {
+      const total = await count('sessions', f)
+      const items = total > page.offset ? await rows<SessionRow>('sessions', f, page.limit, page.offset) : []
+      return { total, items: items.map(toSession) }
+    },
+
+    /** A session (of a project, else the most recently active one with this id) and its traces, oldest first. */
+    async getSession(sessionId: string, projectId: string | undefined, limit: number) {
+      const [row] = await rows<SessionRow>('sessions', { project_id: projectId, id: sessionId }, 1, 0)
+      if (!row) return null
+      const traces = await q.select({
+        filter: { project_id: row.project_id, session_id: sessionId },
+        limit,
+        offset: 0,
+        ordering: { sort: 'created_at', order: 'asc' },
+      })
+      return { session: toSession(row), traces } satisfies SessionDetailResponse
+    },
+
+    async listUsers(f: ActivityFilter, page: { limit: number; offset: number }) {
+      const scope = { project_id: f.project_id, since: f.since, until: f.until }
+      const total = await count('users', scope)
+      const items = total > page.offset ? await rows<UserRow>('users', scope, page.limit, page.offset) : []
+      return { total, items: await toUsers(items) }
+    },
+
+    /** A user (of a project, else the most recently active one with this id) and its sessions, newest first. */
+    async getUser(userId: string, projectId: string | undefined, limit: number) {
+      const [row] = await rows<UserRow>('users', { project_id: projectId, id: userId }, 1, 0)
+      if (!row) return null
+      const [user] = await toUsers([row])
+      const sessions = await rows<SessionRow>('sessions', { project_id: row.project_id, user_id: userId }, limit, 0)
+      return { user: user!, sessions: sessions.map(toSession) } satisfies UserDetailResponse
+    },
+  }
+}
+
+export type ActivityReads = ReturnType<typeof createActivityReads>

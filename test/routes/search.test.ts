@@ -1,0 +1,183 @@
+// Full-text search (`q` of GET /traces), one suite for both stores: every word of q must occur in the trace's name,
+// prompt, response, failure reason or step inputs, outputs and errors — as a substring, whatever the case, in any
+// language — combined with every other filter, sort and cursor; each answer equals a recount by a plain scan.
+import t from 'tap'
+import { ListTracesResponse, type Trace } from '../../schemas/index.js'
+import { buildTestApp, createProject, postBatch, postTrace, schemaErrors } from '../helper.js'
+
+const NOW = Date.parse('2026-11-21T13:45:00.000Z')
+
+/** What a trace is found by, recomputed from the trace as returned (its keys are not searched). */
+function haystack(tr: Trace): string {
+  const strings = (v: unknown): string[] =>
+    typeof v === 'string'
+      ? [v]
+      : typeof v === 'number' || typeof v === 'boolean'
+        ? [String(v)]
+        : Array.isArray(v)
+          ? v.flatMap(strings)
+          : v && typeof v === 'object'
+            ? Object.values(v).flatMap(strings)
+            : []
+  return [
+    tr.name,
+    tr.prompt,
+    tr.response,
+    tr.failure_reason,
+    ...tr.steps.flatMap((s) => [...strings(s.input), ...strings(s.output), s.error]),
+  ]
+    .filter((x): x is string => typeof x === 'string' && x !== '')
+    .join('\n')
+    .toLowerCase()
+}
+
+const matches = (tr: Trace, q: string) =>
+  q
+    .toLowerCase()
+    .split(/\s+/u)
+    .filter(Boolean)
+    .every((w) => haystack(tr).includes(w))
+
+const TEXTS = [
+  '東京の天気は晴れです',
+  '北京今天下雨',
+  'Le café est très chaud à Paris',
+  'CAFÉ au lait, s’il vous plaît',
+  'Straße und Übermut',
+  'the quick brown fox jumps',
+  'Quick thinking saved the day',
+  '100% sure_thing "quoted" [x]*',
+  'Привет, как дела?',
+  'emoji 🚀 rocket launch',
+  'مرحبا بالعالم',
+  'plain words only',
+]
+
+t.test('q matches words anywhere a trace holds text, in any language, combined with filters', async (t) => {
+  const app = await buildTestApp(t, { now: () => NOW })
+  const a = await createProject(app, 'Search A')
+  const b = await createProject(app, 'Search B')
+  const traces = TEXTS.map((text, i) => {
+    const where = i % 5
+    return {
+      trace_id: `s${String(i).padStart(2, '0')}`,
+      created_at: NOW - i * 1000,
+      name: where === 0 ? text : `op ${i}`,
+      prompt: where === 1 ? text : `prompt ${i}`,
+      response: where === 2 ? text : null,
+      failure_reason: where === 3 ? text : null,
+      latency: i,
+      steps:
+        where === 4
+          ? [{ tool: 'search', input: { query: text, n: 3 }, output: ['ok'], error: null }]
+          : [
+              {
+                tool: 'search',
+                input: { query: 'nothing here' },
+                error: i === 6 ? 'timeout talking to upstream' : null,
+              },
+            ],
+    }
+  })
+  await postBatch(app, a.key, traces.slice(0, 8))
+  await postBatch(app, b.key, traces.slice(8))
+  const all: Trace[] = (await app.inject({ url: '/traces', query: { limit: '1000' } })).json().items
+
+  const search = async (query: Record<string, string>) => {
+    const res = await app.inject({ url: '/traces', query: { limit: '1000', ...query } })
+    t.equal(res.statusCode, 200, JSON.stringify(query))
+    t.strictSame(schemaErrors(ListTracesResponse, res.json()), [])
+    if (query.limit === undefined) t.equal(res.json().total, res.json().items.length)
+    return (res.json().items as Trace[]).map((tr) => tr.trace_id)
+  }
+  const expect = async (q: string, ids: string[], extra: Record<string, string> = {}) => {
+    const found = await search({ q, ...extra })
+    t.strictSame(found, ids, `q=${q} ${JSON.stringify(extra)}`)
+    if (Object.keys(extra).length === 0) {
+      t.strictSame(
+        found,
+        all.filter((tr) => matches(tr, q)).map((tr) => tr.trace_id),
+        `q=${q} equals a scan`,
+      )
+    }
+  }
+  await expect('東京', ['s00'], {}) // two characters: shorter than a trigram
+  await expect('天気は晴れ', ['s00'])
+  await expect('北京', ['s01'])
+  await expect('café', ['s02', 's03'], {}) // case folded: CAFÉ too
+  await expect('CAFÉ', ['s02', 's03'])
+  await expect('cafe', []) // accents are kept: a different word
+  await expect('straße', ['s04'])
+  await expect('QUICK', ['s05', 's06'])
+  await expect('quick fox', ['s05'], {}) // every word
+  await expect('fox quick', ['s05'])
+  await expect('100%', ['s07'])
+  await expect('_thing', ['s07'])
+  await expect('"quoted"', ['s07'])
+  await expect('[x]*', ['s07'])
+  await expect('%', ['s07'])
+  await expect('привет', ['s08'])
+  await expect('🚀', ['s09'])
+  await expect('بالعالم', ['s10'])
+  await expect('timeout upstream', ['s06'], {}) // a step's error
+  await expect('query', []) // keys are not text
+  await expect(
+    'nothing',
+    all.filter((tr) => haystack(tr).includes('nothing')).map((tr) => tr.trace_id),
+  )
+  await expect(
+    'op',
+    all.filter((tr) => haystack(tr).includes('op')).map((tr) => tr.trace_id),
+  )
+  await expect('zzz', [])
+
+  // Combined with filters, sorts and cursor paging.
+  await expect('quick', ['s05'], { project_id: a.project_id, max_latency: '5' })
+  await expect('prompt', ['s02', 's03', 's04', 's05', 's07'], { project_id: a.project_id, min_latency: '2' })
+  t.strictSame(await search({ q: 'prompt', sort: 'latency', order: 'asc', limit: '2' }), ['s00', 's02'])
+  const first = await app.inject({ url: '/traces', query: { q: 'prompt', limit: '3' } })
+  const second = await app.inject({
+    url: '/traces',
+    query: { q: 'prompt', limit: '3', cursor: first.json().next_cursor },
+  })
+  const expected = all.filter((tr) => matches(tr, 'prompt')).map((tr) => tr.trace_id)
+  t.strictSame(
+    [...first.json().items, ...second.json().items].map((tr: Trace) => tr.trace_id),
+    expected.slice(0, 6),
+    'cursor paging through a search',
+  )
+  t.equal(first.json().total, expected.length)
+})
+
+t.test('an empty or blank q is a 400 naming q', async (t) => {
+  const app = await buildTestApp(t)
+  for (const q of ['', '   ', '\t']) {
+    const res = await app.inject({ url: '/traces', query: { q } })
+    t.equal(res.statusCode, 400, JSON.stringify(q))
+    t.match(res.json().message, /q/)
+  }
+  const long = await app.inject({ url: '/traces', query: { q: 'x'.repeat(257) } })
+  t.equal(long.statusCode, 400)
+})
+
+t.test('a trace is searchable as soon as it is stored, and a re-send does not index it twice', async (t) => {
+  const app = await buildTestApp(t, { now: () => NOW })
+  const { key } = await createProject(app, 'Fresh')
+  t.equal((await postTrace(app, key, { trace_id: 'f1', prompt: 'ephemeral words' })).statusCode, 201)
+  t.equal((await postTrace(app, key, { trace_id: 'f1', prompt: 'ephemeral words' })).statusCode, 200)
+  const res = await app.inject({ url: '/traces', query: { q: 'ephemeral' } })
+  t.equal(res.json().total, 1)
+  t.equal(res.json().items.length, 1)
+})
+
+t.test('the first 8,192 characters of each piece of text are searched, whatever its size', async (t) => {
+  const app = await buildTestApp(t, { now: () => NOW })
+  const { key } = await createProject(app, 'Long')
+  const filler = 'x'.repeat(8_200)
+  await postTrace(app, key, { trace_id: 'long', prompt: `early-word ${filler} late-word`, response: 'answer-word' })
+  const ids = async (q: string) =>
+    (await app.inject({ url: '/traces', query: { q } })).json().items.map((tr: Trace) => tr.trace_id)
+  t.strictSame(await ids('early-word'), ['long'])
+  t.strictSame(await ids('late-word'), [], 'past the first 8,192 characters of the prompt')
+  t.strictSame(await ids('answer-word'), ['long'], 'the response has its own 8,192')
+})
