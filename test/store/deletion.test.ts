@@ -1,6 +1,7 @@
 // Deletion keeps every figure exact, on the store under test: after random deletions — single traces, random filters,
-// whole projects — the rollup tables, /analytics, /failures and list totals equal those of a fresh store holding
-// only the surviving traces (rollups counted from scratch by ingest).
+// whole projects — the rollup tables, /analytics (costs included), /failures, list totals (full-text search and cost
+// ranges included), /sessions and /users equal those of a fresh store holding only the surviving traces (rollups
+// counted from scratch by ingest).
 import t, { type Test } from 'tap'
 import type { Trace } from '../../schemas/index.js'
 import { mulberry32, seed } from '../../src/seed/seed.js'
@@ -58,12 +59,61 @@ async function sameFigures(t: Test, store: Store, what: string, filters: TraceFi
       `${what}: list total ${JSON.stringify(f)}`,
     )
   }
+  const every = { limit: 100_000, offset: 0 }
+  for (const project_id of [undefined, 'code-assistant']) {
+    t.same(
+      await store.listSessions({ project_id }, every),
+      await fresh.listSessions({ project_id }, every),
+      `${what}: /sessions ${project_id ?? 'all'}`,
+    )
+    t.same(
+      await store.listUsers({ project_id }, every),
+      await fresh.listUsers({ project_id }, every),
+      `${what}: /users ${project_id ?? 'all'}`,
+    )
+  }
+  t.same(
+    await store.getSession('mixed', 'code-assistant', 100),
+    await fresh.getSession('mixed', 'code-assistant', 100),
+    `${what}: the session of several users`,
+  )
   return survivors
+}
+
+/** A session of several users (and traces naming none), some unpriced: deletions move its user and its span. */
+function mixedSession(): Trace[] {
+  const users = [null, 'ann', 'bob', null, 'ann', 'cy']
+  return users.map((user_id, i) => ({
+    trace_id: `mixed-${i}`,
+    project_id: 'code-assistant',
+    environment: 'production',
+    name: 'chat',
+    model: i % 2 ? 'gpt-4o-mini' : null,
+    prompt: `turn ${i} of the zanzibar conversation`,
+    response: 'ok',
+    latency: 100 + i,
+    token_count: 10 * i,
+    prompt_tokens: null,
+    completion_tokens: null,
+    tokens_reported: i > 0,
+    cost: i % 3 ? 0.000_001 * i : null,
+    status: i === 2 ? 'failed' : 'success',
+    failure_reason: i === 2 ? 'timeout' : null,
+    retry_count: 0,
+    session_id: 'mixed',
+    user_id,
+    tags: [],
+    metadata: {},
+    created_at: new Date(NOW - 3_600_000 + i * 60_000).toISOString(),
+    steps: [],
+  }))
 }
 
 t.test(`random deletions keep every figure equal to a recount (${storeUnderTest})`, async (t) => {
   const store = await createTestStore(t)
   await seed({ store, traces: 2500, days: 2, now: NOW, random: mulberry32(21) })
+  const mixed = mixedSession()
+  await store.insertTraces(mixed)
   const rnd = mulberry32(99)
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
   const filters: TraceFilter[] = [
@@ -73,9 +123,23 @@ t.test(`random deletions keep every figure equal to a recount (${storeUnderTest}
     { max_tokens: 200 },
     { project_id: 'support-bot', environment: 'production' },
     { since: NOW - 86_400_000 },
+    { q: ['zanzibar'] },
+    { q: ['turn', 'conversation'], project_id: 'code-assistant' },
+    { min_cost: 0.000_002 },
+    { max_cost: 0.000_01, status: 'success' },
   ]
   let traces = await everyTrace(store)
   const before = traces.length
+  // A word of a seeded prompt, searched as it is deleted around it.
+  const word = traces[7]!.prompt.split(/\s+/).find((w) => w.length >= 4)
+  if (word) filters.push({ q: [word.toLowerCase()] })
+
+  // The session's first user, its first and last traces, then its every user but one.
+  for (const id of ['mixed-1', 'mixed-0', 'mixed-5', 'mixed-4']) {
+    t.equal((await store.deleteTraces({ filter: {}, trace_ids: [id], limit: 1 })).length, 1, `${id} deleted`)
+    traces = await sameFigures(t, store, `after deleting ${id}`, filters)
+  }
+  t.match(await store.getSession('mixed', 'code-assistant', 10), { session: { user_id: 'bob', traces: 2 } })
 
   // Single traces, by id.
   for (const trace of Array.from({ length: 40 }, () => pick(traces))) {
@@ -121,4 +185,13 @@ t.test(`random deletions keep every figure equal to a recount (${storeUnderTest}
     'no trace of the deleted project is left',
   )
   t.equal((await store.stats()).traces, traces.length, 'the store counts what is left')
+
+  // Deleted traces stored again (their ids, their session, their words): counted and found once each.
+  t.equal((await store.deleteTraces({ filter: { session_id: 'mixed' }, limit: 100 })).length, 2, 'the rest of it')
+  t.equal(await store.getSession('mixed', 'code-assistant', 10), null, 'a session with no trace left is gone')
+  t.same(
+    (await store.insertTraces(mixed)).map((o) => o.kind),
+    mixed.map(() => 'created'),
+  )
+  await sameFigures(t, store, 'after storing deleted traces again', filters)
 })
