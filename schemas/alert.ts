@@ -3,14 +3,15 @@ import { type Static, Type } from '@sinclair/typebox'
 import { Nullable, UtcTimestamp } from './common.js'
 import { alertEventExample, alertRuleExample, alertRuleInputExample } from './examples.js'
 
-export const ALERT_METRICS = ['failure_rate', 'p95_latency', 'trace_count', 'slow_requests'] as const
+export const ALERT_METRICS = ['failure_rate', 'p95_latency', 'cost', 'trace_count', 'slow_requests'] as const
 export type AlertMetric = (typeof ALERT_METRICS)[number]
 
 const Metric = Type.Union(
   ALERT_METRICS.map((m) => Type.Literal(m)),
   {
     description:
-      'Over the window: `failure_rate` (% of traces failed), `p95_latency` (ms, nearest rank), `trace_count`, ' +
+      'Over the window: `failure_rate` (% of traces failed), `p95_latency` (ms, nearest rank), `cost` (USD the ' +
+      'traces cost, exact to the nano-dollar; unpriced traces add nothing), `trace_count`, ' +
       '`slow_requests` (traces at or over SLOW_THRESHOLD_MS). The rule fires when the value goes above the threshold.',
   },
 )

@@ -486,6 +486,51 @@ async function exportRss(base: string, pid: number) {
   return { before, peak, bytes, lines, ms }
 }
 
+/** One line of the results table. */
+interface Row {
+  what: string
+  result: string
+  floor: string
+  ratio: string
+  goal: string
+}
+
+/** Export and deletion on the seeded server: memory while exporting everything, reads while deleting a tenth. */
+async function dataLifecycleRows(base: string, pid: number): Promise<Row[]> {
+  const out: Row[] = []
+  const fmt = (n: number, digits = 0) =>
+    n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+  const exported = await exportRss(base, pid)
+  out.push({
+    what: `GET /traces/export (NDJSON, every trace)`,
+    result:
+      `${fmt(exported.lines)} traces, ${fmt(exported.bytes / 1e6)} MB in ${fmt(exported.ms / 1000, 1)} s ` +
+      `(${fmt(exported.lines / (exported.ms / 1000))} traces/s); server RSS ${fmt(exported.before)} MB before, ` +
+      `peak ${fmt(exported.peak)} MB while exporting`,
+    floor: `before: ${fmt(exported.before)} MB`,
+    ratio: `+${fmt(exported.peak - exported.before)} MB`,
+    goal: 'constant memory: within 64 MB of before',
+  })
+  say(
+    `export: ${exported.lines} traces in ${fmt(exported.ms)} ms, RSS ${fmt(exported.before)} → ${fmt(exported.peak)} MB`,
+  )
+  const deletion = await deleteWhileReading(base)
+  out.push({
+    what: `DELETE /traces?until=… (${fmt(deletion.deleted)} oldest traces) while GET /analytics is read`,
+    result:
+      `deleted in ${fmt(deletion.ms / 1000, 1)} s (${fmt(deletion.deleted / (deletion.ms / 1000))} traces/s); ` +
+      `${fmt(deletion.reads.length)} /analytics answers meanwhile, p50 ${fmt(percentile(deletion.reads, 50), 1)} ms, ` +
+      `longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms`,
+    floor: `/analytics alone: longest ${fmt(Math.max(...deletion.before, 0), 1)} ms`,
+    ratio: `${deletion.after === deletion.expected ? 'totals exact after' : `TOTALS OFF: ${deletion.after} ≠ ${deletion.expected}`}`,
+    goal: 'no /analytics answer over 50 ms',
+  })
+  say(
+    `delete: ${deletion.deleted} traces in ${fmt(deletion.ms)} ms; /analytics longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms`,
+  )
+  return out
+}
+
 async function main() {
   await ensureSeeded()
   copyFileSync(seededPath, workPath)
@@ -493,7 +538,7 @@ async function main() {
   if (args['no-build'] !== true) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' })
 
   const slowMs = 5000
-  const rows: { what: string; result: string; floor: string; ratio: string; goal: string }[] = []
+  const rows: Row[] = []
   const fmt = (n: number, digits = 0) =>
     n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
@@ -716,34 +761,7 @@ async function main() {
     `burst: ${burst.delivered.complete}/${burst.ready} sockets complete, /health max ${burst.health.maxMs} ms, ` +
       `RSS ${fmt(burst.before)} → ${fmt(burst.peak)} → ${fmt(burst.back)} MB`,
   )
-  const exported = await exportRss(base, server.pid!)
-  rows.push({
-    what: `GET /traces/export (NDJSON, every trace)`,
-    result:
-      `${fmt(exported.lines)} traces, ${fmt(exported.bytes / 1e6)} MB in ${fmt(exported.ms / 1000, 1)} s ` +
-      `(${fmt(exported.lines / (exported.ms / 1000))} traces/s); server RSS ${fmt(exported.before)} MB before, ` +
-      `peak ${fmt(exported.peak)} MB while exporting`,
-    floor: `before: ${fmt(exported.before)} MB`,
-    ratio: `+${fmt(exported.peak - exported.before)} MB`,
-    goal: 'constant memory: within 64 MB of before',
-  })
-  say(
-    `export: ${exported.lines} traces in ${fmt(exported.ms)} ms, RSS ${fmt(exported.before)} → ${fmt(exported.peak)} MB`,
-  )
-  const deletion = await deleteWhileReading(base)
-  rows.push({
-    what: `DELETE /traces?until=… (${fmt(deletion.deleted)} oldest traces) while GET /analytics is read`,
-    result:
-      `deleted in ${fmt(deletion.ms / 1000, 1)} s (${fmt(deletion.deleted / (deletion.ms / 1000))} traces/s); ` +
-      `${fmt(deletion.reads.length)} /analytics answers meanwhile, p50 ${fmt(percentile(deletion.reads, 50), 1)} ms, ` +
-      `longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms`,
-    floor: `/analytics alone: longest ${fmt(Math.max(...deletion.before, 0), 1)} ms`,
-    ratio: `${deletion.after === deletion.expected ? 'totals exact after' : `TOTALS OFF: ${deletion.after} ≠ ${deletion.expected}`}`,
-    goal: 'no /analytics answer over 50 ms',
-  })
-  say(
-    `delete: ${deletion.deleted} traces in ${fmt(deletion.ms)} ms; /analytics longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms`,
-  )
+  rows.push(...(await dataLifecycleRows(base, server.pid!)))
   server.kill('SIGTERM')
   await new Promise((r) => server.once('exit', r))
 

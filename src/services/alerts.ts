@@ -44,6 +44,8 @@ export function metricValue(metric: AlertRuleRecord['metric'], stats: WindowStat
       return stats.traces === 0 ? 0 : Math.round((10_000 * stats.failed) / stats.traces) / 100
     case 'p95_latency':
       return stats.p95_latency
+    case 'cost':
+      return stats.cost
     case 'trace_count':
       return stats.traces
     case 'slow_requests':

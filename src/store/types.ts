@@ -226,6 +226,8 @@ export interface WindowStats {
   slow: number
   /** Nearest-rank p95 of latency (ms); 0 without traces. */
   p95_latency: number
+  /** What the traces cost, in USD (summed in whole nano-dollars); unpriced traces add nothing. */
+  cost: number
 }
 
 /** What /metrics reports of the store. */

@@ -87,6 +87,32 @@ t.test('a webhook rule fires once, resolves once, each delivery signed', async (
   t.match(rules, [{ rule_id: rule.rule_id, state: 'ok', last_value: 15.38 }])
 })
 
+t.test('cost: what the traces of the window cost, summed exactly; unpriced traces add nothing', async (t) => {
+  const hook = await receiver(t)
+  const app = await buildTestApp(t, { config })
+  const { key, project_id } = await createProject(app, 'Spending')
+  const created = await app.inject({
+    method: 'POST',
+    url: '/alerts/rules',
+    payload: {
+      name: 'Spending',
+      project_id,
+      metric: 'cost',
+      window_minutes: 60,
+      threshold: 0.29,
+      destination: { type: 'webhook', url: hook.url },
+    },
+  })
+  t.equal(created.statusCode, 201)
+  await postBatch(app, key, [{ prompt: 'a', cost: 0.1 }, { prompt: 'b' }])
+  t.same(await app.alerts.evaluate(), [], '0.1 is under the threshold')
+  await postBatch(app, key, [{ prompt: 'c', cost: 0.2 }])
+  // Added as floating point, 0.1 + 0.2 would be 0.30000000000000004.
+  t.match(await app.alerts.evaluate(), [{ kind: 'fired', metric: 'cost', value: 0.3, threshold: 0.29 }])
+  await app.alerts.settled()
+  t.match(JSON.parse(hook.received[0]!.body), { data: { metric: 'cost', value: 0.3 } })
+})
+
 t.test('Slack: retried with backoff until the receiver accepts; an unreachable one is marked failed', async (t) => {
   const slack = await receiver(t, 2)
   const app = await buildTestApp(t, { config })

@@ -2,7 +2,8 @@
 import { desc, eq } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type pg from 'pg'
-import { p95Index } from '../../analytics/math.js'
+import { p95Index, toUsd } from '../../analytics/math.js'
+import { NANOS_PER_USD } from '../../costs/pricing.js'
 import type { AlertEventRecord, AlertRuleRecord, AlertStore, WindowQuery, WindowStats } from '../types.js'
 import { encodeText } from './nul.js'
 import { alertEvents, alertRules } from './tables.js'
@@ -58,19 +59,22 @@ export function createPostgresAlerts<S extends Record<string, unknown>>(pool: pg
   async function windowStats({ project_id, since, slowThresholdMs }: WindowQuery): Promise<WindowStats> {
     const scope = project_id === undefined ? '' : 'and project_id = $2'
     const params: unknown[] = project_id === undefined ? [since] : [since, encodeText(project_id)]
-    const { rows } = await pool.query<{ traces: number; failed: number; slow: number }>(
+    // Costs are stored to the nano-dollar: summed as whole nano-dollars (text, so no digit is lost), the sum is exact.
+    const { rows } = await pool.query<{ traces: number; failed: number; slow: number; nanos: string }>(
       `select count(*) as traces, count(*) filter (where status = 'failed') as failed,
-              count(*) filter (where latency >= $${params.length + 1}) as slow
+              count(*) filter (where latency >= $${params.length + 1}) as slow,
+              coalesce(sum(round(cost * ${NANOS_PER_USD})::int8), 0)::text as nanos
        from traces where created_at >= $1 ${scope}`,
       [...params, slowThresholdMs],
     )
-    const counts = rows[0] ?? { traces: 0, failed: 0, slow: 0 }
-    if (counts.traces === 0) return { ...counts, p95_latency: 0 }
+    const { nanos, ...counts } = rows[0] ?? { traces: 0, failed: 0, slow: 0, nanos: '0' }
+    const stats = { ...counts, cost: toUsd(BigInt(nanos)) }
+    if (stats.traces === 0) return { ...stats, p95_latency: 0 }
     const p95 = await pool.query<{ latency: number }>(
       `select latency from traces where created_at >= $1 ${scope} order by latency limit 1 offset $${params.length + 1}`,
-      [...params, p95Index(counts.traces)],
+      [...params, p95Index(stats.traces)],
     )
-    return { ...counts, p95_latency: p95.rows[0]?.latency ?? 0 }
+    return { ...stats, p95_latency: p95.rows[0]?.latency ?? 0 }
   }
 
   return { alerts, windowStats }

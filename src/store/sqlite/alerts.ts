@@ -2,7 +2,8 @@
 import type Database from 'better-sqlite3'
 import { and, desc, eq } from 'drizzle-orm'
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
-import { p95Index } from '../../analytics/math.js'
+import { p95Index, toUsd } from '../../analytics/math.js'
+import { NANOS_PER_USD } from '../../costs/pricing.js'
 import type { AlertStore, WindowQuery, WindowStats } from '../types.js'
 import { alertEvents, alertRules } from './tables.js'
 
@@ -50,18 +51,27 @@ export function createSqliteAlerts<S extends Record<string, unknown>>(
   async function windowStats({ project_id, since, slowThresholdMs }: WindowQuery): Promise<WindowStats> {
     const scope = project_id === undefined ? '' : 'and project_id = ?'
     const params = project_id === undefined ? [since] : [since, project_id]
-    const counts = sqlite
+    // Costs are stored to the nano-dollar: summed as whole nano-dollars, the sum is exact.
+    const { nanos, ...counts } = sqlite
       .prepare(
         `select count(*) as traces, coalesce(sum(status = 'failed'), 0) as failed,
-                coalesce(sum(latency >= ?), 0) as slow
+                coalesce(sum(latency >= ?), 0) as slow,
+                coalesce(sum(cast(round(cost * ${NANOS_PER_USD}) as integer)), 0) as nanos
          from traces where created_at >= ? ${scope}`,
       )
-      .get(slowThresholdMs, ...params) as { traces: number; failed: number; slow: number }
-    if (counts.traces === 0) return { ...counts, p95_latency: 0 }
+      .safeIntegers(true)
+      .get(slowThresholdMs, ...params) as { traces: bigint; failed: bigint; slow: bigint; nanos: bigint }
+    const stats = {
+      traces: Number(counts.traces),
+      failed: Number(counts.failed),
+      slow: Number(counts.slow),
+      cost: toUsd(nanos),
+    }
+    if (stats.traces === 0) return { ...stats, p95_latency: 0 }
     const p95 = sqlite
       .prepare(`select latency from traces where created_at >= ? ${scope} order by latency limit 1 offset ?`)
-      .get(...params, p95Index(counts.traces)) as { latency: number } | undefined
-    return { ...counts, p95_latency: p95?.latency ?? 0 }
+      .get(...params, p95Index(stats.traces)) as { latency: number } | undefined
+    return { ...stats, p95_latency: p95?.latency ?? 0 }
   }
 
   return { alerts, windowStats }
