@@ -495,6 +495,108 @@ async function bigTraces(base: string, key: string) {
   return { row, id }
 }
 
+/**
+ * Deletes the oldest tenth of the traces with one DELETE /traces?until=… while reading GET /analytics in a loop:
+ * how long any read waits behind the deletion's batches, and whether the totals are exact afterwards.
+ */
+async function deleteWhileReading(base: string) {
+  const total = ((await (await fetch(`${base}/analytics`)).json()) as { summary: { total_traces: number } }).summary
+    .total_traces
+  const offset = Math.max(0, Math.floor(total * 0.9))
+  const page = (await (await fetch(`${base}/traces?limit=1&offset=${offset}`)).json()) as {
+    items: { created_at: string }[]
+  }
+  const until = page.items[0]?.created_at ?? new Date(0).toISOString()
+  const matching = ((await (await fetch(`${base}/traces?limit=1&until=${until}`)).json()) as { total: number }).total
+  const timedRead = async () => {
+    const started = performance.now()
+    await (await fetch(`${base}/analytics`)).arrayBuffer()
+    return performance.now() - started
+  }
+  const before: number[] = []
+  for (let i = 0; i < 20; i++) before.push(await timedRead())
+  const reads: number[] = []
+  let done = false
+  const reader = (async () => {
+    while (!done) reads.push(await timedRead())
+  })()
+  const started = performance.now()
+  const res = await fetch(`${base}/traces?until=${until}`, { method: 'DELETE' })
+  const { deleted } = (await res.json()) as { deleted: number }
+  const ms = performance.now() - started
+  done = true
+  await reader
+  const after = ((await (await fetch(`${base}/analytics`)).json()) as { summary: { total_traces: number } }).summary
+    .total_traces
+  return { deleted, ms, reads, before, after, expected: total - matching }
+}
+
+/** Streams the whole NDJSON export, sampling the server's RSS meanwhile: constant memory shows as a flat peak. */
+async function exportRss(base: string, pid: number) {
+  const before = rssMb(pid)
+  let peak = before
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid))
+  }, 50)
+  const started = performance.now()
+  const res = await fetch(`${base}/traces/export?format=ndjson`)
+  let bytes = 0
+  let lines = 0
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length
+    for (const byte of chunk) if (byte === 10) lines++
+  }
+  const ms = performance.now() - started
+  clearInterval(sampler)
+  peak = Math.max(peak, rssMb(pid))
+  return { before, peak, bytes, lines, ms }
+}
+
+/** One line of the results table. */
+interface Row {
+  what: string
+  result: string
+  floor: string
+  ratio: string
+  goal: string
+}
+
+/** Export and deletion on the seeded server: memory while exporting everything, reads while deleting a tenth. */
+async function dataLifecycleRows(base: string, pid: number): Promise<Row[]> {
+  const out: Row[] = []
+  const fmt = (n: number, digits = 0) =>
+    n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+  const exported = await exportRss(base, pid)
+  out.push({
+    what: `GET /traces/export (NDJSON, every trace)`,
+    result:
+      `${fmt(exported.lines)} traces, ${fmt(exported.bytes / 1e6)} MB in ${fmt(exported.ms / 1000, 1)} s ` +
+      `(${fmt(exported.lines / (exported.ms / 1000))} traces/s); server RSS ${fmt(exported.before)} MB before, ` +
+      `peak ${fmt(exported.peak)} MB while exporting`,
+    floor: `before: ${fmt(exported.before)} MB`,
+    ratio: `+${fmt(exported.peak - exported.before)} MB`,
+    goal: 'constant memory: within 64 MB of before',
+  })
+  say(
+    `export: ${exported.lines} traces in ${fmt(exported.ms)} ms, RSS ${fmt(exported.before)} → ${fmt(exported.peak)} MB`,
+  )
+  const deletion = await deleteWhileReading(base)
+  out.push({
+    what: `DELETE /traces?until=… (${fmt(deletion.deleted)} oldest traces) while GET /analytics is read`,
+    result:
+      `deleted in ${fmt(deletion.ms / 1000, 1)} s (${fmt(deletion.deleted / (deletion.ms / 1000))} traces/s); ` +
+      `${fmt(deletion.reads.length)} /analytics answers meanwhile, p50 ${fmt(percentile(deletion.reads, 50), 1)} ms, ` +
+      `longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms`,
+    floor: `/analytics alone: longest ${fmt(Math.max(...deletion.before, 0), 1)} ms`,
+    ratio: `${deletion.after === deletion.expected ? 'totals exact after' : `TOTALS OFF: ${deletion.after} ≠ ${deletion.expected}`}`,
+    goal: 'no /analytics answer over 50 ms',
+  })
+  say(
+    `delete: ${deletion.deleted} traces in ${fmt(deletion.ms)} ms; /analytics longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms`,
+  )
+  return out
+}
+
 async function main() {
   if (postgres) await postgres.ensureSeeded(TRACES)
   else {
@@ -506,7 +608,7 @@ async function main() {
   if (args['no-build'] !== true) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' })
 
   const slowMs = 5000
-  const rows: { what: string; result: string; floor: string; ratio: string; goal: string }[] = []
+  const rows: Row[] = []
   const fmt = (n: number, digits = 0) =>
     n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
@@ -732,6 +834,7 @@ async function main() {
     `burst: ${burst.delivered.complete}/${burst.ready} sockets complete, /health max ${burst.health.maxMs} ms, ` +
       `RSS ${fmt(burst.before)} → ${fmt(burst.peak)} → ${fmt(burst.back)} MB`,
   )
+  rows.push(...(await dataLifecycleRows(base, server.pid!)))
   server.kill('SIGTERM')
   await new Promise((r) => server.once('exit', r))
 

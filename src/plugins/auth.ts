@@ -76,7 +76,7 @@ function targetOf(request: FastifyRequest, access: Access): Target | null {
       environment: typeof environment === 'string' ? (environment as Environment) : undefined,
     }
   }
-  if (access === 'read') return { project_id: pick(request.query).project_id }
+  if (access === 'read' || access === 'delete') return { project_id: pick(request.query).project_id }
   if (access === 'keys') return pick(request.body)
   return null
 }
@@ -85,6 +85,7 @@ export default fp(
   async (app) => {
     const mode: Mode = app.config.adminToken === null ? 'open' : 'protected'
     const isAdminToken = adminTokenMatcher(app.config.adminToken)
+    const isMetricsToken = adminTokenMatcher(app.config.metricsToken)
     app.decorateRequest('principal', null as never)
     app.decorateRequest('scope', null)
     app.decorateRequest('apiKey', null)
@@ -93,6 +94,7 @@ export default fp(
       const secret = presentedKey(request, request.routeOptions.config?.credentialInQuery === true)
       if (secret === null) return { kind: 'none' }
       if (isAdminToken(secret)) return { kind: 'admin' }
+      if (isMetricsToken(secret)) return { kind: 'metrics' }
       const key = await app.projects.identify(secret)
       return key ? { kind: 'key', key } : { kind: 'invalid' }
     }

@@ -71,8 +71,28 @@ export interface ExtraConditions {
   retried?: boolean
   /** created_at < this */
   createdBefore?: number
+  /** trace_id is one of these. */
+  traceIds?: readonly string[]
   /** Past this position in the order (keyset paging). */
   after?: { sort: TraceSort; order: SortOrder; at: PageAfter }
+}
+
+/**
+ * Every trace of a filter, newest first, in chunks of `chunk`: each chunk is one indexed keyset read (constant
+ * memory, and each as fast as the first), so an export or a deletion of millions never holds more than a chunk.
+ */
+export async function* walkChunks(
+  read: (after: PageAfter | undefined, limit: number) => Promise<Trace[]>,
+  chunk: number,
+): AsyncGenerator<Trace[]> {
+  let after: PageAfter | undefined
+  for (;;) {
+    const rows = await read(after, chunk)
+    if (rows.length > 0) yield rows
+    if (rows.length < chunk) return
+    const last = rows.at(-1)!
+    after = { value: Date.parse(last.created_at), trace_id: last.trace_id }
+  }
 }
 
 /** The ORDER BY of an ordering (newest first without one); `nulls` says where null costs go when the dialect needs telling. */
@@ -234,6 +254,7 @@ export function traceWhere(
   }
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)
+  if (extra.traceIds) clauses.push(`trace_id in (${extra.traceIds.map(bind).join(', ') || 'null'})`)
   if (extra.after) clauses.push(afterClause(extra.after, bind))
   return clauses.length ? `where ${clauses.join(' and ')}` : ''
 }
@@ -454,6 +475,12 @@ export function createTraceReads(q: TraceReadQueries) {
     q.select({ filter, extra, limit, offset: 0 })
 
   return {
+    /** One chunk of a newest-first walk over every match (see walkChunks). */
+    afterCursor(filter: TraceFilter, after: PageAfter | undefined, limit: number): Promise<Trace[]> {
+      const extra: ExtraConditions = after ? { after: { sort: 'created_at', order: 'desc', at: after } } : {}
+      return q.select({ filter, extra, limit, offset: 0, walk: 'created' })
+    },
+
     listTraces: (f: TraceFilter, p: Page): Promise<TracePage> => listPage(f, p, q.select),
 
     listTraceSummaries: (f: TraceFilter, p: Page): Promise<TracePage<TraceSummary>> =>

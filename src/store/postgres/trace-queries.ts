@@ -14,9 +14,12 @@ import {
   ACTIVITY_COUNTED,
   activityUpsertSet,
   addExcluded,
+  deltaRows,
   type HistogramRow,
+  ROLLUP_KEYS,
   ROLLUP_TABLES,
   type RollupDeltas,
+  removalDeltas,
   rollupDeltas,
   SUM_COLUMNS,
   sessionUserSet,
@@ -38,7 +41,7 @@ import {
   type TraceReadQueries,
   traceWhere,
 } from '../trace-reads.js'
-import type { InsertOutcome, Repricer, TraceFilter } from '../types.js'
+import type { DeletedTrace, DeleteSelection, InsertOutcome, Repricer, TraceFilter } from '../types.js'
 import { encodeJson, encodeText } from './nul.js'
 import type { TraceRow } from './tables.js'
 
@@ -468,6 +471,92 @@ export async function getTrace(db: Queryable, traceId: string): Promise<Trace | 
   return row ? fromRow(row) : null
 }
 
+/** A filter's WHERE clause with `$n` markers, and its values in order (text through the U+0000 escape). */
+function pgWhere(f: TraceFilter, extra: ExtraConditions = {}) {
+  const params: unknown[] = []
+  const text = traceWhere(
+    f,
+    extra,
+    (value) => {
+      params.push(typeof value === 'string' ? encodeText(value) : value)
+      return `$${params.length}`
+    },
+    searchClause,
+  )
+  return { sql: text, params }
+}
+
+/** The SQL type of each rollup key column (for the unnest of a set of keys). */
+const KEY_TYPES: Record<string, string> = {
+  project_id: 'text',
+  environment: 'text',
+  model: 'text',
+  status: 'text',
+  hour: 'int8',
+  bucket: 'int4',
+  session_id: 'text',
+  user_id: 'text',
+}
+
+/** A session's or a user's first and last trace, from the traces left (each one seek of its index). */
+const spanOf = (table: string, column: string) => `
+  first_at = (select t.created_at from traces t where t.${column} = ${table}.${column}
+              and t.project_id = ${table}.project_id order by t.created_at limit 1),
+  last_at = (select t.created_at from traces t where t.${column} = ${table}.${column}
+             and t.project_id = ${table}.project_id order by t.created_at desc limit 1)`
+
+/**
+ * Deletes the oldest matches of a selection inside an open transaction: their rows (locked first, so two deletions
+ * never count one trace twice), their trace_id directory entries, and what they added to the rollups — the exact
+ * inverse of insertTraces (removalDeltas). Then the rollup rows they touched that hold no trace any more go (a recount
+ * would not have them), and their sessions and users get their span (and a session its user) from the traces left:
+ * the rollup rows are locked by then, so an ingest into the same session waits, or was committed and is seen.
+ */
+export async function deleteTraces(
+  db: Queryable,
+  { filter, trace_ids, limit }: DeleteSelection,
+): Promise<DeletedTrace[]> {
+  const w = pgWhere(filter, trace_ids ? { traceIds: trace_ids } : {})
+  const { rows } = await db.query<RollupRow & { trace_id: string; seq: number }>(
+    `select seq, trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql}
+     order by created_at, trace_id limit $${w.params.length + 1} for update`,
+    [...w.params, limit],
+  )
+  if (rows.length === 0) return []
+  await db.query('delete from traces where seq = any($1::int8[])', [rows.map((r) => r.seq)])
+  await db.query('delete from trace_ids where trace_id = any($1::text[])', [rows.map((r) => encodeText(r.trace_id))])
+  const deltas = removalDeltas(rows.map(rollupInput))
+  await applyDeltas(db, deltas)
+  for (const [table, touched] of deltaRows(deltas)) {
+    if (touched.length === 0) continue
+    const keys = ROLLUP_KEYS[table]
+    const matches = keys.map((k) => `${table}.${k} = k.${k}`).join(' and ')
+    const from = `unnest(${keys.map((k, i) => `$${i + 1}::${KEY_TYPES[k]}[]`).join(', ')}) as k(${keys.join(', ')})`
+    const params = keys.map((k) =>
+      touched.map((row) => {
+        const value = (row as Record<string, unknown>)[k]
+        return typeof value === 'string' ? encodeText(value) : value
+      }),
+    )
+    await db.query(`delete from ${table} using ${from} where ${matches} and ${table}.traces = 0`, params)
+    if (table === 'session_totals') {
+      await db.query(
+        `update session_totals set ${spanOf(table, 'session_id')},
+           (user_id, user_at) = (select t.user_id, t.created_at from traces t
+                                 where t.session_id = session_totals.session_id
+                                   and t.project_id = session_totals.project_id and t.user_id is not null
+                                 order by t.created_at, t.user_id limit 1)
+         from ${from} where ${matches}`,
+        params,
+      )
+    }
+    if (table === 'user_totals') {
+      await db.query(`update user_totals set ${spanOf(table, 'user_id')} from ${from} where ${matches}`, params)
+    }
+  }
+  return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
+}
+
 /** The shared read plan over one connection (inside a read-only snapshot, see store.ts). */
 export function traceReads(db: Queryable) {
   /** A statement with the project condition (and its parameter) only when a project is given. */
@@ -476,19 +565,7 @@ export function traceReads(db: Queryable) {
       ? { cond: 'true', params }
       : { cond: `project_id = $${params.length + 1}`, params: [...params, projectId] }
 
-  const where = (f: TraceFilter, extra: ExtraConditions = {}) => {
-    const params: unknown[] = []
-    const text = traceWhere(
-      f,
-      extra,
-      (value) => {
-        params.push(typeof value === 'string' ? encodeText(value) : value)
-        return `$${params.length}`
-      },
-      searchClause,
-    )
-    return { sql: text, params }
-  }
+  const where = pgWhere
 
   /** A page of rows of `select` (a select … from traces) in the selection's order; PostgreSQL's planner picks the index. */
   const selectPage = async <R extends QueryResultRow>(

@@ -12,9 +12,12 @@ import {
   ACTIVITY_COUNTED,
   activityUpsertSet,
   addExcluded,
+  deltaRows,
   type HistogramRow,
+  ROLLUP_KEYS,
   ROLLUP_TABLES,
   type RollupDeltas,
+  removalDeltas,
   rollupDeltas,
   SUM_COLUMNS,
   sessionUserSet,
@@ -35,8 +38,9 @@ import {
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
+  walkChunks,
 } from '../trace-reads.js'
-import type { InsertOutcome, RepriceOutcome, Repricer, TraceFilter } from '../types.js'
+import type { DeletedTrace, DeleteSelection, InsertOutcome, RepriceOutcome, Repricer, TraceFilter } from '../types.js'
 import type { TraceRow } from './tables.js'
 
 /** A traces row as better-sqlite3 returns it: JSON columns still text. */
@@ -186,6 +190,62 @@ export function createTraceQueries(db: Database.Database) {
   const rollupSource = db.prepare(
     `select rowid as cursor, ${ROLLUP_SOURCE_COLUMNS} from traces where rowid > ? order by rowid limit ?`,
   )
+  const deleteByRowid = db.prepare('delete from traces where rowid = ?')
+  const deleteSearch = db.prepare('delete from traces_search where rowid = ?')
+  /** Per rollup table: its row of these keys, when no trace is left in it (a recount would not have it). */
+  const dropEmpty = Object.fromEntries(
+    Object.entries(ROLLUP_KEYS).map(([table, keys]) => [
+      table,
+      db.prepare(`delete from ${table} where ${keys.map((k) => `${k} = @${k}`).join(' and ')} and traces = 0`),
+    ]),
+  ) as Record<keyof typeof ROLLUP_KEYS, Database.Statement>
+  // A session's or a user's activity span and a session's user are a minimum, a maximum and a first: worked out again
+  // from the traces left (each one seek of the session's or the user's index).
+  const spanOf = (column: string) => `
+    first_at = (select created_at from traces where ${column} = @${column} and project_id = @project_id
+                order by created_at limit 1),
+    last_at = (select created_at from traces where ${column} = @${column} and project_id = @project_id
+               order by created_at desc limit 1)`
+  const respanSession = db.prepare(
+    `update session_totals set ${spanOf('session_id')},
+       (user_id, user_at) = (select user_id, created_at from traces
+                             where session_id = @session_id and project_id = @project_id and user_id is not null
+                             order by created_at, user_id limit 1)
+     where project_id = @project_id and session_id = @session_id`,
+  )
+  const respanUser = db.prepare(
+    `update user_totals set ${spanOf('user_id')} where project_id = @project_id and user_id = @user_id`,
+  )
+
+  /**
+   * Deletes the oldest matches in one transaction: their rows and search entries, and what they added to the rollups
+   * — the exact inverse of insertBatch (removalDeltas) — then the rollup rows they touched that hold no trace any more
+   * go, and the sessions and users they belonged to get their span (and a session its user) from the traces left.
+   */
+  const deleteBatch = db.transaction(({ filter, trace_ids, limit }: DeleteSelection): DeletedTrace[] => {
+    const w = where(filter, trace_ids ? { traceIds: trace_ids } : {})
+    const rows = stmt(
+      `select rowid as row_id, trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql}
+       order by created_at, trace_id limit ?`,
+    ).all(...w.params, limit) as (RollupRow & { trace_id: string; row_id: number })[]
+    if (rows.length === 0) return []
+    for (const row of rows) {
+      deleteByRowid.run(row.row_id)
+      deleteSearch.run(row.row_id)
+    }
+    const deltas = removalDeltas(rows.map(rollupInput))
+    applyDeltas(deltas)
+    for (const [table, touched] of deltaRows(deltas)) {
+      const keys = ROLLUP_KEYS[table]
+      for (const row of touched) {
+        const key = Object.fromEntries(keys.map((k) => [k, (row as Record<string, unknown>)[k]]))
+        if (dropEmpty[table].run(key).changes > 0) continue
+        if (table === 'session_totals') respanSession.run(key)
+        if (table === 'user_totals') respanUser.run(key)
+      }
+    }
+    return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
+  })
   /** Every rollup recounted from the traces, in one transaction (see rollup-rebuild.ts). */
   const rebuildRollups = db.transaction(() => {
     for (const table of ROLLUP_TABLES) db.prepare(`delete from ${table}`).run()
@@ -414,10 +474,19 @@ export function createTraceQueries(db: Database.Database) {
       return stale !== undefined
     },
 
+    /** Every stored trace, counted from the rollups. */
+    count(): number {
+      return (db.prepare('select coalesce(sum(traces), 0) as n from rollup_totals').get() as { n: number }).n
+    },
+
     getTrace(traceId: string): Trace | null {
       const row = traceById.get(traceId) as unknown[] | undefined
       return row ? fromValues(row) : null
     },
+
+    deleteTraces: (selection: DeleteSelection) => deleteBatch(selection),
+    walkTraces: (filter: TraceFilter, chunk: number) =>
+      walkChunks(async (after, limit) => reads.afterCursor(filter, after, limit), chunk),
 
     repriceTraces: (since: number | undefined, reprice: Repricer): Promise<RepriceOutcome> =>
       repriceAll((from) => repriceChunk(from, since ?? Number.MIN_SAFE_INTEGER, reprice)),
