@@ -5,6 +5,8 @@
 //   npm run bench                      1,000,000 traces, 10 s per load run
 //   npm run bench -- --traces 200000 --duration 5
 //   npm run bench -- --tiny            5,000 traces, 1 s per run (what CI runs, so the harness never rots)
+//   npm run bench -- --store postgres --database postgres://user@host:5432/loupe_bench
+//                                      the same on PostgreSQL (that database is seeded once; each run works on a copy)
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -15,11 +17,13 @@ import { parseArgs } from 'node:util'
 import Database from 'better-sqlite3'
 import cliProgress from 'cli-progress'
 import WebSocket from 'ws'
+import { LIMITS } from '../schemas/index.js'
 import { p95Index } from '../src/analytics/math.js'
 import { normalizeTrace } from '../src/ingest/normalize.js'
 import { packageRoot } from '../src/lib/paths.js'
 import { mulberry32, seed } from '../src/seed/seed.js'
 import { createSqliteStore } from '../src/store/sqlite/store.js'
+import { postgresBench } from './bench-postgres.js'
 import { benchViewer } from './bench-viewer.js'
 
 const root = packageRoot()
@@ -32,6 +36,7 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     sockets: { type: 'string' },
     tiny: { type: 'boolean', default: false },
+    store: { type: 'string', default: 'sqlite' },
     'no-build': { type: 'boolean', default: false },
   },
 })
@@ -45,6 +50,13 @@ const FANOUT_EVENTS = tiny ? 10 : 100
 const BURST_SOCKETS = tiny ? 200 : 10_000
 const BURST_TRACES = tiny ? 100 : 1000
 const FLOOR_INSERT_ROWS = tiny ? 2_000 : 50_000
+if (args.store !== 'sqlite' && args.store !== 'postgres') throw new Error('--store is sqlite or postgres')
+const postgres =
+  args.store === 'postgres'
+    ? postgresBench(args.database ?? 'postgres://postgres@127.0.0.1:5432/loupe_bench', (line) =>
+        process.stdout.write(`${line}\n`),
+      )
+    : null
 const seededPath = args.database ?? join(root, 'bench', 'data', `loupe-${TRACES}.db`)
 const workPath = join(dirname(seededPath), `work-${TRACES}.db`)
 const say = (line: string) => process.stdout.write(`${line}\n`)
@@ -429,6 +441,60 @@ async function burstFanout(base: string, key: string, pid: number) {
   return { ready, ackMs, delivered, health, before, peak, back, backMs: performance.now() - closedAt }
 }
 
+/** The largest trace the contract allows: LIMITS.steps steps, each with a small input and output. */
+function bigTraceInput(i: number) {
+  return {
+    ...syntheticInput(i),
+    steps: Array.from({ length: LIMITS.steps }, (_, k) => ({
+      type: k % 5 === 4 ? 'llm' : 'tool',
+      name: `step ${k}`,
+      tool: k % 5 === 4 ? undefined : `tool-${k % 7}`,
+      latency_ms: 5 + (k % 40),
+      status: k % 97 === 0 ? 'error' : 'ok',
+      input: { query: `lookup ${k} for the quarterly report` },
+      output: { rows: k % 13, note: 'found in the finance archive' },
+    })),
+  }
+}
+
+/**
+ * Big traces: POST /traces of a trace with LIMITS.steps steps, one after another (each a new trace); the row of
+ * their timings, and the id of one of them (its GET /traces/{id} is measured as every read is).
+ */
+async function bigTraces(base: string, key: string) {
+  const runs = tiny ? 5 : 30
+  const times: number[] = []
+  let id = ''
+  let bytes = 0
+  for (let i = 0; i < runs; i++) {
+    const body = JSON.stringify(bigTraceInput(i))
+    bytes = body.length
+    const start = performance.now()
+    const post = () =>
+      fetch(`${base}/traces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body,
+      })
+    // A kept-alive connection the server closed meanwhile fails before an answer: once more, on a new one.
+    const res = await post().catch(post)
+    const stored = (await res.json()) as { trace_id: string; steps: unknown[] }
+    times.push(performance.now() - start)
+    if (res.status !== 201 || stored.steps.length !== LIMITS.steps) {
+      throw new Error(`a ${LIMITS.steps}-step trace answered ${res.status}`)
+    }
+    id = stored.trace_id
+  }
+  const row = {
+    what: `POST /traces (${LIMITS.steps} steps, ${Math.round(bytes / 1024)} KB)`,
+    result: `p50 ${percentile(times, 50).toFixed(1)} ms · p99 ${percentile(times, 99).toFixed(1)} ms (${runs} in a row)`,
+    floor: '—',
+    ratio: '—',
+    goal: 'stored and read back whole',
+  }
+  return { row, id }
+}
+
 /**
  * Deletes the oldest tenth of the traces with one DELETE /traces?until=… while reading GET /analytics in a loop:
  * how long any read waits behind the deletion's batches, and whether the totals are exact afterwards.
@@ -532,9 +598,13 @@ async function dataLifecycleRows(base: string, pid: number): Promise<Row[]> {
 }
 
 async function main() {
-  await ensureSeeded()
-  copyFileSync(seededPath, workPath)
-  for (const suffix of ['-wal', '-shm']) rmSync(`${workPath}${suffix}`, { force: true })
+  if (postgres) await postgres.ensureSeeded(TRACES)
+  else {
+    await ensureSeeded()
+    copyFileSync(seededPath, workPath)
+    for (const suffix of ['-wal', '-shm']) rmSync(`${workPath}${suffix}`, { force: true })
+  }
+  const databaseUrl = postgres ? await postgres.createWork() : workPath
   if (args['no-build'] !== true) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' })
 
   const slowMs = 5000
@@ -554,8 +624,8 @@ async function main() {
   say(`floor: bare Fastify ${fmt(bare.rps)} req/s`)
 
   // Floor 2: raw batched inserts; floor 3: naive SQL.
-  const rawInsert = floorInserts()
-  say(`floor: raw better-sqlite3 inserts ${fmt(rawInsert)} rows/s`)
+  const rawInsert = postgres ? await postgres.floorInserts(FLOOR_INSERT_ROWS, syntheticInput) : floorInserts()
+  say(`floor: raw ${postgres ? 'node-postgres' : 'better-sqlite3'} inserts ${fmt(rawInsert)} rows/s`)
 
   // The real server.
   const port = await freePort()
@@ -565,7 +635,7 @@ async function main() {
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATABASE_URL: workPath,
+      DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'warn',
       INGEST_RATE_LIMIT: '0',
       RATE_LIMIT: '0',
@@ -591,7 +661,7 @@ async function main() {
       items: { trace_id: string; session_id: string | null; user_id: string | null }[]
     }
   ).items[0]
-  const naive = floorNaiveSql(topProject, slowMs)
+  const naive = postgres ? await postgres.floorNaiveSql(topProject, slowMs) : floorNaiveSql(topProject, slowMs)
   say(`floor: naive SQL analytics ${fmt(naive.analyticsAll, 1)} ms, p95 ${fmt(naive.p95All, 1)} ms`)
 
   // Latency goals are read with one connection (a request's own time, no queueing behind others); throughput
@@ -639,6 +709,9 @@ async function main() {
     naive.analyticsProject + naive.p95Project,
   )
   read('GET /failures', '/failures', '—')
+  const big = await bigTraces(base, key)
+  rows.push(big.row)
+  read(`GET /traces/{id} (${LIMITS.steps} steps)`, `/traces/${big.id}`, '—')
 
   // Costs, sorting and deep paging, sessions and users, full-text search.
   read('GET /traces?sort=cost', '/traces?sort=cost', '—')
@@ -667,10 +740,10 @@ async function main() {
       `GET /traces?q=${word}&limit=50 (${label})`,
       `/traces?q=${encodeURIComponent(word)}&limit=50`,
       'p50 ≤ 50 ms',
-      floorNaiveSearch(word, 50),
+      postgres ? await postgres.floorNaiveSearch(word, 50) : floorNaiveSearch(word, 50),
     )
   }
-  const storage = searchStorage()
+  const storage = postgres ? await postgres.searchStorage() : searchStorage()
   if (storage) {
     rows.push({
       what: 'full-text index on disk',
@@ -769,7 +842,7 @@ async function main() {
   const header = [
     `# Loupe benchmark, ${date}`,
     '',
-    `${TRACES.toLocaleString('en-US')} traces stored; ${DURATION} s per load run (autocannon, separate process): p50/p99 with 1 connection, req/s with ${CONNECTIONS};`,
+    `${postgres ? 'PostgreSQL' : 'SQLite'}; ${TRACES.toLocaleString('en-US')} traces stored; ${DURATION} s per load run (autocannon, separate process): p50/p99 with 1 connection, req/s with ${CONNECTIONS};`,
     `Node ${process.version}, ${(await import('node:os')).cpus().length} cores. Ratios are to floors measured in this same run.`,
     '',
     '| measurement | result | floor (same run) | ratio | goal |',
@@ -781,10 +854,14 @@ async function main() {
   ].join('\n')
   say(`\n${table}\n`)
   const out =
-    args.out ?? (tiny ? join(tmpdir(), `loupe-bench-tiny-${date}.md`) : join(root, 'bench', 'results', `${date}.md`))
+    args.out ??
+    (tiny
+      ? join(tmpdir(), `loupe-bench-tiny-${date}${postgres ? '-postgres' : ''}.md`)
+      : join(root, 'bench', 'results', `${date}${postgres ? '-postgres' : ''}.md`))
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, `${table}\n`)
   say(`written to ${out}`)
+  if (postgres) await postgres.dropWork()
   rmSync(workPath, { force: true })
   for (const suffix of ['-wal', '-shm']) rmSync(`${workPath}${suffix}`, { force: true })
 }

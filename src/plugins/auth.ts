@@ -107,22 +107,37 @@ export default fp(
     }
 
     // Before the body is read: a caller without a usable credential learns nothing about the body (401, not 400
-    // or 413), and costs no parsing. The store is asked only when the answer depends on it.
-    app.addHook('preParsing', async (request, _reply, payload) => {
+    // or 413), and costs no parsing. The store is asked only when the answer depends on it. Both hooks take Fastify's
+    // callback: a request that needs no lookup (every read in open mode) then passes without a promise or a tick.
+    app.addHook('preParsing', (request, _reply, payload, done) => {
       const access = accessOf(request)
+      const decide = (credential: Credential) => {
+        try {
+          ;(request as WithCredential)[kCredential] = credential
+          apply(request, authorize(mode, credential, access))
+        } catch (err) {
+          done(err as Error)
+          return
+        }
+        done(null, payload)
+      }
       const needed = access !== 'public' && (mode === 'protected' || access === 'ingest')
-      const credential: Credential = needed ? await resolve(request) : { kind: 'none' }
-      ;(request as WithCredential)[kCredential] = credential
-      apply(request, authorize(mode, credential, access))
-      return payload
+      if (!needed) decide({ kind: 'none' })
+      else resolve(request).then(decide, done)
     })
 
     // After validation: the project the query or body names.
-    app.addHook('preHandler', async (request) => {
-      const access = accessOf(request)
-      const target = targetOf(request, access)
-      const credential = (request as WithCredential)[kCredential]
-      if (target !== null && credential) apply(request, authorize(mode, credential, access, target))
+    app.addHook('preHandler', (request, _reply, done) => {
+      try {
+        const access = accessOf(request)
+        const target = targetOf(request, access)
+        const credential = (request as WithCredential)[kCredential]
+        if (target !== null && credential) apply(request, authorize(mode, credential, access, target))
+      } catch (err) {
+        done(err as Error)
+        return
+      }
+      done()
     })
 
     app.decorate('authorizeTarget', (request: FastifyRequest, target: Target) => {

@@ -1,6 +1,7 @@
 // Traces on PostgreSQL: the ingest transaction (the trace_id directory, trace rows, their rollups and the
 // notification to other replicas, together) and the primitive reads the shared plan (src/store/trace-reads.ts) is
 // answered with. Every value is bound as a parameter; arrays go through unnest, one statement per table per batch.
+import { createHash } from 'node:crypto'
 import type { QueryResultRow } from 'pg'
 import { StepSchema, type Trace, type TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
@@ -30,9 +31,12 @@ import {
   type ExtraConditions,
   HISTOGRAMS,
   type HourRow,
+  histogramWhere,
   orderBy,
   type SearchClause,
   type Selection,
+  TALLY_DIMS,
+  type Tally,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
@@ -44,6 +48,28 @@ import type { TraceRow } from './tables.js'
 /** What runs a statement: the pool, or one client inside a transaction. */
 export interface Queryable {
   query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[] }>
+  query<R extends QueryResultRow = QueryResultRow>(config: {
+    name: string
+    text: string
+    values?: unknown[]
+  }): Promise<{ rows: R[] }>
+}
+
+/** Each statement text's name: the same text has the same name on every connection. */
+const statementNames = new Map<string, string>()
+
+/**
+ * Runs a read as a named statement: each connection parses it once and keeps it (PostgreSQL then also decides, after a
+ * few runs, whether one generic plan serves every parameter as well as planning each run). The texts are the few
+ * shapes the read plan builds, so the names stay few.
+ */
+export async function prepared<R extends QueryResultRow>(db: Queryable, text: string, values: unknown[]): Promise<R[]> {
+  let name = statementNames.get(text)
+  if (name === undefined) {
+    name = `loupe_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`
+    statementNames.set(text, name)
+  }
+  return (await db.query<R>({ name, text, values })).rows
 }
 
 /** The columns of a trace in the contract's order, so that a trace read back serializes as SQLite's does. */
@@ -437,11 +463,11 @@ export async function maxSeq(db: Queryable): Promise<number> {
 
 export async function getTrace(db: Queryable, traceId: string): Promise<Trace | null> {
   // The directory names the project, so the read is a primary-key lookup (one shard once distributed).
-  const rows = await db.query<TraceRow>(
+  const [row] = await prepared<TraceRow>(
+    db,
     `${SELECT_TRACE} where (project_id, trace_id) = (select project_id, trace_id from trace_ids where trace_id = $1)`,
     [traceId],
   )
-  const row = rows.rows[0]
   return row ? fromRow(row) : null
 }
 
@@ -548,66 +574,83 @@ export function traceReads(db: Queryable) {
   ) => {
     const w = where(filter, extra)
     const n = w.params.length
-    const rows = await db.query<R>(`${select} ${w.sql} ${orderBy(ordering, true)} limit $${n + 1} offset $${n + 2}`, [
+    return prepared<R>(db, `${select} ${w.sql} ${orderBy(ordering, true)} limit $${n + 1} offset $${n + 2}`, [
       ...w.params,
       limit,
       offset,
     ])
-    return rows.rows
   }
 
   const queries: TraceReadQueries = {
     async totals(projectId) {
       const s = scoped(projectId)
-      const rows = await db.query<TotalsRow>(
+      const rows = await prepared<TotalsRow>(
+        db,
         `select project_id, environment, model, status, ${TOTALS_COUNTS.join(', ')} from rollup_totals where ${s.cond}`,
         s.params,
       )
-      return rows.rows
+      return rows
     },
 
-    async histogram(kind, projectId) {
-      const s = scoped(projectId)
-      const rows = await db.query<HistogramRow>(
-        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} where ${s.cond} group by bucket order by bucket`,
-        s.params,
+    async tally(dims) {
+      const conditions = TALLY_DIMS.filter((d) => dims[d] !== undefined)
+      const where = conditions.length ? `where ${conditions.map((d, i) => `${d} = $${i + 1}`).join(' and ')}` : ''
+      const rows = await prepared<Tally>(
+        db,
+        `select coalesce(sum(traces), 0) as traces, coalesce(sum(retries), 0) as retries,
+           coalesce(sum(case when status = 'failed' then traces else 0 end), 0) as failed
+         from rollup_totals ${where}`,
+        conditions.map((d) => encodeText(dims[d] as string)),
       )
-      return rows.rows
+      return rows[0] ?? { traces: 0, retries: 0, failed: 0 }
+    },
+
+    async histogram(kind, projectId, window) {
+      let n = 0
+      const { where, params } = histogramWhere(projectId, window, () => `$${++n}`)
+      return prepared<HistogramRow>(
+        db,
+        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} ${where} group by bucket order by bucket`,
+        params,
+      )
     },
 
     async countBoundary(kind, projectId, from, below, max) {
       const { column: c, scale } = HISTOGRAMS[kind]
       const s = scoped(projectId, [from / scale, below / scale, max / scale])
-      const rows = await db.query<{ n: number }>(
+      const rows = await prepared<{ n: number }>(
+        db,
         `select count(*) as n from traces where ${s.cond} and ${c} >= $1 and ${c} < $2 and ${c} <= $3`,
         s.params,
       )
-      return rows.rows[0]?.n ?? 0
+      return rows[0]?.n ?? 0
     },
 
     async hours(projectId) {
       const s = scoped(projectId)
-      const rows = await db.query<{ hour: number; traces: number }>(
+      const rows = await prepared<{ hour: number; traces: number }>(
+        db,
         `select hour, sum(traces) as traces from rollup_hourly where ${s.cond} group by hour order by hour desc`,
         s.params,
       )
-      return rows.rows
+      return rows
     },
 
     async hoursBetween(start, end, projectId) {
       const s = scoped(projectId, [start, end])
-      const rows = await db.query<HourRow>(
+      const rows = await prepared<HourRow>(
+        db,
         `select hour, sum(traces) as traces, ${SUM_COLUMNS.map((c) => `sum(${c}) as ${c}`).join(', ')}
          from rollup_hourly where hour >= $1 and hour < $2 and ${s.cond} group by hour`,
         s.params,
       )
-      return rows.rows
+      return rows
     },
 
     async count(f) {
       const w = where(f)
-      const rows = await db.query<{ n: number }>(`select count(*) as n from traces ${w.sql}`, w.params)
-      return rows.rows[0]?.n ?? 0
+      const rows = await prepared<{ n: number }>(db, `select count(*) as n from traces ${w.sql}`, w.params)
+      return rows[0]?.n ?? 0
     },
 
     async select(selection) {
@@ -624,12 +667,13 @@ export function traceReads(db: Queryable) {
 
     async latencyAt(projectId, lo, hi, offset) {
       const s = scoped(projectId, [lo, hi, offset])
-      const rows = await db.query<{ latency: number }>(
+      const rows = await prepared<{ latency: number }>(
+        db,
         `select latency from traces where ${s.cond} and latency >= $1 and latency < $2
          order by latency limit 1 offset $3`,
         s.params,
       )
-      return rows.rows[0]?.latency
+      return rows[0]?.latency
     },
   }
   const activity = createActivityReads({
@@ -639,7 +683,7 @@ export function traceReads(db: Queryable) {
         params.push(typeof value === 'string' ? encodeText(value) : value)
         return `$${params.length}`
       })
-      return (await db.query(text, params)).rows as R[]
+      return (await prepared(db, text, params)) as R[]
     },
     select: queries.select,
   })

@@ -23,15 +23,18 @@ import {
   sessionUserSet,
   TOTALS_COUNTS,
 } from '../rollups.js'
-import { SUMMARY_KEYS, storedTrace, TRACE_KEYS } from '../stored-trace.js'
+import { SUMMARY_KEYS, storedTrace, storedTraceOf, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
   type ExtraConditions,
   HISTOGRAMS,
   type HourRow,
+  histogramWhere,
   orderBy,
   type SearchClause,
   type Selection,
+  TALLY_DIMS,
+  type Tally,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
@@ -67,6 +70,17 @@ const summaryFromRow = (row: RawSummaryRow): TraceSummary => ({
 const fromRow = (row: RawTraceRow): Trace =>
   storedTrace({ ...row, tokens_reported: row.tokens_reported === 1, created_at: toUtcIso(row.created_at) })
 
+/** The trace's columns, in TRACE_KEYS order: read as arrays (better-sqlite3's raw mode), which spares an object a row. */
+const TRACE_COLUMNS = TRACE_KEYS.join(', ')
+const CREATED_AT = TRACE_KEYS.indexOf('created_at')
+const TOKENS_REPORTED = TRACE_KEYS.indexOf('tokens_reported')
+/** A row read in raw mode (its values in TRACE_KEYS order) → the stored trace. */
+const fromValues = (values: unknown[]): Trace => {
+  values[CREATED_AT] = toUtcIso(values[CREATED_AT] as number)
+  values[TOKENS_REPORTED] = values[TOKENS_REPORTED] === 1
+  return storedTraceOf(values)
+}
+
 const toRow = (t: Trace) => ({
   ...t,
   created_at: Date.parse(t.created_at),
@@ -88,12 +102,22 @@ export function createTraceQueries(db: Database.Database) {
     }
     return s
   }
+  /** The same, for statements whose rows are read as arrays. */
+  const rawCache = new Map<string, Database.Statement>()
+  const rawStmt = (text: string) => {
+    let s = rawCache.get(text)
+    if (!s) {
+      s = db.prepare(text).raw(true)
+      rawCache.set(text, s)
+    }
+    return s
+  }
 
   const insertTrace = db.prepare(
     `insert into traces (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => `@${c}`).join(', ')})
      on conflict (trace_id) do nothing`,
   )
-  const traceById = db.prepare('select * from traces where trace_id = ?')
+  const traceById = db.prepare(`select ${TRACE_COLUMNS} from traces where trace_id = ?`).raw(true)
   // The searchable text of each trace, under the trace's rowid, in the same transaction (src/search/text.ts).
   const insertSearch = db.prepare('insert into traces_search (rowid, body) values (?, ?)')
   const upsert = (table: string, keys: readonly string[], counted: readonly string[]) => {
@@ -154,9 +178,9 @@ export function createTraceQueries(db: Database.Database) {
         created.push(trace)
         return { kind: 'created', trace }
       }
-      const existing = traceById.get(trace.trace_id) as RawTraceRow
+      const existing = fromValues(traceById.get(trace.trace_id) as unknown[])
       return existing.project_id === trace.project_id
-        ? { kind: 'exists', trace: fromRow(existing) }
+        ? { kind: 'exists', trace: existing }
         : { kind: 'conflict', trace_id: trace.trace_id }
     })
     applyDeltas(rollupDeltas(created))
@@ -328,13 +352,17 @@ export function createTraceQueries(db: Database.Database) {
   }
 
   /** A page of rows, newest first. SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk. */
-  const selectPage = (columns: string, { filter, extra, limit, offset, walk, ordering }: Selection) => {
+  const selectPage = (
+    columns: string,
+    { filter, extra, limit, offset, walk, ordering }: Selection,
+    prepare: (text: string) => Database.Statement = stmt,
+  ) => {
     // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
     const scoped = filter.project_id !== undefined ? 'project_' : ''
     const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
     const w = where(filter, extra)
     // SQLite sorts null first ascending and last descending: as the contract wants unpriced traces.
-    return stmt(`select ${columns} from traces ${hint} ${w.sql} ${orderBy(ordering, false)} limit ? offset ?`).all(
+    return prepare(`select ${columns} from traces ${hint} ${w.sql} ${orderBy(ordering, false)} limit ? offset ?`).all(
       ...w.params,
       limit,
       offset,
@@ -349,11 +377,21 @@ export function createTraceQueries(db: Database.Database) {
       ).all(...scope.params) as TotalsRow[]
     },
 
-    async histogram(kind, projectId) {
-      const scope = projectScope(projectId)
+    async tally(dims) {
+      const conditions = TALLY_DIMS.filter((d) => dims[d] !== undefined)
+      const where = conditions.length ? `where ${conditions.map((d) => `${d} = ?`).join(' and ')}` : ''
       return stmt(
-        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} ${scope.sql} group by bucket order by bucket`,
-      ).all(...scope.params) as HistogramRow[]
+        `select coalesce(sum(traces), 0) as traces, coalesce(sum(retries), 0) as retries,
+           coalesce(sum(case when status = 'failed' then traces else 0 end), 0) as failed
+         from rollup_totals ${where}`,
+      ).get(...conditions.map((d) => dims[d])) as Tally
+    },
+
+    async histogram(kind, projectId, window) {
+      const { where, params } = histogramWhere(projectId, window, () => '?')
+      return stmt(
+        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} ${where} group by bucket order by bucket`,
+      ).all(...params) as HistogramRow[]
     },
 
     async countBoundary(kind, projectId, from, below, max) {
@@ -389,7 +427,7 @@ export function createTraceQueries(db: Database.Database) {
     },
 
     async select(selection) {
-      return (selectPage('*', selection) as RawTraceRow[]).map(fromRow)
+      return (selectPage(TRACE_COLUMNS, selection, rawStmt) as unknown[][]).map(fromValues)
     },
 
     async selectSummaries(selection) {
@@ -442,8 +480,8 @@ export function createTraceQueries(db: Database.Database) {
     },
 
     getTrace(traceId: string): Trace | null {
-      const row = traceById.get(traceId) as RawTraceRow | undefined
-      return row ? fromRow(row) : null
+      const row = traceById.get(traceId) as unknown[] | undefined
+      return row ? fromValues(row) : null
     },
 
     deleteTraces: (selection: DeleteSelection) => deleteBatch(selection),
