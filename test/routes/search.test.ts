@@ -208,7 +208,7 @@ t.test('a common word and a rare one find the same pages by either plan, and tot
     return (everything.json().items as Trace[]).filter((tr) => matches(tr, q)).map((tr) => tr.trace_id)
   }
   for (const q of ['common', 'rare', 'common text', 'ok']) {
-    for (const scope of [{}, { project_id: a.project_id }]) {
+    for (const scope of [{}, { project_id: a.project_id }] as Record<string, string>[]) {
       const expected = await recount(q, scope)
       const pages: string[] = []
       let cursor: string | null = null
