@@ -159,7 +159,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'deleteTraces',
         summary: 'Delete every trace matching the filters',
         description:
-          'Takes the filters of `GET /traces`; with none, `all=true` is required. Deletes in batches of 500, each ' +
+          'Takes the filters of `GET /traces`; with none, `all=true` is required. Deletes in short batches, each ' +
           'one transaction that also takes the traces out of every analytics figure, so reads and ingest go on ' +
           'meanwhile; each deleted trace is announced on /ws as `trace.deleted`. A project key deletes only traces ' +
           'of its own project.',

@@ -6,8 +6,15 @@ import { ProjectNotFound, TraceNotFound } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
 import type { DeletedTrace, ProjectRemoval, Store, TraceFilter } from '../store/types.js'
 
-/** Traces deleted per transaction. */
+/** Traces deleted per transaction, at most. */
 export const DELETE_BATCH = 500
+/** The first batch of a deletion, before its pace is known. */
+const FIRST_BATCH = 50
+/**
+ * How long one batch should hold the store: the next batch is sized from how long the last took, so a read or an
+ * ingest that arrives meanwhile waits about this long (SQLite answers on the event loop), whatever the traces' size.
+ */
+export const BATCH_BUDGET_MS = 15
 
 export interface DeletionService {
   /** Deletes one trace within `scope` (null: any project); 404 when it is unknown or outside the scope. */
@@ -41,13 +48,18 @@ export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }:
   ) {
     const byProject = new Map<string, number>()
     let total = 0
+    let size = Math.min(batch, FIRST_BATCH)
     while (total < max && !shouldStop()) {
-      const deleted = await store.deleteTraces({ filter, limit: Math.min(batch, max - total) })
+      const limit = Math.min(size, max - total)
+      const started = performance.now()
+      const deleted = await store.deleteTraces({ filter, limit })
+      const took = performance.now() - started
       count(byProject, deleted)
       total += deleted.length
       hub.publishDeleted(deleted)
       if (deleted.length > 0) await store.reclaimSpace()
-      if (deleted.length < batch) break
+      if (deleted.length < limit) break
+      size = Math.max(1, Math.min(batch, Math.round((size * BATCH_BUDGET_MS) / Math.max(took, 1))))
       // Between two batches, every request that waited gets its turn.
       await yieldToLoop()
     }

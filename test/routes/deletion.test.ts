@@ -55,6 +55,38 @@ t.test('by filter: every GET /traces filter; no filter needs all=true', async (t
   t.equal((await app.inject('/analytics')).json().summary.total_traces, 0)
 })
 
+t.test('search and cost filters: export and delete take the same traces GET /traces lists', async (t) => {
+  const app = await buildTestApp(t)
+  const { key } = await createProject(app)
+  const traces = Array.from({ length: 60 }, (_, i) => ({
+    trace_id: `qc-${i}`,
+    prompt: i % 3 === 0 ? `refund order ${i}` : `weather ${i}`,
+    cost: i % 4 === 0 ? null : i / 1000,
+  }))
+  await postBatch(app, key, traces)
+  const queries = ['q=refund', 'min_cost=0.02', 'max_cost=0.01&q=weather', 'q=REFUND&min_cost=0.03']
+  for (const query of queries) {
+    const listed = (await app.inject(`/traces?limit=1000&${query}`)).json()
+    t.ok(listed.total > 0, `${query}: some match`)
+    const exported = (await app.inject(`/traces/export?${query}`)).body.split('\n').filter(Boolean)
+    t.same(
+      exported.map((line) => JSON.parse(line).trace_id),
+      listed.items.map((x: { trace_id: string }) => x.trace_id),
+      `${query}: the export holds the listed traces`,
+    )
+  }
+  t.equal((await app.inject('/traces/export?q=%20%20')).statusCode, 400, 'a q of white space')
+  const refused = await app.inject({ method: 'DELETE', url: '/traces?q=%20' })
+  t.equal(refused.statusCode, 400)
+  t.match(refused.json().message, /querystring\/q/)
+  const expected = (await app.inject('/traces?limit=1&q=refund&min_cost=0.03')).json().total
+  t.same((await app.inject({ method: 'DELETE', url: '/traces?q=refund&min_cost=0.03' })).json(), { deleted: expected })
+  t.equal((await app.inject('/traces?limit=1&q=refund&min_cost=0.03')).json().total, 0, 'none left')
+  t.equal((await app.inject('/traces?limit=1&q=refund')).json().total, 20 - expected, 'the rest kept')
+  const summary = (await app.inject('/analytics')).json().summary
+  t.equal(summary.total_traces, 60 - expected)
+})
+
 t.test('a project: its traces, keys and pending spans; its key stops working', async (t) => {
   const app = await buildTestApp(t)
   const doomed = await createProject(app, 'Doomed')
