@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
-import { and, asc, eq, getTableColumns, isNull } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import type { Project } from '../../../schemas/index.js'
@@ -81,6 +81,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       .select({ ...getTableColumns(apiKeys), project_name: projects.name })
       .from(apiKeys)
       .innerJoin(projects, eq(projects.project_id, apiKeys.project_id))
+  // Every authenticated request looks its key up: prepared once, so no request builds this query again.
+  const liveKeyByHash = keysWithProject()
+    .where(and(eq(apiKeys.key_hash, sql.placeholder('hash')), isNull(apiKeys.revoked_at)))
+    .prepare()
 
   return {
     dialect: 'sqlite',
@@ -137,9 +141,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async findApiKey(keyHash): Promise<KeyContext | null> {
-      const row = keysWithProject()
-        .where(and(eq(apiKeys.key_hash, keyHash), isNull(apiKeys.revoked_at)))
-        .get()
+      const row = liveKeyByHash.get({ hash: keyHash })
       return row ? keyContextFromRow(row) : null
     },
 
