@@ -47,8 +47,8 @@ export function createPendingSpanQueries(sqlite: Database.Database): PendingSpan
       return insert.run(...args, JSON.stringify(s.span)).changes > 0 ? 'added' : 'duplicate'
     }),
   )
-  const forget = sqlite.transaction((traceId: string, spanIds: readonly string[]) => {
-    for (const spanId of spanIds) remove.run(traceId, spanId)
+  const forget = sqlite.transaction((spans: readonly { trace_id: string; span_ids: readonly string[] }[]) => {
+    for (const { trace_id, span_ids } of spans) for (const spanId of span_ids) remove.run(trace_id, spanId)
   })
 
   return {
@@ -64,8 +64,8 @@ export function createPendingSpanQueries(sqlite: Database.Database): PendingSpan
       return ofTrace.all(traceId).map((row) => ({ ...row, is_root: row.is_root === 1, span: JSON.parse(row.span) }))
     },
 
-    async deletePendingSpans(traceId, spanIds) {
-      forget(traceId, spanIds)
+    async deletePendingSpans(spans) {
+      if (spans.length > 0) forget(spans)
     },
   }
 }
