@@ -12,6 +12,11 @@ export const ConnectionEstablishedMessage = ServerMessage(
   'Sent once, right after the socket opens.',
 )
 export const TraceCreatedMessage = ServerMessage('trace.created', TraceSchema, 'A trace has been stored.')
+export const TraceDeletedMessage = ServerMessage(
+  'trace.deleted',
+  Type.Object({ trace_id: Type.String(), project_id: Type.String() }),
+  'A trace has been deleted (by a request or by retention); sent to the clients that may see its project.',
+)
 export const PongMessage = ServerMessage('pong', Type.Object({}), 'Answer to a client `ping`.')
 export const SubscribedMessage = ServerMessage(
   'subscribed',
@@ -25,7 +30,14 @@ export const ErrorMessage = ServerMessage(
 )
 
 export const ServerMessageSchema = Type.Union(
-  [ConnectionEstablishedMessage, TraceCreatedMessage, PongMessage, SubscribedMessage, ErrorMessage],
+  [
+    ConnectionEstablishedMessage,
+    TraceCreatedMessage,
+    TraceDeletedMessage,
+    PongMessage,
+    SubscribedMessage,
+    ErrorMessage,
+  ],
   { $id: 'ServerMessageSchema', description: 'Every message the server sends on /ws.' },
 )
 export type ServerMessage = Static<typeof ServerMessageSchema>

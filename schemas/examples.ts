@@ -252,6 +252,81 @@ export const otlpRequestExample = {
 
 export const otlpResponseExample = { partialSuccess: { rejectedSpans: '1', errorMessage: 'span 2: no traceId' } }
 
+export const metricsExample = [
+  '# HELP loupe_traces_ingested_total Traces stored (a re-sent trace already stored is not counted again).',
+  '# TYPE loupe_traces_ingested_total counter',
+  'loupe_traces_ingested_total 1042',
+  '',
+  '# HELP loupe_store_traces Traces stored.',
+  '# TYPE loupe_store_traces gauge',
+  'loupe_store_traces 1042',
+  '',
+].join('\n')
+
+export const projectRetentionExample = {
+  project_id: 'support-bot',
+  retention_days: 30,
+  retention_max_traces: null,
+  effective: { retention_days: 30, retention_max_traces: 1_000_000 },
+}
+
+export const setRetentionExample = { retention_days: 30, retention_max_traces: null }
+
+export const deleteTracesExample = { deleted: 1200 }
+
+export const deleteProjectExample = {
+  project_id: 'support-bot',
+  deleted_traces: 52031,
+  deleted_api_keys: 2,
+  deleted_pending_spans: 0,
+}
+
+export const exportNdjsonExample = `${JSON.stringify(traceExample)}\n`
+
+export const exportCsvExample =
+  'trace_id,project_id,environment,name,model,prompt,response,latency,token_count,prompt_tokens,completion_tokens,' +
+  'tokens_reported,cost,status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count\r\n' +
+  'tr_01,support-bot,production,answer_question,gpt-4o-mini,What is the capital of France?,Paris.,812.5,17,14,3,true,' +
+  '0.0000039,success,,0,sess_42,user_7,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2\r\n'
+
+export const alertRuleInputExample = {
+  name: 'Support bot failing',
+  project_id: 'support-bot',
+  metric: 'failure_rate',
+  window_minutes: 15,
+  threshold: 5,
+  destination: { type: 'webhook', url: 'https://hooks.example.com/loupe', secret: 'a-shared-secret-of-16+' },
+}
+
+export const alertRuleExample = {
+  rule_id: '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b',
+  name: 'Support bot failing',
+  project_id: 'support-bot',
+  metric: 'failure_rate',
+  window_minutes: 15,
+  threshold: 5,
+  destination: { type: 'webhook', url: 'https://hooks.example.com/loupe', signed: true },
+  state: 'ok',
+  last_value: 1.2,
+  last_evaluated_at: '2026-11-23T10:15:00.000Z',
+  created_at: '2026-11-23T09:00:00.000Z',
+}
+
+export const alertEventExample = {
+  event_id: '0193a1b3-1111-7e4f-8a9b-0c1d2e3f4a5b',
+  rule_id: '0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b',
+  rule_name: 'Support bot failing',
+  project_id: 'support-bot',
+  metric: 'failure_rate',
+  kind: 'fired',
+  value: 12.5,
+  threshold: 5,
+  at: '2026-11-23T10:16:00.000Z',
+  delivery: 'delivered',
+  attempts: 1,
+  last_error: null,
+}
+
 export const modelPriceExample = {
   pattern: 'my-finetune-*',
   input_price: 3,

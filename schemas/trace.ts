@@ -17,6 +17,9 @@ import {
 import {
   batchTracesBodyExample,
   batchTracesResponseExample,
+  deleteTracesExample,
+  exportCsvExample,
+  exportNdjsonExample,
   listTracesExample,
   traceExample,
   traceInputExample,
@@ -265,6 +268,77 @@ export const ListTracesOrSummariesResponse = Type.Union([ListTracesResponse, Lis
   examples: [listTracesExample],
 })
 export type ListTraceSummariesResponse = Static<typeof ListTraceSummariesResponse>
+
+/** The filters of GET /traces alone (no paging, order or fields): what export and delete-by-filter take. */
+export const TraceFilterQuery = Type.Omit(ListTracesQuery, ['limit', 'offset', 'fields', 'sort', 'order', 'cursor'])
+export type TraceFilterQuery = Static<typeof TraceFilterQuery>
+
+// GET /traces/export
+export const EXPORT_FORMATS = ['ndjson', 'csv'] as const
+export type ExportFormat = (typeof EXPORT_FORMATS)[number]
+
+/** The columns of a CSV export, in order: every field of a trace but its steps, then how many steps it has. */
+export const CSV_COLUMNS = [
+  ...Object.keys(TraceSchema.properties).filter((k) => k !== 'steps'),
+  'step_count',
+] as readonly string[]
+
+export const ExportTracesQuery = Type.Composite([
+  TraceFilterQuery,
+  Type.Object({
+    format: Type.Optional(
+      Type.Union(
+        EXPORT_FORMATS.map((f) => Type.Literal(f)),
+        {
+          default: 'ndjson',
+          description:
+            '`ndjson`: one trace a line, exactly as `GET /traces/{trace_id}` answers it. `csv` (RFC 4180): a header, ' +
+            'then one row per trace with its flat fields (tags and metadata as JSON, no steps but `step_count`).',
+        },
+      ),
+    ),
+  }),
+])
+export type ExportTracesQuery = Static<typeof ExportTracesQuery>
+
+/** The media type of each export format. */
+export const EXPORT_MEDIA_TYPES: Record<ExportFormat, string> = {
+  ndjson: 'application/x-ndjson',
+  csv: 'text/csv; charset=utf-8',
+}
+
+export const ExportTracesResponse = {
+  description: 'Every matching trace, newest first, streamed.',
+  content: {
+    [EXPORT_MEDIA_TYPES.ndjson]: {
+      schema: Type.String({ description: 'One Trace (JSON) a line.' }),
+      example: exportNdjsonExample,
+    },
+    [EXPORT_MEDIA_TYPES.csv]: {
+      schema: Type.String({ description: `Columns: ${CSV_COLUMNS.join(', ')}.` }),
+      example: exportCsvExample,
+    },
+  },
+}
+
+// DELETE /traces
+export const DeleteTracesQuery = Type.Composite([
+  TraceFilterQuery,
+  Type.Object({
+    all: Type.Optional(
+      Type.Boolean({
+        description: 'Must be true to delete with no filter at all (every trace the credential can reach).',
+      }),
+    ),
+  }),
+])
+export type DeleteTracesQuery = Static<typeof DeleteTracesQuery>
+
+export const DeleteTracesResponse = Type.Object(
+  { deleted: Type.Integer({ minimum: 0, description: 'Traces deleted.' }) },
+  { examples: [deleteTracesExample] },
+)
+export type DeleteTracesResponse = Static<typeof DeleteTracesResponse>
 
 // GET /traces/{trace_id}
 export const TraceParams = Type.Object({ trace_id: Type.String() })

@@ -105,7 +105,7 @@ export async function benchViewer(base: string, key: string, say: (line: string)
       rows.push({ what, result: ms(time), floor, ratio: `shell + ${ms(Math.max(0, time - shell))}`, goal: '≤ 1 s' })
     }
     await measure('viewer: /ui/traces first rows', '/ui/traces', '[data-trace-id]', 10)
-    await measure('viewer: /ui/ dashboard rendered', '/ui/', '.chart canvas', 3)
+    await measure('viewer: /ui/ dashboard rendered', '/ui/', '.chart canvas', 4)
     await measure('viewer: 1000-step trace rendered', `/ui/traces/${bigId}`, '[data-step-index]', 20)
 
     // A live trace: from the moment its POST was answered to its row in the open list.

@@ -5,6 +5,8 @@
 //   npm run bench                      1,000,000 traces, 10 s per load run
 //   npm run bench -- --traces 200000 --duration 5
 //   npm run bench -- --tiny            5,000 traces, 1 s per run (what CI runs, so the harness never rots)
+//   npm run bench -- --store postgres --database postgres://user@host:5432/loupe_bench
+//                                      the same on PostgreSQL (that database is seeded once; each run works on a copy)
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -15,11 +17,13 @@ import { parseArgs } from 'node:util'
 import Database from 'better-sqlite3'
 import cliProgress from 'cli-progress'
 import WebSocket from 'ws'
+import { LIMITS } from '../schemas/index.js'
 import { p95Index } from '../src/analytics/math.js'
 import { normalizeTrace } from '../src/ingest/normalize.js'
 import { packageRoot } from '../src/lib/paths.js'
 import { mulberry32, seed } from '../src/seed/seed.js'
 import { createSqliteStore } from '../src/store/sqlite/store.js'
+import { postgresBench } from './bench-postgres.js'
 import { benchViewer } from './bench-viewer.js'
 
 const root = packageRoot()
@@ -32,6 +36,7 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     sockets: { type: 'string' },
     tiny: { type: 'boolean', default: false },
+    store: { type: 'string', default: 'sqlite' },
     'no-build': { type: 'boolean', default: false },
   },
 })
@@ -45,6 +50,13 @@ const FANOUT_EVENTS = tiny ? 10 : 100
 const BURST_SOCKETS = tiny ? 200 : 10_000
 const BURST_TRACES = tiny ? 100 : 1000
 const FLOOR_INSERT_ROWS = tiny ? 2_000 : 50_000
+if (args.store !== 'sqlite' && args.store !== 'postgres') throw new Error('--store is sqlite or postgres')
+const postgres =
+  args.store === 'postgres'
+    ? postgresBench(args.database ?? 'postgres://postgres@127.0.0.1:5432/loupe_bench', (line) =>
+        process.stdout.write(`${line}\n`),
+      )
+    : null
 const seededPath = args.database ?? join(root, 'bench', 'data', `loupe-${TRACES}.db`)
 const workPath = join(dirname(seededPath), `work-${TRACES}.db`)
 const say = (line: string) => process.stdout.write(`${line}\n`)
@@ -462,7 +474,7 @@ const OTLP_SPANS = tiny ? 10_240 : 102_400
 /**
  * OTLP ingest from the real OpenTelemetry protobuf exporter (scripts/bench-otlp-client.ts: exports of 512 spans from
  * 4 concurrent exporters, GenAI agent runs of 8 spans), into a project of its own; then every trace is waited for
- * (stored OTLP_ROOT_GRACE_MS after its root) and counted in the database with its steps: nothing may be lost. The
+ * (stored OTLP_ROOT_GRACE_MS after its root) and counted with its steps: nothing may be lost. The
  * server's CPU time per span is the robust figure on a shared machine: 1e6 / it is what one core would take.
  */
 async function otlpIngest(base: string, pid: number, rawInsertRowsPerSecond: number) {
@@ -489,18 +501,26 @@ async function otlpIngest(base: string, pid: number, rawInsertRowsPerSecond: num
     ),
   ) as { spans: number; traces: number; exports: number; ms: number; failed: number }
   const ackedAt = performance.now()
-  const db = new Database(workPath, { readonly: true })
-  const count = db.prepare(
-    'select count(*) as traces, coalesce(sum(json_array_length(steps)), 0) as steps from traces where project_id = ?',
-  )
-  let stored = count.get(projectId) as { traces: number; steps: number }
-  while (stored.traces < client.traces && performance.now() - ackedAt < 60_000) {
+  // Counted through the API, on either store: the project's traces, and their steps summed over every page.
+  const list = async (query: string) =>
+    (await (await fetch(`${base}/traces?project_id=${projectId}&fields=summary&${query}`)).json()) as {
+      total: number
+      items: { step_count: number }[]
+      next_cursor: string | null
+    }
+  let traces = (await list('limit=1')).total
+  while (traces < client.traces && performance.now() - ackedAt < 60_000) {
     await new Promise((r) => setTimeout(r, 100))
-    stored = count.get(projectId) as { traces: number; steps: number }
+    traces = (await list('limit=1')).total
   }
-  db.close()
   const storedMs = performance.now() - started
   const cpuPerSpan = (cpuTimeUs(pid) - cpuBefore) / client.spans
+  let steps = 0
+  for (let page = await list('limit=1000'); ; page = await list(`limit=1000&cursor=${page.next_cursor}`)) {
+    steps += page.items.reduce((n, item) => n + item.step_count, 0)
+    if (!page.next_cursor) break
+  }
+  const stored = { traces, steps }
   const spansPerSecond = (1000 * client.spans) / client.ms
   const expectedSteps = client.spans - client.traces
   const complete = client.failed === 0 && stored.traces === client.traces && stored.steps === expectedSteps
@@ -520,14 +540,174 @@ async function otlpIngest(base: string, pid: number, rawInsertRowsPerSecond: num
   }
 }
 
+/** The largest trace the contract allows: LIMITS.steps steps, each with a small input and output. */
+function bigTraceInput(i: number) {
+  return {
+    ...syntheticInput(i),
+    steps: Array.from({ length: LIMITS.steps }, (_, k) => ({
+      type: k % 5 === 4 ? 'llm' : 'tool',
+      name: `step ${k}`,
+      tool: k % 5 === 4 ? undefined : `tool-${k % 7}`,
+      latency_ms: 5 + (k % 40),
+      status: k % 97 === 0 ? 'error' : 'ok',
+      input: { query: `lookup ${k} for the quarterly report` },
+      output: { rows: k % 13, note: 'found in the finance archive' },
+    })),
+  }
+}
+
+/**
+ * Big traces: POST /traces of a trace with LIMITS.steps steps, one after another (each a new trace); the row of
+ * their timings, and the id of one of them (its GET /traces/{id} is measured as every read is).
+ */
+async function bigTraces(base: string, key: string) {
+  const runs = tiny ? 5 : 30
+  const times: number[] = []
+  let id = ''
+  let bytes = 0
+  for (let i = 0; i < runs; i++) {
+    const body = JSON.stringify(bigTraceInput(i))
+    bytes = body.length
+    const start = performance.now()
+    const post = () =>
+      fetch(`${base}/traces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body,
+      })
+    // A kept-alive connection the server closed meanwhile fails before an answer: once more, on a new one.
+    const res = await post().catch(post)
+    const stored = (await res.json()) as { trace_id: string; steps: unknown[] }
+    times.push(performance.now() - start)
+    if (res.status !== 201 || stored.steps.length !== LIMITS.steps) {
+      throw new Error(`a ${LIMITS.steps}-step trace answered ${res.status}`)
+    }
+    id = stored.trace_id
+  }
+  const row = {
+    what: `POST /traces (${LIMITS.steps} steps, ${Math.round(bytes / 1024)} KB)`,
+    result: `p50 ${percentile(times, 50).toFixed(1)} ms · p99 ${percentile(times, 99).toFixed(1)} ms (${runs} in a row)`,
+    floor: '—',
+    ratio: '—',
+    goal: 'stored and read back whole',
+  }
+  return { row, id }
+}
+
+/**
+ * Deletes the oldest tenth of the traces with one DELETE /traces?until=… while reading GET /analytics in a loop:
+ * how long any read waits behind the deletion's batches, and whether the totals are exact afterwards.
+ */
+async function deleteWhileReading(base: string) {
+  const total = ((await (await fetch(`${base}/analytics`)).json()) as { summary: { total_traces: number } }).summary
+    .total_traces
+  const offset = Math.max(0, Math.floor(total * 0.9))
+  const page = (await (await fetch(`${base}/traces?limit=1&offset=${offset}`)).json()) as {
+    items: { created_at: string }[]
+  }
+  const until = page.items[0]?.created_at ?? new Date(0).toISOString()
+  const matching = ((await (await fetch(`${base}/traces?limit=1&until=${until}`)).json()) as { total: number }).total
+  const timedRead = async () => {
+    const started = performance.now()
+    await (await fetch(`${base}/analytics`)).arrayBuffer()
+    return performance.now() - started
+  }
+  const before: number[] = []
+  for (let i = 0; i < 20; i++) before.push(await timedRead())
+  const reads: number[] = []
+  let done = false
+  const reader = (async () => {
+    while (!done) reads.push(await timedRead())
+  })()
+  const started = performance.now()
+  const res = await fetch(`${base}/traces?until=${until}`, { method: 'DELETE' })
+  const { deleted } = (await res.json()) as { deleted: number }
+  const ms = performance.now() - started
+  done = true
+  await reader
+  const after = ((await (await fetch(`${base}/analytics`)).json()) as { summary: { total_traces: number } }).summary
+    .total_traces
+  return { deleted, ms, reads, before, after, expected: total - matching }
+}
+
+/** Streams the whole NDJSON export, sampling the server's RSS meanwhile: constant memory shows as a flat peak. */
+async function exportRss(base: string, pid: number) {
+  const before = rssMb(pid)
+  let peak = before
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid))
+  }, 50)
+  const started = performance.now()
+  const res = await fetch(`${base}/traces/export?format=ndjson`)
+  let bytes = 0
+  let lines = 0
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length
+    for (const byte of chunk) if (byte === 10) lines++
+  }
+  const ms = performance.now() - started
+  clearInterval(sampler)
+  peak = Math.max(peak, rssMb(pid))
+  return { before, peak, bytes, lines, ms }
+}
+
+/** One line of the results table. */
+interface Row {
+  what: string
+  result: string
+  floor: string
+  ratio: string
+  goal: string
+}
+
+/** Export and deletion on the seeded server: memory while exporting everything, reads while deleting a tenth. */
+async function dataLifecycleRows(base: string, pid: number): Promise<Row[]> {
+  const out: Row[] = []
+  const fmt = (n: number, digits = 0) =>
+    n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+  const exported = await exportRss(base, pid)
+  out.push({
+    what: `GET /traces/export (NDJSON, every trace)`,
+    result:
+      `${fmt(exported.lines)} traces, ${fmt(exported.bytes / 1e6)} MB in ${fmt(exported.ms / 1000, 1)} s ` +
+      `(${fmt(exported.lines / (exported.ms / 1000))} traces/s); server RSS ${fmt(exported.before)} MB before, ` +
+      `peak ${fmt(exported.peak)} MB while exporting`,
+    floor: `before: ${fmt(exported.before)} MB`,
+    ratio: `+${fmt(exported.peak - exported.before)} MB`,
+    goal: 'constant memory: within 64 MB of before',
+  })
+  say(
+    `export: ${exported.lines} traces in ${fmt(exported.ms)} ms, RSS ${fmt(exported.before)} → ${fmt(exported.peak)} MB`,
+  )
+  const deletion = await deleteWhileReading(base)
+  out.push({
+    what: `DELETE /traces?until=… (${fmt(deletion.deleted)} oldest traces) while GET /analytics is read`,
+    result:
+      `deleted in ${fmt(deletion.ms / 1000, 1)} s (${fmt(deletion.deleted / (deletion.ms / 1000))} traces/s); ` +
+      `${fmt(deletion.reads.length)} /analytics answers meanwhile, p50 ${fmt(percentile(deletion.reads, 50), 1)} ms, ` +
+      `longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms`,
+    floor: `/analytics alone: longest ${fmt(Math.max(...deletion.before, 0), 1)} ms`,
+    ratio: `${deletion.after === deletion.expected ? 'totals exact after' : `TOTALS OFF: ${deletion.after} ≠ ${deletion.expected}`}`,
+    goal: 'no /analytics answer over 50 ms',
+  })
+  say(
+    `delete: ${deletion.deleted} traces in ${fmt(deletion.ms)} ms; /analytics longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms`,
+  )
+  return out
+}
+
 async function main() {
-  await ensureSeeded()
-  copyFileSync(seededPath, workPath)
-  for (const suffix of ['-wal', '-shm']) rmSync(`${workPath}${suffix}`, { force: true })
+  if (postgres) await postgres.ensureSeeded(TRACES)
+  else {
+    await ensureSeeded()
+    copyFileSync(seededPath, workPath)
+    for (const suffix of ['-wal', '-shm']) rmSync(`${workPath}${suffix}`, { force: true })
+  }
+  const databaseUrl = postgres ? await postgres.createWork() : workPath
   if (args['no-build'] !== true) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' })
 
   const slowMs = 5000
-  const rows: { what: string; result: string; floor: string; ratio: string; goal: string }[] = []
+  const rows: Row[] = []
   const fmt = (n: number, digits = 0) =>
     n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
@@ -543,8 +723,8 @@ async function main() {
   say(`floor: bare Fastify ${fmt(bare.rps)} req/s`)
 
   // Floor 2: raw batched inserts; floor 3: naive SQL.
-  const rawInsert = floorInserts()
-  say(`floor: raw better-sqlite3 inserts ${fmt(rawInsert)} rows/s`)
+  const rawInsert = postgres ? await postgres.floorInserts(FLOOR_INSERT_ROWS, syntheticInput) : floorInserts()
+  say(`floor: raw ${postgres ? 'node-postgres' : 'better-sqlite3'} inserts ${fmt(rawInsert)} rows/s`)
 
   // The real server.
   const port = await freePort()
@@ -554,7 +734,7 @@ async function main() {
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATABASE_URL: workPath,
+      DATABASE_URL: databaseUrl,
       LOG_LEVEL: 'warn',
       INGEST_RATE_LIMIT: '0',
       RATE_LIMIT: '0',
@@ -580,7 +760,7 @@ async function main() {
       items: { trace_id: string; session_id: string | null; user_id: string | null }[]
     }
   ).items[0]
-  const naive = floorNaiveSql(topProject, slowMs)
+  const naive = postgres ? await postgres.floorNaiveSql(topProject, slowMs) : floorNaiveSql(topProject, slowMs)
   say(`floor: naive SQL analytics ${fmt(naive.analyticsAll, 1)} ms, p95 ${fmt(naive.p95All, 1)} ms`)
 
   // Latency goals are read with one connection (a request's own time, no queueing behind others); throughput
@@ -628,6 +808,9 @@ async function main() {
     naive.analyticsProject + naive.p95Project,
   )
   read('GET /failures', '/failures', '—')
+  const big = await bigTraces(base, key)
+  rows.push(big.row)
+  read(`GET /traces/{id} (${LIMITS.steps} steps)`, `/traces/${big.id}`, '—')
 
   // Costs, sorting and deep paging, sessions and users, full-text search.
   read('GET /traces?sort=cost', '/traces?sort=cost', '—')
@@ -656,10 +839,10 @@ async function main() {
       `GET /traces?q=${word}&limit=50 (${label})`,
       `/traces?q=${encodeURIComponent(word)}&limit=50`,
       'p50 ≤ 50 ms',
-      floorNaiveSearch(word, 50),
+      postgres ? await postgres.floorNaiveSearch(word, 50) : floorNaiveSearch(word, 50),
     )
   }
-  const storage = searchStorage()
+  const storage = postgres ? await postgres.searchStorage() : searchStorage()
   if (storage) {
     rows.push({
       what: 'full-text index on disk',
@@ -752,6 +935,7 @@ async function main() {
     `burst: ${burst.delivered.complete}/${burst.ready} sockets complete, /health max ${burst.health.maxMs} ms, ` +
       `RSS ${fmt(burst.before)} → ${fmt(burst.peak)} → ${fmt(burst.back)} MB`,
   )
+  rows.push(...(await dataLifecycleRows(base, server.pid!)))
   server.kill('SIGTERM')
   await new Promise((r) => server.once('exit', r))
 
@@ -759,7 +943,7 @@ async function main() {
   const header = [
     `# Loupe benchmark, ${date}`,
     '',
-    `${TRACES.toLocaleString('en-US')} traces stored; ${DURATION} s per load run (autocannon, separate process): p50/p99 with 1 connection, req/s with ${CONNECTIONS};`,
+    `${postgres ? 'PostgreSQL' : 'SQLite'}; ${TRACES.toLocaleString('en-US')} traces stored; ${DURATION} s per load run (autocannon, separate process): p50/p99 with 1 connection, req/s with ${CONNECTIONS};`,
     `Node ${process.version}, ${(await import('node:os')).cpus().length} cores. Ratios are to floors measured in this same run.`,
     '',
     '| measurement | result | floor (same run) | ratio | goal |',
@@ -771,10 +955,14 @@ async function main() {
   ].join('\n')
   say(`\n${table}\n`)
   const out =
-    args.out ?? (tiny ? join(tmpdir(), `loupe-bench-tiny-${date}.md`) : join(root, 'bench', 'results', `${date}.md`))
+    args.out ??
+    (tiny
+      ? join(tmpdir(), `loupe-bench-tiny-${date}${postgres ? '-postgres' : ''}.md`)
+      : join(root, 'bench', 'results', `${date}${postgres ? '-postgres' : ''}.md`))
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, `${table}\n`)
   say(`written to ${out}`)
+  if (postgres) await postgres.dropWork()
   rmSync(workPath, { force: true })
   for (const suffix of ['-wal', '-shm']) rmSync(`${workPath}${suffix}`, { force: true })
 }

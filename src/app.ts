@@ -15,11 +15,14 @@ import configPlugin from './plugins/config.js'
 import docs from './plugins/docs.js'
 import errors, { errorReply } from './plugins/errors.js'
 import limits from './plugins/limits.js'
+import metricsPlugin from './plugins/metrics.js'
 import services from './plugins/services.js'
 import storePlugin from './plugins/store.js'
+import alerts from './routes/alerts.js'
 import analytics from './routes/analytics.js'
 import apiKeys from './routes/api-keys.js'
 import health from './routes/health.js'
+import metrics from './routes/metrics.js'
 import models from './routes/models.js'
 import otlp from './routes/otlp.js'
 import projects from './routes/projects.js'
@@ -136,6 +139,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   for (const schema of componentSchemas) app.addSchema(schema)
 
   await app.register(configPlugin, { config, now: options.now ?? Date.now, validators })
+  await app.register(metricsPlugin)
   await app.register(limits)
   await app.register(errors)
   await app.register(cors, { origin: '*' })
@@ -146,6 +150,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } })
 
   await app.register(health)
+  await app.register(metrics)
   await app.register(traces)
   await app.register(otlp)
   await app.register(analytics)
@@ -153,6 +158,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(sessions)
   await app.register(projects)
   await app.register(apiKeys)
+  await app.register(alerts)
   await app.register(ws)
   await app.register(ui, { root: options.uiRoot })
 

@@ -10,6 +10,7 @@ import {
   TypeGuard,
 } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { compilePatterns, DETECTORS, type Detector } from './ingest/redact.js'
 
 const LogLevel = Type.Union(
   [
@@ -36,6 +37,37 @@ function parseTrustProxy(text: string): boolean | string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '')
+}
+
+/** REDACT_DETECTORS as a list of detectors; throws naming the unknown one. */
+function parseDetectors(text: string): Detector[] {
+  const names = text
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '')
+  if (names.includes('all')) return [...DETECTORS]
+  for (const name of names) {
+    if (!(DETECTORS as readonly string[]).includes(name)) {
+      throw new Error(`REDACT_DETECTORS: unknown detector '${name}' (known: ${DETECTORS.join(', ')}, all)`)
+    }
+  }
+  return names as Detector[]
+}
+
+/** REDACT_PATTERNS: a JSON array of regex sources, each of which must compile. */
+function parsePatterns(text: string): string[] {
+  if (text.trim() === '') return []
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw new Error('REDACT_PATTERNS must be a JSON array of regex strings, e.g. ["ACME-\\\\d{6}"]')
+  }
+  if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string' && p !== '')) {
+    throw new Error('REDACT_PATTERNS must be a JSON array of non-empty regex strings')
+  }
+  compilePatterns(parsed)
+  return parsed
 }
 
 /**
@@ -93,6 +125,12 @@ export const ConfigSchema = Type.Object({
       'Protected mode when set (docs/api.md, Authentication): every route but GET /, /health and /docs needs this ' +
       'token or a project key; null: open mode.',
   }),
+  metricsToken: Type.Union([Type.String({ minLength: 16 }), Type.Null()], {
+    default: null,
+    secret: true,
+    description:
+      'In protected mode, a token that may read GET /metrics and nothing else (the admin token may too); null: none.',
+  }),
   rateLimit: Type.Integer({
     minimum: 0,
     default: 1200,
@@ -133,6 +171,57 @@ export const ConfigSchema = Type.Object({
     default: 0,
     description: 'Heap use over which requests get 503 with Retry-After; 0 turns the check off.',
   }),
+  retentionDays: Type.Integer({
+    minimum: 0,
+    maximum: 36_500,
+    default: 0,
+    description: 'Traces older than this many days are deleted (each project may set its own); 0: kept forever.',
+  }),
+  retentionMaxTraces: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000_000,
+    default: 0,
+    description:
+      'Each project keeps at most this many traces, the oldest deleted first (a project may set its own); 0: no limit.',
+  }),
+  retentionIntervalMs: Type.Integer({
+    minimum: 1000,
+    default: 300_000,
+    description: 'How often the retention job looks for traces to delete.',
+  }),
+  alertIntervalMs: Type.Integer({
+    minimum: 1000,
+    default: 60_000,
+    description: 'How often alert rules are evaluated.',
+  }),
+  alertDeliveryAttempts: Type.Integer({
+    minimum: 1,
+    maximum: 20,
+    default: 5,
+    description: 'Attempts to deliver one alert event before it is marked failed.',
+  }),
+  alertRetryBaseMs: Type.Integer({
+    minimum: 10,
+    default: 2000,
+    description: 'Delay before the second delivery attempt of an alert event; each next one waits twice as long.',
+  }),
+  redactDetectors: Type.Transform(
+    Type.String({
+      default: '',
+      description:
+        'Built-in redaction at ingest, comma-separated: `email`, `card`, `api_key`, `phone`, or `all`; empty: off.',
+    }),
+  )
+    .Decode(parseDetectors)
+    .Encode((detectors) => detectors.join(',')),
+  redactPatterns: Type.Transform(
+    Type.String({
+      default: '',
+      description: 'Operator redaction regexes at ingest: a JSON array of JavaScript regex sources; empty: none.',
+    }),
+  )
+    .Decode(parsePatterns)
+    .Encode((patterns) => (patterns.length === 0 ? '' : JSON.stringify(patterns))),
 })
 
 /** What buildApp needs: the settings decoded (e.g. `trustProxy` as Fastify takes it). */
@@ -213,5 +302,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<Config> = 
     }
     raw[key] = value
   }
-  return { ...Value.Decode(ConfigSchema, Value.Default(ConfigSchema, raw)), ...overrides }
+  let decoded: Config
+  try {
+    decoded = Value.Decode(ConfigSchema, Value.Default(ConfigSchema, raw))
+  } catch (err) {
+    // A setting whose text is well-formed but means nothing usable (an unknown detector, a regex that does not
+    // compile): its decoder's sentence names it.
+    throw new Error(`invalid configuration: ${(err as Error).message}`)
+  }
+  return { ...decoded, ...overrides }
 }

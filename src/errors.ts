@@ -6,6 +6,7 @@ export const RETRY_AFTER_S = 5
 
 export const TraceNotFound = createError<[string]>('LOUPE_TRACE_NOT_FOUND', "trace '%s' not found", 404)
 export const ProjectNotFound = createError<[string]>('LOUPE_PROJECT_NOT_FOUND', "project '%s' not found", 404)
+export const AlertRuleNotFound = createError<[string]>('LOUPE_ALERT_RULE_NOT_FOUND', "alert rule '%s' not found", 404)
 export const ApiKeyNotFound = createError<[string]>('LOUPE_API_KEY_NOT_FOUND', "api key '%s' not found", 404)
 export const ProjectExists = createError<[string]>(
   'LOUPE_PROJECT_EXISTS',

@@ -94,3 +94,14 @@ t.test('every variable of ConfigSchema is in the README configuration table', as
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
   for (const name of ENV_NAMES) t.match(readme, `| \`${name}\``, name)
 })
+
+t.test('redaction: off by default; detectors and patterns from the environment; a bad one is named', async (t) => {
+  const off = loadConfig({})
+  t.same([off.redactDetectors, off.redactPatterns], [[], []])
+  t.same(loadConfig({ REDACT_DETECTORS: 'email, card' }).redactDetectors, ['email', 'card'])
+  t.same(loadConfig({ REDACT_DETECTORS: 'all' }).redactDetectors, ['api_key', 'email', 'card', 'phone'])
+  t.same(loadConfig({ REDACT_PATTERNS: '["ACME-\\\\d+"]' }).redactPatterns, ['ACME-\\d+'])
+  t.throws(() => loadConfig({ REDACT_DETECTORS: 'email,ssn' }), /REDACT_DETECTORS: unknown detector 'ssn'/)
+  t.throws(() => loadConfig({ REDACT_PATTERNS: 'ACME-\\d+' }), /REDACT_PATTERNS must be a JSON array/)
+  t.throws(() => loadConfig({ REDACT_PATTERNS: '["(x"]' }), /REDACT_PATTERNS\[0\]/)
+})

@@ -48,6 +48,15 @@ async function typeCheckClient(doc: unknown): Promise<{ ok: boolean; output: str
 
 const committed = JSON.parse(readFileSync(join(root, 'openapi.json'), 'utf8'))
 
+t.test('the client uses every operation of the document', async (t) => {
+  const client = readFileSync(join(root, 'test', 'consumer', 'client.ts'), 'utf8')
+  const ids = Object.values(committed.paths as Record<string, Record<string, { operationId?: string }>>).flatMap(
+    (operations) => Object.values(operations).flatMap((op) => (op.operationId ? [op.operationId] : [])),
+  )
+  t.ok(ids.length > 30, `${ids.length} operations`)
+  for (const id of ids) t.ok(client.includes(`'${id}'`), `${id} is used`)
+})
+
 t.test('a client written against the generated types type-checks', async (t) => {
   const result = await typeCheckClient(committed)
   t.ok(result.ok, result.output)

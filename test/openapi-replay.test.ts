@@ -119,6 +119,9 @@ t.test('every answer matches the document, and every operation is exercised', as
   await record(open, 'get', '/traces', '/traces')
   await record(open, 'get', '/traces', `/traces?project_id=${project_id}&status=failed&limit=5`)
   await record(open, 'get', '/traces', '/traces?limit=0')
+  await record(open, 'get', '/traces/export', '/traces/export')
+  await record(open, 'get', '/traces/export', `/traces/export?format=csv&project_id=${project_id}`)
+  await record(open, 'get', '/traces/export', '/traces/export?format=xml')
   await record(open, 'get', '/traces', '/traces?fields=summary')
   await record(open, 'get', '/traces/{trace_id}', `/traces/${example.trace_id}`)
   await record(open, 'get', '/traces/{trace_id}', '/traces/none-such')
@@ -134,6 +137,7 @@ t.test('every answer matches the document, and every operation is exercised', as
   await record(open, 'post', '/api-keys', '/api-keys?project_id=none-such&environment=staging')
   await record(open, 'delete', '/api-keys/{key_id}', '/api-keys/none-such')
   await record(open, 'get', '/ws', '/ws')
+  await record(open, 'get', '/metrics', '/metrics')
   // Prices, re-pricing, sessions and users.
   await record(open, 'put', '/models/{pattern}', '/models/gpt-4o*', {
     headers: { 'content-type': 'application/json' },
@@ -171,6 +175,52 @@ t.test('every answer matches the document, and every operation is exercised', as
     payload: otlp,
   })
   await record(open, 'delete', '/api-keys/{key_id}', `/api-keys/${key_id}`)
+  await record(open, 'delete', '/traces', '/traces')
+  await record(open, 'delete', '/traces', '/traces?status=failed&model=none-such')
+  await record(open, 'delete', '/traces/{trace_id}', `/traces/${example.trace_id}`)
+  await record(open, 'delete', '/traces/{trace_id}', `/traces/${example.trace_id}`)
+  await record(open, 'get', '/projects/{project_id}/retention', `/projects/${project_id}/retention`)
+  await record(open, 'get', '/projects/{project_id}/retention', '/projects/none-such/retention')
+  await record(open, 'put', '/projects/{project_id}/retention', `/projects/${project_id}/retention`, {
+    headers: { 'content-type': 'application/json' },
+    payload: { retention_days: 30, retention_max_traces: null },
+  })
+  await record(open, 'put', '/projects/{project_id}/retention', `/projects/${project_id}/retention`, {
+    headers: { 'content-type': 'application/json' },
+    payload: { retention_days: 'soon' },
+  })
+  const jsonHeaders = { 'content-type': 'application/json' }
+  const alert = await record(open, 'post', '/alerts/rules', '/alerts/rules', {
+    headers: jsonHeaders,
+    payload: {
+      name: 'Replay',
+      metric: 'trace_count',
+      window_minutes: 5,
+      threshold: 0,
+      destination: { type: 'webhook', url: 'http://127.0.0.1:9/never', secret: 'replay-secret-0123456789' },
+    },
+  })
+  await record(open, 'post', '/alerts/rules', '/alerts/rules', { headers: jsonHeaders, payload: { name: 'x' } })
+  await record(open, 'post', '/alerts/rules', '/alerts/rules', {
+    headers: jsonHeaders,
+    payload: {
+      name: 'Nowhere',
+      project_id: 'none-such',
+      metric: 'trace_count',
+      window_minutes: 5,
+      threshold: 0,
+      destination: { type: 'slack', url: 'http://127.0.0.1:9/never' },
+    },
+  })
+  await record(open, 'get', '/alerts/rules', '/alerts/rules')
+  await open.alerts.evaluate()
+  await record(open, 'get', '/alerts/events', '/alerts/events')
+  await record(open, 'get', '/alerts/events', '/alerts/events?limit=0')
+  await record(open, 'delete', '/alerts/rules/{rule_id}', `/alerts/rules/${alert.json().rule_id}`)
+  await record(open, 'delete', '/alerts/rules/{rule_id}', `/alerts/rules/${alert.json().rule_id}`)
+  const doomed = await createProject(open, 'Doomed', 'production')
+  await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)
+  await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)
 
   // Protected mode: the refusals, and the per-key ingest limit.
   const admin = { authorization: `Bearer ${adminToken}` }
@@ -196,6 +246,14 @@ t.test('every answer matches the document, and every operation is exercised', as
     })
   }
   await record(guarded, 'get', '/ws', '/ws')
+  await record(guarded, 'get', '/metrics', '/metrics')
+  await record(guarded, 'delete', '/traces', `/traces?project_id=${other.project_id}`, {
+    headers: { authorization: `Bearer ${g.key}` },
+  })
+  await record(guarded, 'delete', '/projects/{project_id}', `/projects/${g.project_id}`, {
+    headers: { authorization: `Bearer ${g.key}` },
+  })
+  await record(guarded, 'get', '/metrics', '/metrics', { headers: { authorization: `Bearer ${g.key}` } })
 
   // The store gone: readiness and reads answer 503.
   const down = Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' })

@@ -1,7 +1,8 @@
 // The README's examples run as written against a real server: the SDK examples (only the import points at the source)
-// and every curl command of the quick start, whose answers must be what its comments say.
+// and every curl command of the quick start, whose answers must be what its comments say; the Layout names every
+// folder and script.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -135,4 +136,15 @@ t.test('"Record and read a trace with curl": every curl command answers as its c
   t.equal(trace?.status, 201)
   t.match(trace?.json, { latency: 2330, token_count: 54, retry_count: 1, status: 'warning' })
   t.match(batch?.json, { accepted: 2, rejected: [], items: [{ status: 'success' }, { status: 'failed' }] })
+})
+
+t.test('"Layout" names every folder of src/ and every file of scripts/', async (t) => {
+  const start = readme.indexOf('### Layout')
+  t.ok(start >= 0, 'the README has a Layout section')
+  const layout = /```\n([\s\S]*?)```/.exec(readme.slice(start))?.[1] ?? ''
+  const folders = readdirSync(join(root, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory())
+  t.ok(folders.length > 5, 'src/ has its folders')
+  for (const folder of folders) t.match(layout, `src/${folder.name}/`, `src/${folder.name}/ is in the Layout`)
+  const scripts = readdirSync(join(root, 'scripts'), { withFileTypes: true }).filter((e) => e.isFile())
+  for (const script of scripts) t.match(layout, ` ${script.name} `, `scripts/${script.name} is in the Layout`)
 })

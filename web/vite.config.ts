@@ -48,7 +48,10 @@ export default defineConfig({
     // `npm run dev:web`: the app with hot reload, the API from a Loupe server on :3000.
     port: 5173,
     proxy: {
-      '^/(traces|analytics|failures|projects|api-keys|health|ws)': { target: 'http://127.0.0.1:3000', ws: true },
+      '^/(traces|analytics|failures|sessions|users|models|projects|api-keys|health|ws)': {
+        target: 'http://127.0.0.1:3000',
+        ws: true,
+      },
     },
   },
 })

@@ -10,6 +10,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv
   /** Resolves when the user asks a long-running command (`tail`) to stop: Ctrl-C in a terminal. */
   interrupted: () => Promise<void>
+  /** Asks the user a yes/no question (a terminal); absent when nobody can answer, so `--yes` is required. */
+  confirm?: (question: string) => Promise<boolean>
 }
 
 export interface GlobalOptions {

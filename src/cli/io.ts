@@ -1,5 +1,6 @@
 // The CLI's connection to this process: its streams and environment, and Ctrl-C (or SIGTERM) as the end of a
-// long-running command.
+// long-running command; on a terminal, a yes/no question before a deletion.
+import { createInterface } from 'node:readline/promises'
 import type { CliIo } from './context.js'
 
 export function processIo(): CliIo {
@@ -12,5 +13,15 @@ export function processIo(): CliIo {
         process.once('SIGINT', () => resolve())
         process.once('SIGTERM', () => resolve())
       }),
+    confirm: process.stdin.isTTY
+      ? async (question) => {
+          const rl = createInterface({ input: process.stdin, output: process.stderr })
+          try {
+            return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim())
+          } finally {
+            rl.close()
+          }
+        }
+      : undefined,
   }
 }

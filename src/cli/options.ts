@@ -1,6 +1,6 @@
-// Option parsers and option sets the commands share: each refuses a bad value with a sentence naming the flag.
+// Option parsers and option sets the commands share (the filters of GET /traces among them): each refuses a bad value with a sentence naming the flag.
 import { type Command, InvalidArgumentError, Option } from 'commander'
-import { ENVIRONMENTS } from '../../schemas/index.js'
+import { ENVIRONMENTS, TRACE_STATUSES } from '../../schemas/index.js'
 
 export const integer =
   (name: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -49,3 +49,47 @@ export const checkUrl = (value: string) => {
   }
   return value
 }
+
+/** Adds the filter options to a command. */
+export const withTraceFilters = (command: Command) =>
+  command
+    .option('-p, --project <project_id>', 'only this project')
+    .addOption(new Option('-s, --status <status>', 'only this status').choices(TRACE_STATUSES))
+    .option('-m, --model <model>', 'only this model')
+    .addOption(new Option('-e, --environment <environment>', 'only this environment').choices(ENVIRONMENTS))
+    .option('--session <session_id>', 'only this session')
+    .option('--user <user_id>', 'only this user')
+    .option('--min-latency <ms>', 'latency ≥ this many ms', nonNegative('--min-latency'))
+    .option('--max-latency <ms>', 'latency ≤ this many ms', nonNegative('--max-latency'))
+    .option('--min-tokens <n>', 'token_count ≥ n', integer('--min-tokens', 0))
+    .option('--max-tokens <n>', 'token_count ≤ n', integer('--max-tokens', 0))
+    .option('--min-cost <usd>', 'cost ≥ this many USD', nonNegative('--min-cost'))
+    .option('--max-cost <usd>', 'cost ≤ this many USD', nonNegative('--max-cost'))
+    .option('--since <time>', 'created at or after (ISO 8601 or epoch)')
+    .option('--until <time>', 'created before (ISO 8601 or epoch)')
+    .option('--q <words>', 'full-text search: every word somewhere in its text, in any language')
+
+/** The query parameters of the filter options a command was given (absent ones left out). */
+export function traceFilterQuery(options: Record<string, unknown>) {
+  return {
+    project_id: options.project as string | undefined,
+    status: options.status as (typeof TRACE_STATUSES)[number] | undefined,
+    model: options.model as string | undefined,
+    environment: options.environment as (typeof ENVIRONMENTS)[number] | undefined,
+    session_id: options.session as string | undefined,
+    user_id: options.user as string | undefined,
+    min_latency: options.minLatency as number | undefined,
+    max_latency: options.maxLatency as number | undefined,
+    min_tokens: options.minTokens as number | undefined,
+    max_tokens: options.maxTokens as number | undefined,
+    min_cost: options.minCost as number | undefined,
+    max_cost: options.maxCost as number | undefined,
+    since: options.since as string | undefined,
+    until: options.until as string | undefined,
+    q: options.q as string | undefined,
+  }
+}
+
+/** Whether any filter option was given. */
+export const hasTraceFilter = (options: Record<string, unknown>) =>
+  Object.values(traceFilterQuery(options)).some((v) => v !== undefined)

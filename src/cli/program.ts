@@ -5,6 +5,8 @@ import { Command, CommanderError, Option } from 'commander'
 import { DEFAULT_BASE_URL, LoupeError } from '../client/index.js'
 import { version } from '../lib/version.js'
 import { addCostsCommand } from './commands/costs.js'
+import { addDataCommands } from './commands/data.js'
+import { addExportCommand } from './commands/export.js'
 import { addKeysCommand } from './commands/keys.js'
 import { addProjectsCommand } from './commands/projects.js'
 import { addSeedCommand } from './commands/seed.js'
@@ -53,6 +55,8 @@ export function buildProgram(io: CliIo): Command {
     addCostsCommand,
     addTailCommand,
     addSeedCommand,
+    addExportCommand,
+    addDataCommands,
   ]) {
     add(program, cx)
   }

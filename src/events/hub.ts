@@ -1,7 +1,9 @@
 // The in-process event hub: ingest publishes stored traces, the /ws plugin (and anything else) listens.
 import type { Trace } from '../../schemas/index.js'
+import type { DeletedTrace } from '../store/types.js'
 
 export type TraceListener = (traces: readonly Trace[]) => void
+export type DeletionListener = (deleted: readonly DeletedTrace[]) => void
 
 export interface EventHub {
   /** Announces traces that have just been stored (each exactly once). */
@@ -9,21 +11,35 @@ export interface EventHub {
   /** Returns the function that stops listening. */
   subscribe(listener: TraceListener): () => void
   readonly listenerCount: number
+  /** Announces traces that have just been deleted. */
+  publishDeleted(deleted: readonly DeletedTrace[]): void
+  subscribeDeleted(listener: DeletionListener): () => void
 }
 
 export function createEventHub(onListenerError: (err: unknown) => void = () => {}): EventHub {
   const listeners = new Set<TraceListener>()
+  const deletionListeners = new Set<DeletionListener>()
+  /** Calls every listener; one faulty listener must not keep the others, or the acknowledged write, from completing. */
+  const notify = <T>(set: ReadonlySet<(items: readonly T[]) => void>, items: readonly T[]) => {
+    if (items.length === 0) return
+    for (const listener of set) {
+      try {
+        listener(items)
+      } catch (err) {
+        onListenerError(err)
+      }
+    }
+  }
   return {
     publish(traces) {
-      if (traces.length === 0) return
-      for (const listener of listeners) {
-        // One faulty listener must not keep the others, or the acknowledged ingest, from completing.
-        try {
-          listener(traces)
-        } catch (err) {
-          onListenerError(err)
-        }
-      }
+      notify(listeners, traces)
+    },
+    publishDeleted(deleted) {
+      notify(deletionListeners, deleted)
+    },
+    subscribeDeleted(listener) {
+      deletionListeners.add(listener)
+      return () => deletionListeners.delete(listener)
     },
     subscribe(listener) {
       listeners.add(listener)

@@ -18,6 +18,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import ws, { type WebSocket } from 'ws'
 import { type ClientMessage, ClientMessageSchema, type ServerMessage, type Trace } from '../../schemas/index.js'
 import { inScope } from '../lib/access-policy.js'
+import type { DeletedTrace } from '../store/types.js'
 
 export interface SocketHubOptions {
   /** A peer with more unsent bytes than this is dropped. */
@@ -42,6 +43,8 @@ export interface SocketHub {
   accept(socket: WebSocket, connection: Connection): void
   /** Queues stored traces for every client that may see them; returns at once. */
   publish(traces: readonly Trace[]): void
+  /** Sends `trace.deleted` for each to every client that may see its project. */
+  publishDeleted(deleted: readonly DeletedTrace[]): void
   readonly size: number
   /** Connections held, and peers dropped so far (dead, not reading, revoked, flooding). */
   stats(): { connections: number; dropped: number; queuedFrames: number; queuedBytes: number }
@@ -361,6 +364,19 @@ export function createSocketHub(options: SocketHubOptions): SocketHub {
   }, options.heartbeatMs)
   heartbeat.unref()
 
+  /** Appends messages of the stream, each for the clients that may see its project, and starts handing them out. */
+  function enqueue(items: readonly { project: string; text: string }[]) {
+    if (clients.size === 0 || items.length === 0) return
+    for (const item of items) {
+      const frame = textFrame(item.text)
+      streamBytes += frame.length
+      entries.push({ project: item.project, frame, end: streamBytes })
+      logBytes += frame.length
+    }
+    for (const client of clients) behind.add(client)
+    schedule()
+  }
+
   return {
     accept(socket, connection) {
       // The fan-out writes frames to the TCP socket under the WebSocket (ws keeps it as `_socket`): with
@@ -399,15 +415,11 @@ export function createSocketHub(options: SocketHubOptions): SocketHub {
     },
 
     publish(traces) {
-      if (clients.size === 0 || traces.length === 0) return
-      for (const trace of traces) {
-        const frame = textFrame(message('trace.created', trace))
-        streamBytes += frame.length
-        entries.push({ project: trace.project_id, frame, end: streamBytes })
-        logBytes += frame.length
-      }
-      for (const client of clients) behind.add(client)
-      schedule()
+      enqueue(traces.map((trace) => ({ project: trace.project_id, text: message('trace.created', trace) })))
+    },
+
+    publishDeleted(deleted) {
+      enqueue(deleted.map((d) => ({ project: d.project_id, text: message('trace.deleted', d) })))
     },
 
     get size() {

@@ -20,6 +20,7 @@ import { withReportedCosts } from '../store/reported-cost.js'
 import type { KeyContext, Store } from '../store/types.js'
 import { createGroupCommit } from './group-commit.js'
 import { InvalidTimestampError, normalizeTrace, stepTreeError } from './normalize.js'
+import { type Redact, redactTrace } from './redact.js'
 
 /** Whose a trace is: what normalization takes from the API key (the project and its environment). */
 export type TraceOwner = Pick<KeyContext, 'project_id' | 'environment'>
@@ -31,6 +32,15 @@ export interface IngestService {
   ingestBatch(inputs: readonly unknown[], owner: TraceOwner): Promise<BatchTracesResponse>
 }
 
+/** Why a trace that reached the ingest service was not stored. */
+export type RejectionReason = 'invalid' | 'conflict'
+
+/** Told what each ingest did (the metrics count it). */
+export interface IngestObserver {
+  stored(count: number): void
+  rejected(reason: RejectionReason, count: number): void
+}
+
 export interface IngestDeps {
   store: Store
   hub: EventHub
@@ -39,7 +49,12 @@ export interface IngestDeps {
   validators: Validators
   now?: () => number
   newId?: () => string
+  observer?: IngestObserver
+  /** Applied to every trace before it is stored or announced; null: nothing is redacted. */
+  redact?: Redact | null
 }
+
+const NO_OBSERVER: IngestObserver = { stored() {}, rejected() {} }
 
 type Prepared = { ok: true; trace: Trace } | { ok: false; message: string }
 
@@ -71,6 +86,8 @@ export function createIngestService({
   validators,
   now = Date.now,
   newId = uuidv7,
+  observer = NO_OBSERVER,
+  redact = null,
 }: IngestDeps): IngestService {
   const checkInput = validators.body.compile(TraceInputSchema)
   const checkTrace = validators.body.compile(TraceSchema)
@@ -92,6 +109,7 @@ export function createIngestService({
       }
       throw err
     }
+    if (redact) trace = redactTrace(trace, redact)
     if (!checkTrace(trace)) return { ok: false, message: firstError(checkTrace, prefix) ?? prefix }
     const tree = stepTreeError(trace.steps)
     if (tree) return { ok: false, message: `${prefix}/${tree.field} ${tree.message}` }
@@ -112,10 +130,19 @@ export function createIngestService({
   return {
     async ingestOne(input, owner) {
       const prepared = prepare(input, owner, 'body', await prices.pricer())
-      if (!prepared.ok) throw new InvalidInput(prepared.message)
+      if (!prepared.ok) {
+        observer.rejected('invalid', 1)
+        throw new InvalidInput(prepared.message)
+      }
       const [outcome] = await writes.insertTraces([prepared.trace])
-      if (!outcome || outcome.kind === 'conflict') throw new TraceIdTaken(prepared.trace.trace_id)
-      if (outcome.kind === 'created') hub.publish([outcome.trace])
+      if (!outcome || outcome.kind === 'conflict') {
+        observer.rejected('conflict', 1)
+        throw new TraceIdTaken(prepared.trace.trace_id)
+      }
+      if (outcome.kind === 'created') {
+        observer.stored(1)
+        hub.publish([outcome.trace])
+      }
       return { created: outcome.kind === 'created', trace: outcome.trace }
     },
 
@@ -141,6 +168,10 @@ export function createIngestService({
         if (outcome.kind === 'created') created.push(outcome.trace)
         items.push({ trace_id: outcome.trace.trace_id, status: outcome.trace.status })
       })
+      const conflicts = outcomes.filter((o) => o.kind === 'conflict').length
+      if (rejected.length > conflicts) observer.rejected('invalid', rejected.length - conflicts)
+      if (conflicts > 0) observer.rejected('conflict', conflicts)
+      if (created.length > 0) observer.stored(created.length)
       hub.publish(created)
       rejected.sort((a, b) => a.index - b.index)
       return { accepted: items.length, rejected, items }

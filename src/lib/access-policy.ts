@@ -10,15 +10,22 @@ import type { KeyContext } from '../store/types.js'
  * - `ingest`: records traces — needs a project key in both modes (project and environment come from it);
  * - `keys`: issues and revokes API keys — a project key only for its own project and environment;
  * - `admin`: creates projects — only the admin token (open mode: anyone);
- * - `authenticated`: any valid credential (the default of a route that declares nothing, e.g. /docs).
+ * - `authenticated`: any valid credential (the default of a route that declares nothing, e.g. /docs);
+ * - `delete`: deletes traces — like `read`, a project key is confined to its own project;
+ * - `metrics`: GET /metrics — the admin token or the metrics token (METRICS_TOKEN), never a project key.
  */
-export type Access = 'public' | 'read' | 'ingest' | 'keys' | 'admin' | 'authenticated'
+export type Access = 'public' | 'read' | 'delete' | 'ingest' | 'keys' | 'admin' | 'authenticated' | 'metrics'
 
 /** What a request presented, once resolved. */
-export type Credential = { kind: 'none' } | { kind: 'invalid' } | { kind: 'admin' } | { kind: 'key'; key: KeyContext }
+export type Credential =
+  | { kind: 'none' }
+  | { kind: 'invalid' }
+  | { kind: 'admin' }
+  | { kind: 'metrics' }
+  | { kind: 'key'; key: KeyContext }
 
 /** Who the request acts as, after the decision: routes read this, never the headers. */
-export type Principal = { kind: 'admin' } | { kind: 'key'; key: KeyContext } | { kind: 'open' }
+export type Principal = { kind: 'admin' } | { kind: 'metrics' } | { kind: 'key'; key: KeyContext } | { kind: 'open' }
 
 /** The project (and, for keys, the environment) a request names, where it names one. */
 export interface Target {
@@ -66,10 +73,10 @@ export function authorize(mode: Mode, credential: Credential, access: Access, ta
   if (access === 'ingest') {
     if (credential.kind === 'none') return deny('missing-key')
     if (credential.kind === 'invalid') return deny('invalid-key')
-    if (credential.kind === 'admin') {
+    if (credential.kind === 'admin' || credential.kind === 'metrics') {
       return deny(
         'forbidden',
-        'the admin token cannot record traces: send a project API key (the trace belongs to its project)',
+        `the ${credential.kind} token cannot record traces: send a project API key (the trace belongs to its project)`,
       )
     }
     return allow({ kind: 'key', key: credential.key }, credential.key.project_id)
@@ -81,11 +88,18 @@ export function authorize(mode: Mode, credential: Credential, access: Access, ta
   if (credential.kind === 'none') return deny('missing-credential')
   if (credential.kind === 'invalid') return deny('invalid-credential')
   if (credential.kind === 'admin') return allow({ kind: 'admin' }, named)
+  if (credential.kind === 'metrics') {
+    return access === 'metrics'
+      ? allow({ kind: 'metrics' }, null)
+      : deny('forbidden', 'the metrics token may only read GET /metrics')
+  }
 
   const key = credential.key
   switch (access) {
     case 'read':
       return confine(key, target, 'read')
+    case 'delete':
+      return confine(key, target, 'delete traces of')
     case 'keys':
       if (target.environment !== undefined && target.environment !== key.environment) {
         return deny(
@@ -98,6 +112,8 @@ export function authorize(mode: Mode, credential: Credential, access: Access, ta
       return deny('forbidden', 'only the admin token may do this; a project API key may not')
     case 'authenticated':
       return allow({ kind: 'key', key }, key.project_id)
+    case 'metrics':
+      return deny('forbidden', 'a project API key may not read /metrics: send the metrics token or the admin token')
   }
 }
 

@@ -22,7 +22,11 @@ const HEADER_CREDENTIALS: SecurityRequirement[] = [{ bearerAuth: [] }, { apiKeyH
 /** The security of a route by its access: what it needs in protected mode, and `{}` where open mode needs nothing. */
 export function securityOf(access: Access, credentialInQuery: boolean): SecurityRequirement[] {
   if (access === 'public') return []
-  const credentials = credentialInQuery ? [...HEADER_CREDENTIALS, { tokenQuery: [] }] : HEADER_CREDENTIALS
+  const credentials = credentialInQuery
+    ? [...HEADER_CREDENTIALS, { tokenQuery: [] }]
+    : access === 'metrics'
+      ? [{ bearerAuth: [] }]
+      : HEADER_CREDENTIALS
   // Ingest needs a project key in both modes; every other route is open unless the server is protected.
   return access === 'ingest' ? credentials : [...credentials, {}]
 }
@@ -33,12 +37,18 @@ export const ACCESS_TEXT: Record<Access, string> = {
   read:
     'Open mode: no credential needed. Protected mode: the admin token (every project) or a project API key ' +
     '(confined to its own project).',
+  delete:
+    'Open mode: no credential needed. Protected mode: the admin token (every project) or a project API key ' +
+    '(only the traces of its own project).',
   ingest: 'Needs a project API key in both modes; the trace belongs to its project and environment.',
   keys:
     'Open mode: no credential needed. Protected mode: the admin token, or a project API key for its own project ' +
     'and environment.',
   admin: 'Open mode: no credential needed. Protected mode: only the admin token.',
   authenticated: 'Open mode: no credential needed. Protected mode: any valid credential.',
+  metrics:
+    'Open mode: no credential needed. Protected mode: the metrics token (METRICS_TOKEN) or the admin token; a ' +
+    'project API key is refused.',
 }
 
 /** What each error status means wherever the document lists it. */

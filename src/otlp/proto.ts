@@ -181,7 +181,7 @@ const descriptor = {
   },
 }
 
-const root = protobuf.Root.fromJSON(descriptor)
+const root = protobuf.Root.fromJSON(descriptor).resolveAll()
 const ExportRequest = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest')
 const ExportResponse = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse')
 const RpcStatus = root.lookupType('google.rpc.Status')
@@ -192,6 +192,66 @@ const RpcStatus = root.lookupType('google.rpc.Status')
  */
 export function decodeExportRequest(bytes: Uint8Array): Record<string, unknown> {
   return ExportRequest.toObject(ExportRequest.decode(bytes), { longs: String, enums: Number })
+}
+
+/** The wire type each scalar is encoded with; messages, strings and bytes are length-delimited (2). */
+const wireTypeOf = (field: protobuf.Field): number =>
+  field.resolvedType instanceof protobuf.Type
+    ? 2
+    : field.resolvedType instanceof protobuf.Enum
+      ? 0
+      : ((protobuf.types.basic as Record<string, number | undefined>)[field.type] ?? 2)
+
+/**
+ * Where bytes that protobufjs refused stop being an ExportTraceServiceRequest, as the path of the field in the
+ * OTLP/JSON names (`body/resourceSpans/0/scopeSpans/0/spans/2/startTimeUnixNano: …`), so that a 400 names the
+ * field the way a JSON body's does. Walks the message with the reflection protobufjs already holds; null when the
+ * walk finds nothing wrong (the decoder's own message is then the best there is).
+ */
+export function locateDecodeError(bytes: Uint8Array): string | null {
+  return locateIn(ExportRequest, bytes, 'body')
+}
+
+function locateIn(type: protobuf.Type, bytes: Uint8Array, at: string): string | null {
+  const reader = protobuf.Reader.create(bytes)
+  const seen = new Map<number, number>()
+  while (reader.pos < reader.len) {
+    let tag: number
+    try {
+      tag = reader.uint32()
+    } catch {
+      return `${at}: truncated field tag`
+    }
+    const id = tag >>> 3
+    const wire = tag & 7
+    const field = type.fieldsById[id]
+    const index = seen.get(id) ?? 0
+    seen.set(id, index + 1)
+    const path = field ? `${at}/${field.name}${field.repeated ? `/${index}` : ''}` : `${at}/<field ${id}>`
+    if (id === 0) return `${at}: field number 0 is not allowed`
+    const packed = field?.repeated === true && wire === 2 && wireTypeOf(field) !== 2
+    if (field && wire !== wireTypeOf(field) && !packed) {
+      return `${path}: wire type ${wire}, expected ${wireTypeOf(field)} (${field.type})`
+    }
+    try {
+      if (wire === 2) {
+        const length = reader.uint32()
+        if (reader.pos + length > reader.len) return `${path}: length ${length} runs past the end of its message`
+        const inner = reader.buf.subarray(reader.pos, reader.pos + length)
+        reader.pos += length
+        if (field?.resolvedType instanceof protobuf.Type) {
+          const found = locateIn(field.resolvedType, inner, path)
+          if (found) return found
+        }
+      } else {
+        reader.skipType(wire)
+      }
+    } catch (err) {
+      const message = (err as Error).message
+      return `${path}: ${message.startsWith('index out of range') ? 'the message ends inside this field' : message}`
+    }
+  }
+  return null
 }
 
 /** An ExportTraceServiceResponse; no partial success is an empty message (all spans accepted). */

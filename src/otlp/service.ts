@@ -9,6 +9,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { OtlpSpan } from '../../schemas/otlp.js'
 import { InvalidInput, TraceIdTaken } from '../errors.js'
+import { type Redact, redactSpan } from '../ingest/redact.js'
 import type { IngestService, TraceOwner } from '../ingest/service.js'
 import type { PendingTrace, Store } from '../store/types.js'
 import { assembleTrace, spanIdsOf } from './assemble.js'
@@ -45,6 +46,8 @@ export interface OtlpDeps {
   now: () => number
   rootGraceMs: number
   rootlessWaitMs: number
+  /** Applied to each span's attribute values before it is kept; null: nothing is redacted. */
+  redact?: Redact | null
 }
 
 /** After a failed materialization (the store was down), try again this much later. */
@@ -68,7 +71,15 @@ function quote(traceIds: ReadonlySet<string>): string {
   return `${ids.slice(0, QUOTED_TRACES).join(', ')}${more}`
 }
 
-export function createOtlpService({ store, ingest, log, now, rootGraceMs, rootlessWaitMs }: OtlpDeps): OtlpService {
+export function createOtlpService({
+  store,
+  ingest,
+  log,
+  now,
+  rootGraceMs,
+  rootlessWaitMs,
+  redact = null,
+}: OtlpDeps): OtlpService {
   let timer: NodeJS.Timeout | null = null
   let timerAt = Number.POSITIVE_INFINITY
   let sweeping: Promise<number> | null = null
@@ -190,11 +201,13 @@ export function createOtlpService({ store, ingest, log, now, rootGraceMs, rootle
     async receive(body, owner) {
       const { spans: read, rejected } = readExportRequest(body)
       const received = read.length + [...rejected.values()].reduce((sum, n) => sum + n, 0)
-      const spans = read.filter((span) => {
-        const problem = spanOutOfBounds(span)
-        if (problem !== null) count(rejected, problem)
-        return problem === null
-      })
+      const spans = read
+        .filter((span) => {
+          const problem = spanOutOfBounds(span)
+          if (problem !== null) count(rejected, problem)
+          return problem === null
+        })
+        .map((span) => (redact ? redactSpan(span, redact) : span))
       const at = now()
       const outcomes = await store.addPendingSpans(
         spans.map((span) => ({

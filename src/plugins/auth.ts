@@ -76,7 +76,7 @@ function targetOf(request: FastifyRequest, access: Access): Target | null {
       environment: typeof environment === 'string' ? (environment as Environment) : undefined,
     }
   }
-  if (access === 'read') return { project_id: pick(request.query).project_id }
+  if (access === 'read' || access === 'delete') return { project_id: pick(request.query).project_id }
   if (access === 'keys') return pick(request.body)
   return null
 }
@@ -85,6 +85,7 @@ export default fp(
   async (app) => {
     const mode: Mode = app.config.adminToken === null ? 'open' : 'protected'
     const isAdminToken = adminTokenMatcher(app.config.adminToken)
+    const isMetricsToken = adminTokenMatcher(app.config.metricsToken)
     app.decorateRequest('principal', null as never)
     app.decorateRequest('scope', null)
     app.decorateRequest('apiKey', null)
@@ -93,6 +94,7 @@ export default fp(
       const secret = presentedKey(request, request.routeOptions.config?.credentialInQuery === true)
       if (secret === null) return { kind: 'none' }
       if (isAdminToken(secret)) return { kind: 'admin' }
+      if (isMetricsToken(secret)) return { kind: 'metrics' }
       const key = await app.projects.identify(secret)
       return key ? { kind: 'key', key } : { kind: 'invalid' }
     }
@@ -105,22 +107,37 @@ export default fp(
     }
 
     // Before the body is read: a caller without a usable credential learns nothing about the body (401, not 400
-    // or 413), and costs no parsing. The store is asked only when the answer depends on it.
-    app.addHook('preParsing', async (request, _reply, payload) => {
+    // or 413), and costs no parsing. The store is asked only when the answer depends on it. Both hooks take Fastify's
+    // callback: a request that needs no lookup (every read in open mode) then passes without a promise or a tick.
+    app.addHook('preParsing', (request, _reply, payload, done) => {
       const access = accessOf(request)
+      const decide = (credential: Credential) => {
+        try {
+          ;(request as WithCredential)[kCredential] = credential
+          apply(request, authorize(mode, credential, access))
+        } catch (err) {
+          done(err as Error)
+          return
+        }
+        done(null, payload)
+      }
       const needed = access !== 'public' && (mode === 'protected' || access === 'ingest')
-      const credential: Credential = needed ? await resolve(request) : { kind: 'none' }
-      ;(request as WithCredential)[kCredential] = credential
-      apply(request, authorize(mode, credential, access))
-      return payload
+      if (!needed) decide({ kind: 'none' })
+      else resolve(request).then(decide, done)
     })
 
     // After validation: the project the query or body names.
-    app.addHook('preHandler', async (request) => {
-      const access = accessOf(request)
-      const target = targetOf(request, access)
-      const credential = (request as WithCredential)[kCredential]
-      if (target !== null && credential) apply(request, authorize(mode, credential, access, target))
+    app.addHook('preHandler', (request, _reply, done) => {
+      try {
+        const access = accessOf(request)
+        const target = targetOf(request, access)
+        const credential = (request as WithCredential)[kCredential]
+        if (target !== null && credential) apply(request, authorize(mode, credential, access, target))
+      } catch (err) {
+        done(err as Error)
+        return
+      }
+      done()
     })
 
     app.decorate('authorizeTarget', (request: FastifyRequest, target: Target) => {

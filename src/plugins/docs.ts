@@ -27,6 +27,7 @@ export default fp(
           { name: 'costs', description: 'Model prices and re-pricing' },
           { name: 'sessions', description: 'Conversations and their users' },
           { name: 'projects', description: 'Projects and their API keys' },
+          { name: 'alerts', description: 'Alert rules and what they fired' },
         ],
         components: {
           securitySchemes: {

@@ -5,9 +5,13 @@ import fp from 'fastify-plugin'
 import { createPriceService, type PriceService } from '../costs/prices.js'
 import { createEventHub, type EventHub } from '../events/hub.js'
 import { createSocketHub, type SocketHub } from '../events/sockets.js'
+import { createRedactor } from '../ingest/redact.js'
 import { createIngestService, type IngestService } from '../ingest/service.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
+import { type AlertService, createAlertService } from '../services/alerts.js'
+import { createDeletionService, type DeletionService } from '../services/deletion.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
+import { createRetentionService, type RetentionService } from '../services/retention.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,16 +21,32 @@ declare module 'fastify' {
     prices: PriceService
     otlp: OtlpService
     projects: ProjectService
+    deletion: DeletionService
+    retention: RetentionService
+    alerts: AlertService
   }
 }
 
 export default fp(
   async (app) => {
+    // Redaction runs on the one ingest road, and on OTLP spans before they are kept pending.
+    const redact = createRedactor({
+      detectors: app.config.redactDetectors,
+      patterns: app.config.redactPatterns,
+    })
     const hub = createEventHub((err) => app.log.error({ err }, 'event listener failed'))
     app.decorate('hub', hub)
     const prices = createPriceService(app.store, app.now)
     app.decorate('prices', prices)
-    const ingest = createIngestService({ store: app.store, hub, prices, validators: app.validators, now: app.now })
+    const ingest = createIngestService({
+      store: app.store,
+      hub,
+      prices,
+      validators: app.validators,
+      now: app.now,
+      observer: app.metrics.ingest,
+      redact,
+    })
     app.decorate('ingest', ingest)
     const otlp = createOtlpService({
       store: app.store,
@@ -35,12 +55,43 @@ export default fp(
       now: app.now,
       rootGraceMs: app.config.otlpRootGraceMs,
       rootlessWaitMs: app.config.otlpRootlessWaitMs,
+      redact,
     })
     app.decorate('otlp', otlp)
     // Spans left pending by a previous run are stored once they are due; the timer stops before the store closes.
     app.addHook('onReady', () => otlp.start())
     app.addHook('onClose', () => otlp.stop())
     app.decorate('projects', createProjectService(app.store, app.now))
+    const deletion = createDeletionService({ store: app.store, hub, now: app.now })
+    app.decorate('deletion', deletion)
+    const retention = createRetentionService({
+      store: app.store,
+      deletion,
+      defaults: app.config,
+      intervalMs: app.config.retentionIntervalMs,
+      now: app.now,
+      onDeleted: (report) => {
+        app.metrics.retentionDeleted.inc({ project_id: report.project_id, reason: report.reason }, report.deleted)
+        app.log.info(report, 'retention: deleted traces')
+      },
+      onError: (err) => app.log.error({ err }, 'retention: a pass failed; the next one tries again'),
+    })
+    app.decorate('retention', retention)
+    const alerts = createAlertService({
+      store: app.store,
+      now: app.now,
+      intervalMs: app.config.alertIntervalMs,
+      slowThresholdMs: app.config.slowThresholdMs,
+      attempts: app.config.alertDeliveryAttempts,
+      retryBaseMs: app.config.alertRetryBaseMs,
+      timeoutMs: 10_000,
+      log: app.log,
+    })
+    app.decorate('alerts', alerts)
+    app.addHook('onReady', () => alerts.start())
+    app.addHook('onClose', () => alerts.stop())
+    app.addHook('onReady', async () => retention.start())
+    app.addHook('onClose', () => retention.stop())
     const sockets = createSocketHub({
       maxBufferBytes: app.config.wsMaxBufferBytes,
       heartbeatMs: app.config.wsHeartbeatMs,
@@ -48,7 +99,12 @@ export default fp(
       isKeyLive: async (keyHash) => (await app.store.findApiKey(keyHash)) !== null,
     })
     app.decorate('sockets', sockets)
-    const unsubscribe = hub.subscribe((traces) => sockets.publish(traces))
+    const unsubscribeCreated = hub.subscribe((traces) => sockets.publish(traces))
+    const unsubscribeDeleted = hub.subscribeDeleted((deleted) => sockets.publishDeleted(deleted))
+    const unsubscribe = () => {
+      unsubscribeCreated()
+      unsubscribeDeleted()
+    }
     app.addHook('onClose', async () => {
       unsubscribe()
       sockets.close()
@@ -59,5 +115,5 @@ export default fp(
       await stopFollowing()
     })
   },
-  { name: 'loupe-services', dependencies: ['loupe-config', 'loupe-store'] },
+  { name: 'loupe-services', dependencies: ['loupe-config', 'loupe-store', 'loupe-metrics'] },
 )

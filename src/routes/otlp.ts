@@ -7,7 +7,13 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { errorResponses, OtlpExportRequest, OtlpExportResponse } from '../../schemas/index.js'
 import { BodyTooLarge, InvalidInput, UnsupportedContentEncoding } from '../errors.js'
 import { countSpans } from '../otlp/decode.js'
-import { decodeExportRequest, encodeExportResponse, encodeRpcStatus, rpcCodeOf } from '../otlp/proto.js'
+import {
+  decodeExportRequest,
+  encodeExportResponse,
+  encodeRpcStatus,
+  locateDecodeError,
+  rpcCodeOf,
+} from '../otlp/proto.js'
 import { errorReply } from '../plugins/errors.js'
 import { ingestConfig } from './ingest-options.js'
 
@@ -92,7 +98,8 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
       try {
         return decodeExportRequest(bytes)
       } catch (err) {
-        throw new InvalidInput(`body is not a protobuf ExportTraceServiceRequest: ${(err as Error).message}`)
+        const where = locateDecodeError(bytes) ?? (err as Error).message
+        throw new InvalidInput(`body is not a protobuf ExportTraceServiceRequest: ${where}`)
       }
     },
   )

@@ -1,9 +1,17 @@
-// GET /traces, GET /traces/{trace_id}, and the ingest doors POST /traces and POST /traces/batch.
+// GET /traces, GET /traces/{trace_id}, GET /traces/export, the deletions DELETE /traces and DELETE /traces/{trace_id},
+// and the ingest doors POST /traces and POST /traces/batch.
+
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import {
   BatchTracesBody,
   BatchTracesResponse,
+  DeleteTracesQuery,
+  DeleteTracesResponse,
+  EXPORT_MEDIA_TYPES,
+  ExportTracesQuery,
+  ExportTracesResponse,
   errorResponses,
   LIMITS,
   LimitQuery,
@@ -11,6 +19,7 @@ import {
   ListTracesQuery,
   OffsetQuery,
   Ref,
+  type TraceFilterQuery,
   TraceInputSchema,
   TraceParams,
   TraceSchema,
@@ -21,7 +30,9 @@ import { inScope } from '../lib/access-policy.js'
 import { decodeCursor, encodeCursor, sortValue } from '../lib/cursor.js'
 import { parseTimestamp } from '../lib/time.js'
 import { searchWords } from '../search/text.js'
-import type { TracePage } from '../store/types.js'
+import { totalOf } from '../services/deletion.js'
+import { exportTraces } from '../services/export.js'
+import type { TraceFilter, TracePage } from '../store/types.js'
 import { ingestConfig } from './ingest-options.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
@@ -30,6 +41,27 @@ const BatchEnvelope = Type.Object({
 })
 /** What POST /traces checks before the ingest service validates the trace (and names fields as a batch does). */
 const JsonObject = Type.Object({})
+
+/**
+ * The store filter of a validated GET /traces-style query: timestamps as epoch ms, costs to the nano-dollar, `q` as its
+ * words, and the project from the request's scope (the auth plugin has already checked the one the query names
+ * against the credential). 400 when `q` holds no word.
+ */
+export function traceFilter(query: TraceFilterQuery, scope: string | null): TraceFilter {
+  const { since, until, min_cost, max_cost, q, project_id: _named, ...rest } = query
+  const words = q === undefined ? undefined : searchWords(q)
+  if (words === null) throw new InvalidInput('querystring/q must contain a word (it is only white space)')
+  return {
+    ...rest,
+    // Costs are kept to the nano-dollar: a bound is too, so the rollups and the rows agree on every edge.
+    min_cost: min_cost === undefined ? undefined : roundCost(min_cost),
+    max_cost: max_cost === undefined ? undefined : roundCost(max_cost),
+    q: words,
+    project_id: scope ?? undefined,
+    since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
+    until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
+  }
+}
 
 const traces: FastifyPluginAsyncTypebox = async (app) => {
   // Traces are JSON only: without this, Fastify's built-in text/plain parser turns a 415 into a confusing 400.
@@ -57,31 +89,14 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         sort = 'created_at',
         order = 'desc',
         cursor,
-        since,
-        until,
-        min_cost,
-        max_cost,
-        q,
         fields,
-        project_id: _named,
-        ...rest
+        ...query
       } = request.query
-      const words = q === undefined ? undefined : searchWords(q)
-      if (words === null) throw new InvalidInput('querystring/q must contain a word (it is only white space)')
+      const filter = traceFilter(query, request.scope)
       if (cursor !== undefined && offset > 0) {
         throw new InvalidInput(
           'querystring/cursor cannot be combined with a non-zero offset: page with one or the other',
         )
-      }
-      const filter = {
-        ...rest,
-        // Costs are kept to the nano-dollar: a bound is too, so the rollups and the rows agree on every edge.
-        min_cost: min_cost === undefined ? undefined : roundCost(min_cost),
-        max_cost: max_cost === undefined ? undefined : roundCost(max_cost),
-        q: words,
-        project_id: request.scope ?? undefined,
-        since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
-        until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
       }
       const page = {
         limit,
@@ -102,6 +117,88 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       return fields === 'summary'
         ? withCursor(await app.store.listTraceSummaries(filter, page))
         : withCursor(await app.store.listTraces(filter, page))
+    },
+  )
+
+  // GET /traces/export
+  app.get(
+    '/traces/export',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: ['traces'],
+        operationId: 'exportTraces',
+        summary: 'Export every matching trace as NDJSON or CSV, streamed',
+        description:
+          'Takes every filter of `GET /traces` (no paging: every match, newest first) and streams the answer in ' +
+          'constant memory, so a million traces export as well as ten. Traces stored after the export began are ' +
+          'not included. `Content-Disposition` names a file (`loupe-traces.ndjson` or `.csv`).',
+        querystring: ExportTracesQuery,
+        response: { 200: ExportTracesResponse, ...errorResponses(400) },
+      },
+    },
+    async (request, reply) => {
+      const { format = 'ndjson', ...query } = request.query
+      const stream = Readable.from(exportTraces(app.store, traceFilter(query, request.scope), format))
+      // Headers are gone once the first line is: a store failure midway can only cut the answer short (and log).
+      stream.on('error', (err) => request.log.error({ err }, 'export failed midway'))
+      return reply
+        .type(EXPORT_MEDIA_TYPES[format])
+        .header('content-disposition', `attachment; filename="loupe-traces.${format}"`)
+        .send(stream as never) // the typed reply knows the text the stream produces, not the stream
+    },
+  )
+
+  // DELETE /traces
+  app.delete(
+    '/traces',
+    {
+      config: { access: 'delete' },
+      schema: {
+        tags: ['traces'],
+        operationId: 'deleteTraces',
+        summary: 'Delete every trace matching the filters',
+        description:
+          'Takes the filters of `GET /traces`; with none, `all=true` is required. Deletes in short batches, each ' +
+          'one transaction that also takes the traces out of every analytics figure, so reads and ingest go on ' +
+          'meanwhile; each deleted trace is announced on /ws as `trace.deleted`. A project key deletes only traces ' +
+          'of its own project.',
+        querystring: DeleteTracesQuery,
+        response: { 200: DeleteTracesResponse, ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const { all, ...query } = request.query
+      const filter = traceFilter(query, request.scope)
+      const named = Object.entries(query).some(([, v]) => v !== undefined)
+      if (!named && all !== true) {
+        throw new InvalidInput(
+          'querystring names no filter: pass at least one (as GET /traces takes them), or all=true to delete every trace',
+        )
+      }
+      return { deleted: totalOf(await app.deletion.deleteMatching(filter)) }
+    },
+  )
+
+  // DELETE /traces/{trace_id}
+  app.delete(
+    '/traces/:trace_id',
+    {
+      config: { access: 'delete' },
+      schema: {
+        tags: ['traces'],
+        operationId: 'deleteTrace',
+        summary: 'Delete one trace',
+        description:
+          'Deletes the trace and takes it out of every analytics figure in the same transaction; announced on /ws ' +
+          "as `trace.deleted`. 404 for an unknown trace, and for another project's trace with a project key.",
+        params: TraceParams,
+        response: { 204: Type.Null({ description: 'Deleted.' }), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      await app.deletion.deleteTrace(request.params.trace_id, request.scope)
+      return reply.code(204).send(null)
     },
   )
 

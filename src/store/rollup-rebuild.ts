@@ -4,7 +4,7 @@
 import { toUtcIso } from '../lib/time.js'
 import type { RollupInput } from './rollups.js'
 
-/** The columns a rebuild reads, in SQL. */
+/** The columns a rebuild (and a deletion) reads, in SQL. */
 export const ROLLUP_SOURCE_COLUMNS =
   'project_id, environment, model, status, retry_count, latency, token_count, tokens_reported, cost, session_id, ' +
   'user_id, created_at'

@@ -353,6 +353,37 @@ export function rollupDeltas(traces: readonly RollupInput[], removed: readonly R
   }
 }
 
+/**
+ * What deleting these traces takes from each rollup: the exact inverse of storing them (rollupDeltas with every trace
+ * removed), so that a field added to the rollups is taken away by the same code that adds it. Exact sums stay exact:
+ * a deletion subtracts from hi and lo exactly what the trace added to each. What cannot be subtracted — a session's or
+ * a user's first_at and last_at (a minimum and a maximum) and a session's user — the store works out again from the
+ * traces left, and rows left with no trace go (see ROLLUP_KEYS).
+ */
+export const removalDeltas = (traces: readonly RollupInput[]): RollupDeltas => rollupDeltas([], traces)
+
+/** The columns that identify a row of each rollup table, in the order of its primary key. */
+export const ROLLUP_KEYS = {
+  rollup_totals: ['project_id', 'environment', 'model', 'status'],
+  rollup_hourly: ['project_id', 'hour'],
+  latency_histogram: ['project_id', 'bucket'],
+  token_histogram: ['project_id', 'bucket'],
+  cost_histogram: ['project_id', 'bucket'],
+  session_totals: ['project_id', 'session_id'],
+  user_totals: ['project_id', 'user_id'],
+} as const
+
+/** Each rollup table with the rows of a RollupDeltas that write it. */
+export const deltaRows = (d: RollupDeltas): [keyof typeof ROLLUP_KEYS, readonly object[]][] => [
+  ['rollup_totals', d.totals],
+  ['rollup_hourly', d.hourly],
+  ['latency_histogram', d.latency],
+  ['token_histogram', d.tokens],
+  ['cost_histogram', d.cost],
+  ['session_totals', d.sessions],
+  ['user_totals', d.users],
+]
+
 /** Every rollup table. */
 export const ROLLUP_TABLES = [
   'rollup_totals',

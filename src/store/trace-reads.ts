@@ -24,6 +24,7 @@ import {
 import { costNanos, NANOS_PER_USD } from '../costs/pricing.js'
 import {
   bucketBounds,
+  bucketOf,
   type HistogramRow,
   locateRank,
   planRange,
@@ -70,8 +71,28 @@ export interface ExtraConditions {
   retried?: boolean
   /** created_at < this */
   createdBefore?: number
+  /** trace_id is one of these. */
+  traceIds?: readonly string[]
   /** Past this position in the order (keyset paging). */
   after?: { sort: TraceSort; order: SortOrder; at: PageAfter }
+}
+
+/**
+ * Every trace of a filter, newest first, in chunks of `chunk`: each chunk is one indexed keyset read (constant
+ * memory, and each as fast as the first), so an export or a deletion of millions never holds more than a chunk.
+ */
+export async function* walkChunks(
+  read: (after: PageAfter | undefined, limit: number) => Promise<Trace[]>,
+  chunk: number,
+): AsyncGenerator<Trace[]> {
+  let after: PageAfter | undefined
+  for (;;) {
+    const rows = await read(after, chunk)
+    if (rows.length > 0) yield rows
+    if (rows.length < chunk) return
+    const last = rows.at(-1)!
+    after = { value: Date.parse(last.created_at), trace_id: last.trace_id }
+  }
 }
 
 /** The ORDER BY of an ordering (newest first without one); `nulls` says where null costs go when the dialect needs telling. */
@@ -115,11 +136,60 @@ export interface Selection {
   walk?: HistogramKind | 'created'
 }
 
+/** The rollup dimensions a tally is taken over (each absent one: all of its values). */
+export interface TallyDims {
+  project_id?: string
+  environment?: string
+  model?: string
+  status?: string
+}
+
+export const TALLY_DIMS = [
+  'project_id',
+  'environment',
+  'model',
+  'status',
+] as const satisfies readonly (keyof TallyDims)[]
+
+/** Sums over the totals rollup: what a page total and /failures need, summed by the database, not row by row here. */
+export interface Tally {
+  traces: number
+  retries: number
+  /** Traces whose status is failed. */
+  failed: number
+}
+
+/** Buckets from ≤ bucket ≤ to (no `to`: every bucket from `from` on). */
+export interface BucketWindow {
+  from: number
+  to?: number
+}
+
+/** The WHERE clause of a histogram read (a project, a window of buckets), every value bound through `bind`. */
+export function histogramWhere(
+  projectId: string | undefined,
+  window: BucketWindow | undefined,
+  bind: (value: unknown) => string,
+): { where: string; params: unknown[] } {
+  const params: unknown[] = []
+  const clauses: string[] = []
+  const cmp = (clause: string, value: unknown) => {
+    params.push(value)
+    clauses.push(`${clause} ${bind(value)}`)
+  }
+  if (projectId !== undefined) cmp('project_id =', projectId)
+  if (window) cmp('bucket >=', window.from)
+  if (window?.to !== undefined) cmp('bucket <=', window.to)
+  return { where: clauses.length ? `where ${clauses.join(' and ')}` : '', params }
+}
+
 /** The primitive queries a store answers in its own dialect. */
 export interface TraceReadQueries {
   totals(projectId?: string): Promise<TotalsRow[]>
-  /** Histogram rows of a project (or all, summed per bucket), bucket ascending. */
-  histogram(kind: HistogramKind, projectId?: string): Promise<HistogramRow[]>
+  /** The totals rollup summed over the rows of these dimensions. */
+  tally(dims: TallyDims): Promise<Tally>
+  /** Histogram rows of a project (or all, summed per bucket), bucket ascending; only a window of buckets if given. */
+  histogram(kind: HistogramKind, projectId?: string, window?: BucketWindow): Promise<HistogramRow[]>
   /** Exact count of from ≤ v < below and v ≤ max, through the column's index. */
   countBoundary(
     kind: HistogramKind,
@@ -184,6 +254,7 @@ export function traceWhere(
   }
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)
+  if (extra.traceIds) clauses.push(`trace_id in (${extra.traceIds.map(bind).join(', ') || 'null'})`)
   if (extra.after) clauses.push(afterClause(extra.after, bind))
   return clauses.length ? `where ${clauses.join(' and ')}` : ''
 }
@@ -246,7 +317,12 @@ function breakdown(rows: readonly TotalsRow[], key: (r: TotalsRow) => string) {
 export function createTraceReads(q: TraceReadQueries) {
   /** Exact count of a value range of one column, from its histogram plus at most two indexed boundary counts. */
   async function countRange(kind: HistogramKind, range: { min?: number; max?: number }, projectId?: string) {
-    const plan = planRange(await q.histogram(kind, projectId), range)
+    // Only the buckets from min's to max's can hold a value of the range: the plan needs no other.
+    const window: BucketWindow = {
+      from: bucketOf(Math.max(0, range.min ?? 0)),
+      to: range.max === undefined || !Number.isFinite(range.max) ? undefined : bucketOf(Math.max(0, range.max)),
+    }
+    const plan = planRange(await q.histogram(kind, projectId, window), range)
     let total = plan.whole
     for (const b of plan.boundaries) total += await q.countBoundary(kind, projectId, b.from, b.below, b.max)
     return total
@@ -277,14 +353,8 @@ export function createTraceReads(q: TraceReadQueries) {
     const onlyProject = shape.dims.length === 0 || (shape.dims.length === 1 && shape.dims[0] === 'project_id')
     // Rollup dimensions only (a model filter matches the column exactly; the rollup folds null into `unknown`).
     if (shape.ranges.length === 0 && !shape.time && !shape.others && f.model !== UNKNOWN_MODEL) {
-      return sum(
-        await q.totals(f.project_id),
-        (r) => r.traces,
-        (r) =>
-          (f.environment === undefined || r.environment === f.environment) &&
-          (f.model === undefined || r.model === f.model) &&
-          (f.status === undefined || r.status === f.status),
-      )
+      const { project_id, environment, model, status } = f
+      return (await q.tally({ project_id, environment, model, status })).traces
     }
     const [range] = shape.ranges
     if (onlyProject && range && shape.ranges.length === 1 && !shape.time && !shape.others) {
@@ -350,7 +420,7 @@ export function createTraceReads(q: TraceReadQueries) {
       !shape.time &&
       shape.dims.every((d) => d === 'project_id')
     ) {
-      const scope = sum(await q.totals(f.project_id), (r) => r.traces)
+      const scope = (await q.tally({ project_id: f.project_id })).traces
       const newest = total === 0 ? Number.POSITIVE_INFINITY : ((limit + offset) * scope) / total
       walk = total * ROW_READ_COST_IN_INDEX_STEPS < newest ? range : 'created'
     }
@@ -405,6 +475,12 @@ export function createTraceReads(q: TraceReadQueries) {
     q.select({ filter, extra, limit, offset: 0 })
 
   return {
+    /** One chunk of a newest-first walk over every match (see walkChunks). */
+    afterCursor(filter: TraceFilter, after: PageAfter | undefined, limit: number): Promise<Trace[]> {
+      const extra: ExtraConditions = after ? { after: { sort: 'created_at', order: 'desc', at: after } } : {}
+      return q.select({ filter, extra, limit, offset: 0, walk: 'created' })
+    },
+
     listTraces: (f: TraceFilter, p: Page): Promise<TracePage> => listPage(f, p, q.select),
 
     listTraceSummaries: (f: TraceFilter, p: Page): Promise<TracePage<TraceSummary>> =>
@@ -444,7 +520,8 @@ export function createTraceReads(q: TraceReadQueries) {
     },
 
     async failures({ project_id, limit, slowThresholdMs }: FailuresParams): Promise<FailuresResponse> {
-      const c = await counts(project_id, slowThresholdMs)
+      const { failed, retries } = await q.tally({ project_id })
+      const c = { failed, retries, slow: await countRange('latency', { min: slowThresholdMs }, project_id) }
       return {
         failed_traces: c.failed === 0 ? [] : await newest({ project_id, status: 'failed' }, limit),
         retries: c.retries === 0 ? [] : await newest({ project_id }, limit, { retried: true }),

@@ -1,5 +1,6 @@
 // The one storage interface. Routes and services speak only this; each database has an implementation.
 import type {
+  AlertMetric,
   AnalyticsResponse,
   ApiKey,
   ApiKeyCreated,
@@ -10,6 +11,7 @@ import type {
   ListUsersResponse,
   OtlpSpan,
   Project,
+  RetentionSettings,
   SessionDetailResponse,
   Trace,
   TraceSort,
@@ -138,6 +140,102 @@ export interface PendingTrace {
   spans: number
 }
 
+/** A trace that was deleted, as /ws announces it. */
+export interface DeletedTrace {
+  trace_id: string
+  project_id: string
+}
+
+/** Which traces a deletion takes: those matching the filter (and, when given, with one of these ids). */
+export interface DeleteSelection {
+  filter: TraceFilter
+  trace_ids?: readonly string[]
+  /** At most this many, oldest first. */
+  limit: number
+}
+
+/** What deleting a project removed besides its traces. */
+export interface ProjectRemoval {
+  api_keys: number
+  pending_spans: number
+}
+
+/** An alert rule as the store holds it (times in epoch ms; the secret, when any, in clear: it signs deliveries). */
+export interface AlertRuleRecord {
+  rule_id: string
+  name: string
+  project_id: string | null
+  metric: AlertMetric
+  window_minutes: number
+  threshold: number
+  destination_type: 'webhook' | 'slack'
+  url: string
+  secret: string | null
+  state: 'ok' | 'firing'
+  last_value: number | null
+  last_evaluated_at: number | null
+  created_at: number
+}
+
+/** An alert event as the store holds it (`at` in epoch ms). */
+export interface AlertEventRecord {
+  event_id: string
+  rule_id: string
+  rule_name: string
+  project_id: string | null
+  metric: AlertMetric
+  kind: 'fired' | 'resolved'
+  value: number
+  threshold: number
+  at: number
+  delivery: 'pending' | 'delivered' | 'failed'
+  attempts: number
+  last_error: string | null
+}
+
+/** Alert rules and their events. */
+export interface AlertStore {
+  createRule(rule: AlertRuleRecord): Promise<void>
+  listRules(): Promise<AlertRuleRecord[]>
+  /** False when there is no such rule. Its events stay (they are history). */
+  deleteRule(ruleId: string): Promise<boolean>
+  /** A rule's new state and last value, and the event it gave (if any), in one transaction. */
+  recordEvaluation(
+    ruleId: string,
+    update: Pick<AlertRuleRecord, 'state' | 'last_value' | 'last_evaluated_at'>,
+    event: AlertEventRecord | null,
+  ): Promise<void>
+  /** Newest first. */
+  listEvents(query: { rule_id?: string; limit: number }): Promise<AlertEventRecord[]>
+  /** Events whose delivery is not finished (to resume after a restart). */
+  pendingEvents(): Promise<AlertEventRecord[]>
+  setDelivery(eventId: string, delivery: Pick<AlertEventRecord, 'delivery' | 'attempts' | 'last_error'>): Promise<void>
+}
+
+/** Which traces an alert rule looks at: those created at or after `since`, of one project or all. */
+export interface WindowQuery {
+  project_id?: string
+  since: number
+  slowThresholdMs: number
+}
+
+/** The figures of traces created since a time, for alert rules. */
+export interface WindowStats {
+  traces: number
+  failed: number
+  slow: number
+  /** Nearest-rank p95 of latency (ms); 0 without traces. */
+  p95_latency: number
+  /** What the traces cost, in USD (summed in whole nano-dollars); unpriced traces add nothing. */
+  cost: number
+}
+
+/** What /metrics reports of the store. */
+export interface StoreStats {
+  traces: number
+  bytes: number
+}
+
 export interface Store {
   readonly dialect: string
   /** Throws when the database cannot answer. */
@@ -165,6 +263,32 @@ export interface Store {
   listTraceSummaries(filter: TraceFilter, page: Page): Promise<TracePage<TraceSummary>>
   analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
   failures(params: FailuresParams): Promise<FailuresResponse>
+  /**
+   * Every trace matching a filter, newest first, in chunks of at most `chunk` (each one indexed read): constant
+   * memory however many match. Traces stored after the walk began are not included; one deleted meanwhile may be.
+   */
+  walkTraces(filter: TraceFilter, chunk: number): AsyncIterable<Trace[]>
+  /**
+   * Deletes up to `limit` matching traces, oldest first, in one transaction with their rollups (each decremented by
+   * exactly what the trace added), so every figure stays equal to a recount. Returns what was deleted.
+   */
+  deleteTraces(selection: DeleteSelection): Promise<DeletedTrace[]>
+  /**
+   * Deletes a project that has no traces left (delete them first, in batches), with its keys and pending OTLP spans,
+   * in one transaction. `has-traces` (and nothing changed) when a trace of it is still stored.
+   */
+  deleteProject(projectId: string): Promise<ProjectRemoval | 'not-found' | 'has-traces'>
+  /** Every project's own retention settings (projects without any are absent). */
+  listRetention(): Promise<(RetentionSettings & { project_id: string })[]>
+  /** Sets a project's own retention (null fields follow the server's); false when there is no such project. */
+  setRetention(projectId: string, settings: RetentionSettings): Promise<boolean>
+  /** Gives the space of deleted rows back to the file system (SQLite); a no-op where the database does it itself. */
+  reclaimSpace(): Promise<void>
+  readonly alerts: AlertStore
+  /** Counts of the traces created at or after `since` (one project or all), for alert rules. */
+  windowStats(params: WindowQuery): Promise<WindowStats>
+  /** How many traces are stored (from the rollups), and the bytes the database takes on disk. */
+  stats(): Promise<StoreStats>
 
   /** Sessions, newest activity first (from their rollup). */
   listSessions(filter: ActivityFilter, page: Page): Promise<ListSessionsResponse>

@@ -26,15 +26,16 @@ const capture = (isTTY = false): Captured => ({
   },
 })
 
-/** Runs `loupe <argv>`; `stop` ends a long-running command as Ctrl-C would. */
-function cli(argv: string[], env: NodeJS.ProcessEnv = {}, tty = false) {
+/** Runs `loupe <argv>`; `stop` ends a long-running command as Ctrl-C would; `answer` answers a confirmation. */
+function cli(argv: string[], env: NodeJS.ProcessEnv = {}, tty = false, answer?: (question: string) => boolean) {
   const stdout = capture(tty)
   const stderr = capture(tty)
   let stop: () => void = () => {}
   const interrupted = new Promise<void>((resolve) => {
     stop = resolve
   })
-  const code = runCli(argv, { stdout, stderr, env, interrupted: () => interrupted })
+  const confirm = answer ? async (question: string) => answer(question) : undefined
+  const code = runCli(argv, { stdout, stderr, env, interrupted: () => interrupted, confirm })
   return { code, stdout, stderr, stop }
 }
 
@@ -336,6 +337,156 @@ t.test('protected mode: --token (or LOUPE_ADMIN_TOKEN) is sent; without it the 4
   t.notOk(tail.stderr.text.includes(admin), 'the token is never printed')
   tail.stop()
   t.equal(await tail.code, 0)
+})
+
+t.test('export streams NDJSON or CSV with the filters, to stdout or a new file', async (t) => {
+  const { app, run } = await server(t)
+  const key = (await run('projects', 'create', '--name', 'Exported', '-q')).out.trim()
+  const res = await app.inject({
+    method: 'POST',
+    url: '/traces/batch',
+    headers: { authorization: `Bearer ${key}` },
+    payload: { traces: [{ prompt: 'é one', status: 'failed' }, { prompt: 'two' }, { prompt: 'three' }] },
+  })
+  t.equal(res.json().accepted, 3)
+  const all = await run('export')
+  t.equal(all.code, 0)
+  t.equal(all.out, (await app.inject('/traces/export')).body, 'the server’s NDJSON as it is')
+  const failed = await run('export', '--status', 'failed', '--format', 'csv')
+  t.equal(failed.code, 0)
+  t.equal(failed.out.split('\r\n').filter(Boolean).length, 2, 'a header and the one failed trace')
+  t.match(failed.out, /é one/)
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-export-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'traces.ndjson')
+  t.equal((await run('export', '-o', file)).code, 0)
+  const again = await run('export', '-o', file)
+  t.equal(again.code, 1)
+  t.match(again.err, /exists: not overwritten/)
+  t.equal((await run('export', '--format', 'xml')).code, 2)
+})
+
+t.test('traces delete and projects delete: asked on a terminal, --yes in scripts, nothing without', async (t) => {
+  const { app, url } = await server(t)
+  const run = async (argv: string[], answer?: (q: string) => boolean) => {
+    const r = cli(['--url', url, ...argv], {}, false, answer)
+    return { code: await r.code, out: r.stdout.text, err: r.stderr.text }
+  }
+  const key = (await run(['projects', 'create', '--name', 'Doomed', '-q'])).out.trim()
+  const post = (traces: unknown[]) =>
+    app.inject({
+      method: 'POST',
+      url: '/traces/batch',
+      headers: { authorization: `Bearer ${key}` },
+      payload: { traces },
+    })
+  await post([
+    { trace_id: 'k-1', prompt: 'a', status: 'failed' },
+    { trace_id: 'k-2', prompt: 'b', status: 'failed' },
+    { trace_id: 'k-3', prompt: 'c' },
+  ])
+  const script = await run(['traces', 'delete', 'k-1'])
+  t.equal(script.code, 2, 'no terminal and no --yes: refused')
+  t.match(script.err, /--yes/)
+  const questions: string[] = []
+  const declined = await run(['traces', 'delete', 'k-1'], (q) => {
+    questions.push(q)
+    return false
+  })
+  t.equal(declined.code, 1)
+  t.same(questions, ['Delete trace k-1?'])
+  t.equal((await app.inject('/traces/k-1')).statusCode, 200, 'still there')
+  t.equal((await run(['traces', 'delete', 'k-1'], () => true)).code, 0)
+  t.equal((await app.inject('/traces/k-1')).statusCode, 404)
+  t.equal((await run(['traces', 'delete'])).code, 2, 'no id, no filter, no --all')
+  const asked: string[] = []
+  const filtered = await run(['traces', 'delete', '--status', 'failed'], (q) => {
+    asked.push(q)
+    return true
+  })
+  t.same(asked, ['Delete 1 matching trace(s)?'], 'the question says how many')
+  t.match(filtered.out, /Deleted 1 trace\(s\)/)
+  const missing = await run(['traces', 'delete', 'k-1', '--yes'])
+  t.equal(missing.code, 1)
+  t.match(missing.err, /404/)
+  const project = await run(['projects', 'delete', 'doomed', '--yes', '--json'])
+  t.equal(project.code, 0)
+  t.match(JSON.parse(project.out), { project_id: 'doomed', deleted_traces: 1, deleted_api_keys: 1 })
+})
+
+t.test('projects retention shows what applies and sets the project’s own values', async (t) => {
+  const { run } = await server(t)
+  await run('projects', 'create', '--name', 'Kept')
+  const shown = await run('projects', 'retention', 'kept')
+  t.equal(shown.code, 0)
+  t.equal(shown.out, 'kept: age no limit (the server’s), count no limit (the server’s)\n')
+  const set = await run('projects', 'retention', 'kept', '--days', '30')
+  t.equal(set.out, 'kept: age 30 days, count no limit (the server’s)\n')
+  const json = JSON.parse((await run('projects', 'retention', 'kept', '--max-traces', '500', '--json')).out)
+  t.match(json, { retention_days: 30, retention_max_traces: 500, effective: { retention_days: 30 } })
+  t.equal((await run('projects', 'retention', 'kept', '--days', '-2')).code, 2)
+  const back = JSON.parse((await run('projects', 'retention', 'kept', '--days', 'default', '--json')).out)
+  t.equal(back.retention_days, null)
+  t.equal((await run('projects', 'retention', 'none-such')).code, 1)
+})
+
+t.test('alerts create, list, events and delete', async (t) => {
+  const { app, run } = await server(t)
+  const created = await run(
+    'alerts',
+    'create',
+    '--name',
+    'Any traffic',
+    '--metric',
+    'trace_count',
+    '--window',
+    '5',
+    '--threshold',
+    '0',
+    '--slack',
+    'http://127.0.0.1:9/hook',
+    '--json',
+  )
+  t.equal(created.code, 0)
+  const rule = JSON.parse(created.out)
+  t.match(rule, { name: 'Any traffic', metric: 'trace_count', destination: { type: 'slack', signed: false } })
+  t.equal(
+    (await run('alerts', 'create', '--name', 'x', '--metric', 'trace_count', '--window', '5', '--threshold', '1')).code,
+    2,
+    'no destination',
+  )
+  t.equal(
+    (
+      await run(
+        'alerts',
+        'create',
+        '--name',
+        'x',
+        '--metric',
+        'mood',
+        '--window',
+        '5',
+        '--threshold',
+        '1',
+        '--slack',
+        'http://x.test',
+      )
+    ).code,
+    2,
+  )
+  t.match((await run('alerts', 'list')).out, /ok {6}Any traffic: trace_count over 5 min > 0 on every project → slack/)
+  t.equal((await run('alerts', 'events')).out, 'No alert events.\n')
+  const key = (await run('projects', 'create', '--name', 'Busy', '-q')).out.trim()
+  await app.inject({
+    method: 'POST',
+    url: '/traces',
+    headers: { authorization: `Bearer ${key}` },
+    payload: { prompt: 'x' },
+  })
+  await app.alerts.evaluate()
+  t.match((await run('alerts', 'events')).out, /fired {5}Any traffic: trace_count 1 \(threshold 0\)/)
+  t.equal((await run('alerts', 'delete', rule.rule_id, '--yes')).code, 0)
+  t.equal((await run('alerts', 'list')).out, 'No alert rules.\n')
 })
 
 t.test('sessions and users: a table of conversations, one of them in order', async (t) => {

@@ -15,6 +15,23 @@ type TracePage<Item> = Omit<Json<'listTraces', 200>, 'items'> & { items: Item[] 
 type Step = components['schemas']['StepSchema']
 type TraceInput = components['schemas']['TraceInputSchema']
 type ApiError = components['schemas']['ErrorSchema']
+type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>
+type Body<Op extends keyof operations> = operations[Op] extends {
+  requestBody?: { content: { 'application/json': infer B } }
+}
+  ? B
+  : never
+type Path<Op extends keyof operations> = operations[Op]['parameters'] extends { path: infer P } ? P : never
+/** The text of an answer that is not JSON, as the document types it. */
+type Text<Op extends keyof operations, Media extends string> =
+  operations[Op]['responses'] extends Record<200, { content: Record<Media, infer T> }> ? T : never
+
+const queryString = (query: object) =>
+  new URLSearchParams(
+    Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, String(v)]),
+  ).toString()
 
 export class LoupeApiError extends Error {
   constructor(readonly body: ApiError) {
@@ -28,7 +45,7 @@ export class Client {
     private readonly key?: string,
   ) {}
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  private async send(method: string, path: string, body?: unknown): Promise<Response> {
     const headers: Record<string, string> = {}
     if (this.key) headers.authorization = `Bearer ${this.key}`
     if (body !== undefined) headers['content-type'] = 'application/json'
@@ -37,9 +54,21 @@ export class Client {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     })
-    const json = (await res.json()) as unknown
-    if (!res.ok) throw new LoupeApiError(json as ApiError)
-    return json as T
+    if (!res.ok) throw new LoupeApiError((await res.json()) as ApiError)
+    return res
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return (await (await this.send(method, path, body)).json()) as T
+  }
+
+  /** An answer with no body (204). */
+  private async none(method: string, path: string): Promise<void> {
+    await this.send(method, path)
+  }
+
+  private async text<T>(path: string): Promise<T> {
+    return (await (await this.send('GET', path)).text()) as T
   }
 
   root = () => this.call<Json<'getRoot', 200>>('GET', '/')
@@ -73,6 +102,50 @@ export class Client {
     this.call<Json<'createApiKey', 201>>('POST', '/api-keys', input)
   revokeApiKey = (keyId: operations['revokeApiKey']['parameters']['path']['key_id']) =>
     this.call<Json<'revokeApiKey', 200>>('DELETE', `/api-keys/${keyId}`)
+  getMetrics = () => this.text<Text<'getMetrics', 'text/plain; version=0.0.4; charset=utf-8'>>('/metrics')
+
+  // Export and deletion.
+  exportTraces = (query: Query<'exportTraces'> = {}) =>
+    this.text<Text<'exportTraces', 'application/x-ndjson'>>(`/traces/export?${queryString(query)}`)
+  deleteTrace = (traceId: Path<'deleteTrace'>['trace_id']) =>
+    this.none('DELETE', `/traces/${encodeURIComponent(traceId)}`)
+  deleteTraces = (query: Query<'deleteTraces'>) =>
+    this.call<Json<'deleteTraces', 200>>('DELETE', `/traces?${queryString(query)}`)
+  deleteProject = (projectId: Path<'deleteProject'>['project_id']) =>
+    this.call<Json<'deleteProject', 200>>('DELETE', `/projects/${encodeURIComponent(projectId)}`)
+  getProjectRetention = (projectId: Path<'getProjectRetention'>['project_id']) =>
+    this.call<Json<'getProjectRetention', 200>>('GET', `/projects/${encodeURIComponent(projectId)}/retention`)
+  setProjectRetention = (projectId: Path<'setProjectRetention'>['project_id'], body: Body<'setProjectRetention'>) =>
+    this.call<Json<'setProjectRetention', 200>>('PUT', `/projects/${encodeURIComponent(projectId)}/retention`, body)
+
+  // Alerts.
+  listAlertRules = () => this.call<Json<'listAlertRules', 200>>('GET', '/alerts/rules')
+  createAlertRule = (body: Body<'createAlertRule'>) =>
+    this.call<Json<'createAlertRule', 201>>('POST', '/alerts/rules', body)
+  deleteAlertRule = (ruleId: Path<'deleteAlertRule'>['rule_id']) =>
+    this.none('DELETE', `/alerts/rules/${encodeURIComponent(ruleId)}`)
+  listAlertEvents = (query: Query<'listAlertEvents'> = {}) =>
+    this.call<Json<'listAlertEvents', 200>>('GET', `/alerts/events?${queryString(query)}`)
+
+  // Prices, sessions and users.
+  listModelPrices = () => this.call<Json<'listModelPrices', 200>>('GET', '/models')
+  getModelPrice = (pattern: Path<'getModelPrice'>['pattern']) =>
+    this.call<Json<'getModelPrice', 200>>('GET', `/models/${encodeURIComponent(pattern)}`)
+  putModelPrice = (pattern: Path<'putModelPrice'>['pattern'], body: Body<'putModelPrice'>) =>
+    this.call<Json<'putModelPrice', 200>>('PUT', `/models/${encodeURIComponent(pattern)}`, body)
+  deleteModelPrice = (pattern: Path<'deleteModelPrice'>['pattern']) =>
+    this.none('DELETE', `/models/${encodeURIComponent(pattern)}`)
+  recomputeCosts = (body: Body<'recomputeCosts'>) =>
+    this.call<Json<'recomputeCosts', 200>>('POST', '/costs/recompute', body)
+  listSessions = (query: Query<'listSessions'> = {}) =>
+    this.call<Json<'listSessions', 200>>('GET', `/sessions?${queryString(query)}`)
+  getSession = (sessionId: Path<'getSession'>['session_id']) =>
+    this.call<Json<'getSession', 200>>('GET', `/sessions/${encodeURIComponent(sessionId)}`)
+  listUsers = (query: Query<'listUsers'> = {}) =>
+    this.call<Json<'listUsers', 200>>('GET', `/users?${queryString(query)}`)
+  getUser = (userId: Path<'getUser'>['user_id']) =>
+    this.call<Json<'getUser', 200>>('GET', `/users/${encodeURIComponent(userId)}`)
+
   /** The live stream's URL (an upgrade answered 101: `streamTraces`); a browser sends its credential as `?token=`. */
   streamUrl = (token?: string): string & { upgrade?: operations['streamTraces']['responses'][101] } =>
     `${this.baseUrl.replace(/^http/, 'ws')}/ws${token ? `?token=${encodeURIComponent(token)}` : ''}`

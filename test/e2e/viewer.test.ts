@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap'
 import type { AnalyticsResponse } from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
-import { formatCount, formatMs, formatPercent } from '../../web/src/ui/format.js'
+import { formatCost, formatCount, formatMs, formatPercent } from '../../web/src/ui/format.js'
 import { createProject, postBatch, postTrace, startTestServer } from '../helper.js'
 import { launchBrowser, noConsoleErrors, openPage, shownTraceIds, unavailable } from './browser.js'
 
@@ -115,7 +115,10 @@ async function run() {
     t.match(await page.getByRole('note', { name: 'Failure reason' }).textContent(), stored.failure_reason)
     t.equal(await page.locator('[data-step-index="2"] .marker.retry').count(), 1, 'the retried tool is marked')
     t.equal(await page.locator('[data-step-index="1"] .marker.failed').count(), 1, 'the failed step is marked')
-    t.equal(await page.getByRole('link', { name: 'sess-9' }).getAttribute('href'), '/ui/traces?session_id=sess-9')
+    t.equal(
+      await page.getByRole('link', { name: 'sess-9' }).getAttribute('href'),
+      `/ui/sessions/sess-9?project_id=${stored.project_id}`,
+    )
 
     await page.locator('[data-step-index="1"]').click()
     await page.getByRole('complementary', { name: 'Step' }).getByText('timeout after 5 s').waitFor()
@@ -187,6 +190,11 @@ async function run() {
       'Average latency': formatMs(a.summary.average_latency),
       'p95 latency': formatMs(a.summary.p95_latency),
       Tokens: formatCount(a.summary.total_token_usage),
+      Cost:
+        a.summary.total_traces > 0 && a.summary.unpriced_traces === a.summary.total_traces
+          ? 'unpriced'
+          : formatCost(a.summary.total_cost),
+      'Unpriced traces': formatCount(a.summary.unpriced_traces),
       Failed: formatCount(a.summary.failed_traces),
       Warnings: formatCount(a.summary.warning_traces),
       Retried: formatCount(a.summary.retries),
@@ -195,7 +203,7 @@ async function run() {
     await page.waitForSelector('[data-figure]')
     const before = (await app.inject('/analytics')).json() as AnalyticsResponse
     t.same(await figures(), expected(before), 'every summary figure equals /analytics')
-    t.equal(await page.locator('.chart canvas').count(), 3, 'three charts drawn')
+    t.equal(await page.locator('.chart canvas').count(), 4, 'four charts drawn')
     const breakdown = await page.getByRole('region', { name: 'Models' }).textContent()
     for (const entry of before.model_breakdown) t.match(breakdown, `${entry.key}${formatCount(entry.count)}`)
 

@@ -331,7 +331,23 @@ t.test('errors: 400 for bodies that are not an export request', async (t) => {
   const cases: [string | Buffer, Record<string, string>, RegExp][] = [
     ['{"resourceSpans": [', { 'content-type': 'application/json' }, /body is not JSON/],
     ['[1, 2]', { 'content-type': 'application/json' }, /body must be an ExportTraceServiceRequest object/],
-    [Buffer.from([0x0a, 0xff, 0xff, 0xff]), {}, /body is not a protobuf ExportTraceServiceRequest/],
+    [
+      Buffer.from([0x0a, 0xff, 0xff, 0xff]),
+      {},
+      /body is not a protobuf ExportTraceServiceRequest: body\/resourceSpans\/0: the message ends inside this field/,
+    ],
+    // A span's traceId (bytes) sent with wire type 7: the answer names the field by its path, as for a JSON body.
+    [
+      Buffer.from([0x0a, 0x06, 0x12, 0x04, 0x12, 0x02, 0x0f, 0x00]),
+      {},
+      /body\/resourceSpans\/0\/scopeSpans\/0\/spans\/0\/traceId: wire type 7, expected 2 \(bytes\)/,
+    ],
+    // A scope group whose length runs past the end of the resource that holds it.
+    [
+      Buffer.from([0x0a, 0x03, 0x12, 0x05, 0x01]),
+      {},
+      /body\/resourceSpans\/0\/scopeSpans\/0: length 5 runs past the end of its message/,
+    ],
     [Buffer.from('not gzip'), { 'content-type': 'application/json', 'content-encoding': 'gzip' }, /not valid gzip/],
   ]
   for (const [body, headers, message] of cases) {

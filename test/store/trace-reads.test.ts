@@ -25,10 +25,15 @@ function fakeQueries(latencies: number[]) {
   }
   const q: TraceReadQueries = {
     totals: async () => [],
-    histogram: async (kind) => {
+    tally: async () => ({ traces: 0, retries: 0, failed: 0 }),
+    // Only the window's buckets, as a store answers: a range counted from a window too narrow comes out short.
+    histogram: async (kind, _project, window) => {
       const hist = new Map<number, number>()
       for (const v of of(kind)) hist.set(bucketOf(v), (hist.get(bucketOf(v)) ?? 0) + 1)
-      return [...hist].sort((a, b) => a[0] - b[0]).map(([bucket, traces]) => ({ bucket, traces }))
+      return [...hist]
+        .filter(([bucket]) => !window || (bucket >= window.from && (window.to === undefined || bucket <= window.to)))
+        .sort((a, b) => a[0] - b[0])
+        .map(([bucket, traces]) => ({ bucket, traces }))
     },
     countBoundary: async (kind, _project, from, below, max) => {
       calls.boundary++

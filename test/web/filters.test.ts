@@ -3,10 +3,14 @@ import t from 'tap'
 import type { Trace, TraceSummary } from '../../schemas/index.js'
 import {
   filterToSearch,
+  isNewestFirst,
   matchesFilter,
+  matchesSearch,
   newestFirst,
   parseFilter,
   summarize,
+  toggleSort,
+  traceListHref,
 } from '../../web/src/features/traces/filters.js'
 import { step } from './fixtures.js'
 
@@ -120,4 +124,70 @@ t.test('newestFirst orders as GET /traces does: created_at desc, then trace_id d
     [...list].sort(newestFirst).map((s) => s.trace_id),
     ['c', 'b', 'a'],
   )
+})
+
+t.test('search, cost ranges and the order live in the URL under the API names', async (t) => {
+  const filter = parseFilter('q=%20refund%20status%20&min_cost=0.01&max_cost=2.5&sort=cost&order=asc&cursor=abc')
+  t.same(filter, { q: 'refund status', min_cost: 0.01, max_cost: 2.5, sort: 'cost', order: 'asc' })
+  t.equal(filterToSearch(filter), 'q=refund+status&min_cost=0.01&max_cost=2.5&sort=cost&order=asc')
+  t.same(parseFilter(filterToSearch(filter)), filter, 'round trip')
+  t.same(parseFilter('q=%20%20&sort=size&order=up&min_cost=-1'), {}, 'blank q, unknown sort and order, negative cost')
+  t.same(parseFilter('sort=created_at&order=desc'), {}, 'the default order has no parameters: one URL for it')
+  t.equal(parseFilter(`q=${'x'.repeat(300)}`).q?.length, 256, 'q cut to the length the API takes')
+  t.equal(traceListHref({}), '/traces')
+  t.equal(traceListHref({ q: 'a', sort: 'latency' }), '/traces?q=a&sort=latency')
+})
+
+t.test(
+  'toggleSort: a new column sorts descending, the same column flips, time descending is the default',
+  async (t) => {
+    t.same(toggleSort({ status: 'failed' }, 'cost'), { status: 'failed', sort: 'cost' })
+    t.same(toggleSort({ sort: 'cost' }, 'cost'), { sort: 'cost', order: 'asc' })
+    t.same(toggleSort({ sort: 'cost', order: 'asc' }, 'cost'), { sort: 'cost' })
+    t.same(toggleSort({ sort: 'cost', order: 'asc' }, 'latency'), { sort: 'latency' })
+    t.same(toggleSort({}, 'created_at'), { order: 'asc' }, 'time flips to oldest first')
+    t.same(toggleSort({ order: 'asc' }, 'created_at'), {}, 'and back to the default')
+    t.ok(isNewestFirst({}))
+    t.ok(isNewestFirst({ sort: 'created_at', order: 'desc' }))
+    t.notOk(isNewestFirst({ order: 'asc' }))
+    t.notOk(isNewestFirst({ sort: 'cost' }))
+  },
+)
+
+t.test('a live trace matches q as the server searches: every word, a substring of its text, any case', async (t) => {
+  const { step_count: _, ...rest } = summary()
+  const whole: Trace = {
+    ...rest,
+    name: 'Refund',
+    prompt: 'Où est ma commande ?',
+    response: null,
+    failure_reason: 'Payment DECLINED',
+    metadata: { secret: 'not searched' },
+    steps: [step(0, { input: { query: '返金をお願いします' }, output: ['shipped', 42] })],
+  }
+  const cases: [string, string | undefined, boolean][] = [
+    ['no search', undefined, true],
+    ['name, any case', 'refund', true],
+    ['two words in two fields', 'REFUND declined', true],
+    ['one word missing', 'refund weather', false],
+    ['accented text', 'commande', true],
+    ['a substring', 'ship', true],
+    ['Japanese in a step input', '返金', true],
+    ['a number in a step output', '42', true],
+    ['metadata is not searched', 'secret', false],
+    ['keys are not searched', 'query', false],
+  ]
+  for (const [what, q, expected] of cases) t.equal(matchesSearch(whole, q), expected, what)
+  t.notOk(matchesFilter(summary(), { q: 'refund' }), 'without the whole trace, a search never matches')
+  t.ok(matchesFilter(summarize(whole), { q: 'refund' }, whole))
+})
+
+t.test('cost ranges: inclusive, and an unpriced trace never matches one', async (t) => {
+  const priced = summary({ cost: 0.5 })
+  t.ok(matchesFilter(priced, { min_cost: 0.5, max_cost: 0.5 }))
+  t.notOk(matchesFilter(priced, { min_cost: 0.51 }))
+  t.notOk(matchesFilter(priced, { max_cost: 0.49 }))
+  t.notOk(matchesFilter(summary({ cost: null }), { max_cost: 100 }))
+  t.notOk(matchesFilter(summary({ cost: null }), { min_cost: 0 }))
+  t.ok(matchesFilter(summary({ cost: null }), {}))
 })

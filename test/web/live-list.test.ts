@@ -12,7 +12,7 @@ import {
 const item = (trace_id: string, created_at = '2026-11-21T13:45:00.000Z') => ({ trace_id, created_at }) as TraceSummary
 const pages = (...lists: string[][]): TracePages => ({
   pages: lists.map((ids) => ({ total: 10, items: ids.map((id) => item(id)), next_cursor: null })),
-  pageParams: lists.map((_, i) => i * 2),
+  pageParams: lists.map((_, i) => (i === 0 ? null : `cursor-${i}`)),
 })
 const ids = (data: TracePages | undefined) => data?.pages.map((p) => p.items.map((i) => i.trace_id))
 
@@ -26,7 +26,7 @@ t.test('insertLive puts new traces at the top, newest first, and counts them in 
     out?.pages.map((p) => p.total),
     [12, 12],
   )
-  t.same(out?.pageParams, [0, 2], 'page params untouched')
+  t.same(out?.pageParams, [null, 'cursor-1'], 'page params untouched')
 })
 
 t.test('insertLive never adds a trace the list already holds', async (t) => {

@@ -4,6 +4,8 @@ import { useSyncExternalStore } from 'react'
 import { Link, Route, Router, Switch, useLocation } from 'wouter'
 import { credential } from './api/client.js'
 import { type LiveStream, useLiveState } from './api/live.js'
+import { SessionDetail, Sessions } from './features/activity/sessions.js'
+import { UserDetail, Users } from './features/activity/users.js'
 import { TokenPrompt } from './features/auth/token-prompt.js'
 import { Dashboard } from './features/dashboard/dashboard.js'
 import { Failures } from './features/failures/failures.js'
@@ -40,12 +42,12 @@ export const authState = (() => {
   }
 })()
 
-/**
- * The views, in the order of the navigation. Sessions, users and cost join here when their API exists.
- */
+/** The views, in the order of the navigation. */
 const NAV = [
   { href: '/', label: 'Dashboard' },
   { href: '/traces', label: 'Traces' },
+  { href: '/sessions', label: 'Sessions' },
+  { href: '/users', label: 'Users' },
   { href: '/failures', label: 'Failures' },
   { href: '/projects', label: 'Projects' },
 ] as const
@@ -108,6 +110,10 @@ export function App({ queryClient, live }: { queryClient: QueryClient; live: Liv
             <Route path="/" component={Dashboard} />
             <Route path="/traces" component={TraceList} />
             <Route path="/traces/:id">{(params) => <TraceDetail id={params.id} />}</Route>
+            <Route path="/sessions" component={Sessions} />
+            <Route path="/sessions/:id">{(params) => <SessionDetail id={params.id} />}</Route>
+            <Route path="/users" component={Users} />
+            <Route path="/users/:id">{(params) => <UserDetail id={params.id} />}</Route>
             <Route path="/failures" component={Failures} />
             <Route path="/projects" component={Projects} />
             <Route>

@@ -6,7 +6,7 @@ import { withNewKeyOptions } from '../options.js'
 
 export function addProjectsCommand(program: Command, { io, out, paint, json, client, printKey }: CliContext): void {
   // loupe projects …
-  const projects = program.command('projects').description('create and list projects')
+  const projects = program.command('projects').description('create, list and delete projects')
   withNewKeyOptions(projects.command('create'))
     .description('create a project and its first API key (the key is printed once)')
     .requiredOption('-n, --name <name>', 'project name; its slug becomes the project_id')

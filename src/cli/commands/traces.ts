@@ -1,32 +1,15 @@
-// loupe traces list | get: the filters of GET /traces as options, a table or the API's JSON.
+// loupe traces list | get: the filters of GET /traces as options (traces delete is in data.ts), a table or the API's JSON.
 import { type Command, Option } from 'commander'
-import { ENVIRONMENTS, TRACE_SORTS, TRACE_STATUSES } from '../../../schemas/index.js'
+import { TRACE_SORTS } from '../../../schemas/index.js'
 import type { Trace } from '../../client/index.js'
 import type { CliContext } from '../context.js'
 import { formatCost, formatLatency, formatTimestamp, STATUS_STYLE, table } from '../format.js'
-import { integer, nonNegative } from '../options.js'
+import { integer, traceFilterQuery, withTraceFilters } from '../options.js'
 
 export function addTracesCommand(program: Command, { io, out, paint, json, client }: CliContext): void {
   // loupe traces …
-  const traces = program.command('traces').description('list and show traces')
-  traces
-    .command('list')
-    .description('list traces, newest first')
-    .option('-p, --project <project_id>', 'only this project')
-    .addOption(new Option('-s, --status <status>', 'only this status').choices(TRACE_STATUSES))
-    .option('-m, --model <model>', 'only this model')
-    .addOption(new Option('-e, --environment <environment>', 'only this environment').choices(ENVIRONMENTS))
-    .option('--session <session_id>', 'only this session')
-    .option('--user <user_id>', 'only this user')
-    .option('--min-latency <ms>', 'latency ≥ this many ms', nonNegative('--min-latency'))
-    .option('--max-latency <ms>', 'latency ≤ this many ms', nonNegative('--max-latency'))
-    .option('--min-tokens <n>', 'token_count ≥ n', integer('--min-tokens', 0))
-    .option('--max-tokens <n>', 'token_count ≤ n', integer('--max-tokens', 0))
-    .option('--min-cost <usd>', 'cost ≥ this many USD', nonNegative('--min-cost'))
-    .option('--max-cost <usd>', 'cost ≤ this many USD', nonNegative('--max-cost'))
-    .option('--since <time>', 'created at or after (ISO 8601 or epoch)')
-    .option('--until <time>', 'created before (ISO 8601 or epoch)')
-    .option('--q <words>', 'full-text search: every word somewhere in its text, in any language')
+  const traces = program.command('traces').description('list, show and delete traces')
+  withTraceFilters(traces.command('list').description('list traces, newest first'))
     .addOption(new Option('--sort <field>', 'order by this field').choices(TRACE_SORTS).default('created_at'))
     .addOption(new Option('--order <order>', 'descending or ascending').choices(['desc', 'asc']).default('desc'))
     .option('-n, --limit <n>', 'at most n traces (1–1000)', integer('--limit', 1, 1000), 20)
@@ -35,21 +18,7 @@ export function addTracesCommand(program: Command, { io, out, paint, json, clien
     .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
       const list = await client(command).listTraces({
-        project_id: options.project,
-        status: options.status,
-        model: options.model,
-        environment: options.environment,
-        session_id: options.session,
-        user_id: options.user,
-        min_latency: options.minLatency,
-        max_latency: options.maxLatency,
-        min_tokens: options.minTokens,
-        max_tokens: options.maxTokens,
-        min_cost: options.minCost,
-        max_cost: options.maxCost,
-        since: options.since,
-        until: options.until,
-        q: options.q,
+        ...traceFilterQuery(options),
         sort: options.sort,
         order: options.order,
         cursor: options.cursor,

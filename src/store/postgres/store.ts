@@ -12,12 +12,16 @@ import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, type KeyRow, keyContextFromRow } from '../key-rows.js'
 import { repriceAll } from '../reprice.js'
+import { ROLLUP_TABLES } from '../rollups.js'
+import { walkChunks } from '../trace-reads.js'
 import type { KeyContext, Store } from '../types.js'
+import { createPostgresAlerts } from './alerts.js'
 import { decodeText, encodeText, parseEncodedJson } from './nul.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { createReplicaFeed, type FeedLog, type ReplicaFeed } from './replica-feed.js'
-import { apiKeys, modelPrices, projects } from './tables.js'
+import { apiKeys, modelPrices, projectRetention, projects } from './tables.js'
 import {
+  deleteTraces,
   fillSearchText,
   getTrace,
   insertTraces,
@@ -166,6 +170,7 @@ export async function createPostgresStore(
     transaction(fn, 'begin isolation level repeatable read read only')
 
   const pendingSpans = createPendingSpanQueries(pool, transaction)
+  const { alerts, windowStats } = createPostgresAlerts(pool, db)
 
   const keysWithProject = () =>
     db
@@ -278,6 +283,68 @@ export async function createPostgresStore(
 
     async failures(params) {
       return snapshot((client) => traceReads(client).failures(params))
+    },
+
+    async deleteTraces(selection) {
+      return transaction((client) => deleteTraces(client, selection))
+    },
+
+    async deleteProject(rawProjectId) {
+      const projectId = encodeText(rawProjectId)
+      return transaction(async (client) => {
+        const found = await client.query('select 1 from projects where project_id = $1 for update', [projectId])
+        if (found.rows.length === 0) return 'not-found' as const
+        const left = await client.query('select 1 from traces where project_id = $1 limit 1', [projectId])
+        if (left.rows.length > 0) return 'has-traces' as const
+        const pending = await client.query('delete from otlp_pending_spans where project_id = $1 returning 1', [
+          projectId,
+        ])
+        const keys = await client.query('delete from api_keys where project_id = $1 returning 1', [projectId])
+        await client.query('delete from project_retention where project_id = $1', [projectId])
+        for (const table of ROLLUP_TABLES) await client.query(`delete from ${table} where project_id = $1`, [projectId])
+        await client.query('delete from projects where project_id = $1', [projectId])
+        return { api_keys: keys.rows.length, pending_spans: pending.rows.length }
+      })
+    },
+
+    async listRetention() {
+      return db.select().from(projectRetention)
+    },
+
+    async setRetention(rawProjectId, settings) {
+      const projectId = encodeText(rawProjectId)
+      const [found] = await db.select().from(projects).where(eq(projects.project_id, projectId))
+      if (!found) return false
+      await db
+        .insert(projectRetention)
+        .values({ project_id: projectId, ...settings })
+        .onConflictDoUpdate({ target: projectRetention.project_id, set: settings })
+      return true
+    },
+
+    // PostgreSQL's autovacuum makes the space of deleted rows reusable by itself.
+    async reclaimSpace() {},
+
+    walkTraces(filter, chunk) {
+      return walkChunks(
+        (after, limit) => snapshot((client) => traceReads(client).afterCursor(filter, after, limit)),
+        chunk,
+      )
+    },
+
+    alerts,
+    windowStats,
+
+    async stats() {
+      // The tables (with their indexes and TOAST) of this store's schema: another schema's Loupe is not counted.
+      const { rows } = await pool.query<{ traces: number; bytes: number }>(
+        `select (select coalesce(sum(traces), 0) from rollup_totals) as traces,
+                (select coalesce(sum(pg_total_relation_size(c.oid)), 0) from pg_class c
+                   join pg_namespace n on n.oid = c.relnamespace
+                  where n.nspname = $1 and c.relkind = 'r') as bytes`,
+        [schema],
+      )
+      return { traces: Number(rows[0]?.traces ?? 0), bytes: Number(rows[0]?.bytes ?? 0) }
     },
 
     async listSessions(filter, page) {

@@ -16,7 +16,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
-import type { Environment, OtlpSpan, Step, Trace, TraceStatus } from '../../../schemas/index.js'
+import type { AlertMetric, Environment, OtlpSpan, Step, Trace, TraceStatus } from '../../../schemas/index.js'
 
 /**
  * Identifiers compare and sort byte by byte, as SQLite compares text, whatever the database's collation: list orders
@@ -49,6 +49,52 @@ export const apiKeys = pgTable(
     revoked_at: epochMs('revoked_at'),
   },
   (t) => [uniqueIndex('api_keys_hash').on(t.key_hash), index('api_keys_project').on(t.project_id, t.created_at)],
+)
+
+/** A project's own retention (absent or null: the server's settings apply). */
+export const projectRetention = pgTable('project_retention', {
+  project_id: id('project_id')
+    .primaryKey()
+    .references(() => projects.project_id),
+  retention_days: integer('retention_days'),
+  retention_max_traces: bigint('retention_max_traces', { mode: 'number' }),
+})
+
+/** Alert rules; `state` is kept so that a restart neither fires again nor misses a resolution. */
+export const alertRules = pgTable('alert_rules', {
+  rule_id: id('rule_id').primaryKey(),
+  name: text('name').notNull(),
+  project_id: id('project_id'),
+  metric: text('metric').$type<AlertMetric>().notNull(),
+  window_minutes: integer('window_minutes').notNull(),
+  threshold: doublePrecision('threshold').notNull(),
+  destination_type: text('destination_type').$type<'webhook' | 'slack'>().notNull(),
+  url: text('url').notNull(),
+  secret: text('secret'),
+  state: text('state').$type<'ok' | 'firing'>().notNull(),
+  last_value: doublePrecision('last_value'),
+  last_evaluated_at: epochMs('last_evaluated_at'),
+  created_at: epochMs('created_at').notNull(),
+})
+
+/** Each firing and resolution of a rule, with how its delivery went. */
+export const alertEvents = pgTable(
+  'alert_events',
+  {
+    event_id: id('event_id').primaryKey(),
+    rule_id: id('rule_id').notNull(),
+    rule_name: text('rule_name').notNull(),
+    project_id: id('project_id'),
+    metric: text('metric').$type<AlertMetric>().notNull(),
+    kind: text('kind').$type<'fired' | 'resolved'>().notNull(),
+    value: doublePrecision('value').notNull(),
+    threshold: doublePrecision('threshold').notNull(),
+    at: epochMs('at').notNull(),
+    delivery: text('delivery').$type<'pending' | 'delivered' | 'failed'>().notNull(),
+    attempts: integer('attempts').notNull(),
+    last_error: text('last_error'),
+  },
+  (t) => [index('alert_events_at').on(t.at, t.event_id), index('alert_events_rule').on(t.rule_id, t.at)],
 )
 
 export const traces = pgTable(

@@ -1,6 +1,7 @@
 // Traces on PostgreSQL: the ingest transaction (the trace_id directory, trace rows, their rollups and the
 // notification to other replicas, together) and the primitive reads the shared plan (src/store/trace-reads.ts) is
 // answered with. Every value is bound as a parameter; arrays go through unnest, one statement per table per batch.
+import { createHash } from 'node:crypto'
 import type { QueryResultRow } from 'pg'
 import { StepSchema, type Trace, type TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
@@ -13,9 +14,12 @@ import {
   ACTIVITY_COUNTED,
   activityUpsertSet,
   addExcluded,
+  deltaRows,
   type HistogramRow,
+  ROLLUP_KEYS,
   ROLLUP_TABLES,
   type RollupDeltas,
+  removalDeltas,
   rollupDeltas,
   SUM_COLUMNS,
   sessionUserSet,
@@ -27,20 +31,45 @@ import {
   type ExtraConditions,
   HISTOGRAMS,
   type HourRow,
+  histogramWhere,
   orderBy,
   type SearchClause,
   type Selection,
+  TALLY_DIMS,
+  type Tally,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
 } from '../trace-reads.js'
-import type { InsertOutcome, Repricer, TraceFilter } from '../types.js'
+import type { DeletedTrace, DeleteSelection, InsertOutcome, Repricer, TraceFilter } from '../types.js'
 import { encodeJson, encodeText } from './nul.js'
 import type { TraceRow } from './tables.js'
 
 /** What runs a statement: the pool, or one client inside a transaction. */
 export interface Queryable {
   query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[] }>
+  query<R extends QueryResultRow = QueryResultRow>(config: {
+    name: string
+    text: string
+    values?: unknown[]
+  }): Promise<{ rows: R[] }>
+}
+
+/** Each statement text's name: the same text has the same name on every connection. */
+const statementNames = new Map<string, string>()
+
+/**
+ * Runs a read as a named statement: each connection parses it once and keeps it (PostgreSQL then also decides, after a
+ * few runs, whether one generic plan serves every parameter as well as planning each run). The texts are the few
+ * shapes the read plan builds, so the names stay few.
+ */
+export async function prepared<R extends QueryResultRow>(db: Queryable, text: string, values: unknown[]): Promise<R[]> {
+  let name = statementNames.get(text)
+  if (name === undefined) {
+    name = `loupe_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`
+    statementNames.set(text, name)
+  }
+  return (await db.query<R>({ name, text, values })).rows
 }
 
 /** The columns of a trace in the contract's order, so that a trace read back serializes as SQLite's does. */
@@ -434,12 +463,98 @@ export async function maxSeq(db: Queryable): Promise<number> {
 
 export async function getTrace(db: Queryable, traceId: string): Promise<Trace | null> {
   // The directory names the project, so the read is a primary-key lookup (one shard once distributed).
-  const rows = await db.query<TraceRow>(
+  const [row] = await prepared<TraceRow>(
+    db,
     `${SELECT_TRACE} where (project_id, trace_id) = (select project_id, trace_id from trace_ids where trace_id = $1)`,
     [traceId],
   )
-  const row = rows.rows[0]
   return row ? fromRow(row) : null
+}
+
+/** A filter's WHERE clause with `$n` markers, and its values in order (text through the U+0000 escape). */
+function pgWhere(f: TraceFilter, extra: ExtraConditions = {}) {
+  const params: unknown[] = []
+  const text = traceWhere(
+    f,
+    extra,
+    (value) => {
+      params.push(typeof value === 'string' ? encodeText(value) : value)
+      return `$${params.length}`
+    },
+    searchClause,
+  )
+  return { sql: text, params }
+}
+
+/** The SQL type of each rollup key column (for the unnest of a set of keys). */
+const KEY_TYPES: Record<string, string> = {
+  project_id: 'text',
+  environment: 'text',
+  model: 'text',
+  status: 'text',
+  hour: 'int8',
+  bucket: 'int4',
+  session_id: 'text',
+  user_id: 'text',
+}
+
+/** A session's or a user's first and last trace, from the traces left (each one seek of its index). */
+const spanOf = (table: string, column: string) => `
+  first_at = (select t.created_at from traces t where t.${column} = ${table}.${column}
+              and t.project_id = ${table}.project_id order by t.created_at limit 1),
+  last_at = (select t.created_at from traces t where t.${column} = ${table}.${column}
+             and t.project_id = ${table}.project_id order by t.created_at desc limit 1)`
+
+/**
+ * Deletes the oldest matches of a selection inside an open transaction: their rows (locked first, so two deletions
+ * never count one trace twice), their trace_id directory entries, and what they added to the rollups — the exact
+ * inverse of insertTraces (removalDeltas). Then the rollup rows they touched that hold no trace any more go (a recount
+ * would not have them), and their sessions and users get their span (and a session its user) from the traces left:
+ * the rollup rows are locked by then, so an ingest into the same session waits, or was committed and is seen.
+ */
+export async function deleteTraces(
+  db: Queryable,
+  { filter, trace_ids, limit }: DeleteSelection,
+): Promise<DeletedTrace[]> {
+  const w = pgWhere(filter, trace_ids ? { traceIds: trace_ids } : {})
+  const { rows } = await db.query<RollupRow & { trace_id: string; seq: number }>(
+    `select seq, trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql}
+     order by created_at, trace_id limit $${w.params.length + 1} for update`,
+    [...w.params, limit],
+  )
+  if (rows.length === 0) return []
+  await db.query('delete from traces where seq = any($1::int8[])', [rows.map((r) => r.seq)])
+  await db.query('delete from trace_ids where trace_id = any($1::text[])', [rows.map((r) => encodeText(r.trace_id))])
+  const deltas = removalDeltas(rows.map(rollupInput))
+  await applyDeltas(db, deltas)
+  for (const [table, touched] of deltaRows(deltas)) {
+    if (touched.length === 0) continue
+    const keys = ROLLUP_KEYS[table]
+    const matches = keys.map((k) => `${table}.${k} = k.${k}`).join(' and ')
+    const from = `unnest(${keys.map((k, i) => `$${i + 1}::${KEY_TYPES[k]}[]`).join(', ')}) as k(${keys.join(', ')})`
+    const params = keys.map((k) =>
+      touched.map((row) => {
+        const value = (row as Record<string, unknown>)[k]
+        return typeof value === 'string' ? encodeText(value) : value
+      }),
+    )
+    await db.query(`delete from ${table} using ${from} where ${matches} and ${table}.traces = 0`, params)
+    if (table === 'session_totals') {
+      await db.query(
+        `update session_totals set ${spanOf(table, 'session_id')},
+           (user_id, user_at) = (select t.user_id, t.created_at from traces t
+                                 where t.session_id = session_totals.session_id
+                                   and t.project_id = session_totals.project_id and t.user_id is not null
+                                 order by t.created_at, t.user_id limit 1)
+         from ${from} where ${matches}`,
+        params,
+      )
+    }
+    if (table === 'user_totals') {
+      await db.query(`update user_totals set ${spanOf(table, 'user_id')} from ${from} where ${matches}`, params)
+    }
+  }
+  return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
 }
 
 /** The shared read plan over one connection (inside a read-only snapshot, see store.ts). */
@@ -450,19 +565,7 @@ export function traceReads(db: Queryable) {
       ? { cond: 'true', params }
       : { cond: `project_id = $${params.length + 1}`, params: [...params, projectId] }
 
-  const where = (f: TraceFilter, extra: ExtraConditions = {}) => {
-    const params: unknown[] = []
-    const text = traceWhere(
-      f,
-      extra,
-      (value) => {
-        params.push(typeof value === 'string' ? encodeText(value) : value)
-        return `$${params.length}`
-      },
-      searchClause,
-    )
-    return { sql: text, params }
-  }
+  const where = pgWhere
 
   /** A page of rows of `select` (a select … from traces) in the selection's order; PostgreSQL's planner picks the index. */
   const selectPage = async <R extends QueryResultRow>(
@@ -471,66 +574,83 @@ export function traceReads(db: Queryable) {
   ) => {
     const w = where(filter, extra)
     const n = w.params.length
-    const rows = await db.query<R>(`${select} ${w.sql} ${orderBy(ordering, true)} limit $${n + 1} offset $${n + 2}`, [
+    return prepared<R>(db, `${select} ${w.sql} ${orderBy(ordering, true)} limit $${n + 1} offset $${n + 2}`, [
       ...w.params,
       limit,
       offset,
     ])
-    return rows.rows
   }
 
   const queries: TraceReadQueries = {
     async totals(projectId) {
       const s = scoped(projectId)
-      const rows = await db.query<TotalsRow>(
+      const rows = await prepared<TotalsRow>(
+        db,
         `select project_id, environment, model, status, ${TOTALS_COUNTS.join(', ')} from rollup_totals where ${s.cond}`,
         s.params,
       )
-      return rows.rows
+      return rows
     },
 
-    async histogram(kind, projectId) {
-      const s = scoped(projectId)
-      const rows = await db.query<HistogramRow>(
-        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} where ${s.cond} group by bucket order by bucket`,
-        s.params,
+    async tally(dims) {
+      const conditions = TALLY_DIMS.filter((d) => dims[d] !== undefined)
+      const where = conditions.length ? `where ${conditions.map((d, i) => `${d} = $${i + 1}`).join(' and ')}` : ''
+      const rows = await prepared<Tally>(
+        db,
+        `select coalesce(sum(traces), 0) as traces, coalesce(sum(retries), 0) as retries,
+           coalesce(sum(case when status = 'failed' then traces else 0 end), 0) as failed
+         from rollup_totals ${where}`,
+        conditions.map((d) => encodeText(dims[d] as string)),
       )
-      return rows.rows
+      return rows[0] ?? { traces: 0, retries: 0, failed: 0 }
+    },
+
+    async histogram(kind, projectId, window) {
+      let n = 0
+      const { where, params } = histogramWhere(projectId, window, () => `$${++n}`)
+      return prepared<HistogramRow>(
+        db,
+        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} ${where} group by bucket order by bucket`,
+        params,
+      )
     },
 
     async countBoundary(kind, projectId, from, below, max) {
       const { column: c, scale } = HISTOGRAMS[kind]
       const s = scoped(projectId, [from / scale, below / scale, max / scale])
-      const rows = await db.query<{ n: number }>(
+      const rows = await prepared<{ n: number }>(
+        db,
         `select count(*) as n from traces where ${s.cond} and ${c} >= $1 and ${c} < $2 and ${c} <= $3`,
         s.params,
       )
-      return rows.rows[0]?.n ?? 0
+      return rows[0]?.n ?? 0
     },
 
     async hours(projectId) {
       const s = scoped(projectId)
-      const rows = await db.query<{ hour: number; traces: number }>(
+      const rows = await prepared<{ hour: number; traces: number }>(
+        db,
         `select hour, sum(traces) as traces from rollup_hourly where ${s.cond} group by hour order by hour desc`,
         s.params,
       )
-      return rows.rows
+      return rows
     },
 
     async hoursBetween(start, end, projectId) {
       const s = scoped(projectId, [start, end])
-      const rows = await db.query<HourRow>(
+      const rows = await prepared<HourRow>(
+        db,
         `select hour, sum(traces) as traces, ${SUM_COLUMNS.map((c) => `sum(${c}) as ${c}`).join(', ')}
          from rollup_hourly where hour >= $1 and hour < $2 and ${s.cond} group by hour`,
         s.params,
       )
-      return rows.rows
+      return rows
     },
 
     async count(f) {
       const w = where(f)
-      const rows = await db.query<{ n: number }>(`select count(*) as n from traces ${w.sql}`, w.params)
-      return rows.rows[0]?.n ?? 0
+      const rows = await prepared<{ n: number }>(db, `select count(*) as n from traces ${w.sql}`, w.params)
+      return rows[0]?.n ?? 0
     },
 
     async select(selection) {
@@ -547,12 +667,13 @@ export function traceReads(db: Queryable) {
 
     async latencyAt(projectId, lo, hi, offset) {
       const s = scoped(projectId, [lo, hi, offset])
-      const rows = await db.query<{ latency: number }>(
+      const rows = await prepared<{ latency: number }>(
+        db,
         `select latency from traces where ${s.cond} and latency >= $1 and latency < $2
          order by latency limit 1 offset $3`,
         s.params,
       )
-      return rows.rows[0]?.latency
+      return rows[0]?.latency
     },
   }
   const activity = createActivityReads({
@@ -562,7 +683,7 @@ export function traceReads(db: Queryable) {
         params.push(typeof value === 'string' ? encodeText(value) : value)
         return `$${params.length}`
       })
-      return (await db.query(text, params)).rows as R[]
+      return (await prepared(db, text, params)) as R[]
     },
     select: queries.select,
   })

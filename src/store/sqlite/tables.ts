@@ -2,7 +2,7 @@
 // created_at held as epoch milliseconds (a type-level check below fails the build if they drift).
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import type { Environment, OtlpSpan, Step, Trace, TraceStatus } from '../../../schemas/index.js'
+import type { AlertMetric, Environment, OtlpSpan, Step, Trace, TraceStatus } from '../../../schemas/index.js'
 import type { PendingSpan } from '../types.js'
 
 export const projects = sqliteTable('projects', {
@@ -27,6 +27,52 @@ export const apiKeys = sqliteTable(
     revoked_at: integer('revoked_at'),
   },
   (t) => [uniqueIndex('api_keys_hash').on(t.key_hash), index('api_keys_project').on(t.project_id, t.created_at)],
+)
+
+/** A project's own retention (absent or null: the server's settings apply). */
+export const projectRetention = sqliteTable('project_retention', {
+  project_id: text('project_id')
+    .primaryKey()
+    .references(() => projects.project_id),
+  retention_days: integer('retention_days'),
+  retention_max_traces: integer('retention_max_traces'),
+})
+
+/** Alert rules; `state` is kept so that a restart neither fires again nor misses a resolution. */
+export const alertRules = sqliteTable('alert_rules', {
+  rule_id: text('rule_id').primaryKey(),
+  name: text('name').notNull(),
+  project_id: text('project_id'),
+  metric: text('metric').$type<AlertMetric>().notNull(),
+  window_minutes: integer('window_minutes').notNull(),
+  threshold: real('threshold').notNull(),
+  destination_type: text('destination_type').$type<'webhook' | 'slack'>().notNull(),
+  url: text('url').notNull(),
+  secret: text('secret'),
+  state: text('state').$type<'ok' | 'firing'>().notNull(),
+  last_value: real('last_value'),
+  last_evaluated_at: integer('last_evaluated_at'),
+  created_at: integer('created_at').notNull(),
+})
+
+/** Each firing and resolution of a rule, with how its delivery went. */
+export const alertEvents = sqliteTable(
+  'alert_events',
+  {
+    event_id: text('event_id').primaryKey(),
+    rule_id: text('rule_id').notNull(),
+    rule_name: text('rule_name').notNull(),
+    project_id: text('project_id'),
+    metric: text('metric').$type<AlertMetric>().notNull(),
+    kind: text('kind').$type<'fired' | 'resolved'>().notNull(),
+    value: real('value').notNull(),
+    threshold: real('threshold').notNull(),
+    at: integer('at').notNull(),
+    delivery: text('delivery').$type<'pending' | 'delivered' | 'failed'>().notNull(),
+    attempts: integer('attempts').notNull(),
+    last_error: text('last_error'),
+  },
+  (t) => [index('alert_events_at').on(t.at, t.event_id), index('alert_events_rule').on(t.rule_id, t.at)],
 )
 
 export const traces = sqliteTable(

@@ -12,28 +12,35 @@ import {
   ACTIVITY_COUNTED,
   activityUpsertSet,
   addExcluded,
+  deltaRows,
   type HistogramRow,
+  ROLLUP_KEYS,
   ROLLUP_TABLES,
   type RollupDeltas,
+  removalDeltas,
   rollupDeltas,
   SUM_COLUMNS,
   sessionUserSet,
   TOTALS_COUNTS,
 } from '../rollups.js'
-import { SUMMARY_KEYS, storedTrace, TRACE_KEYS } from '../stored-trace.js'
+import { SUMMARY_KEYS, storedTrace, storedTraceOf, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
   type ExtraConditions,
   HISTOGRAMS,
   type HourRow,
+  histogramWhere,
   orderBy,
   type SearchClause,
   type Selection,
+  TALLY_DIMS,
+  type Tally,
   type TotalsRow,
   type TraceReadQueries,
   traceWhere,
+  walkChunks,
 } from '../trace-reads.js'
-import type { InsertOutcome, RepriceOutcome, Repricer, TraceFilter } from '../types.js'
+import type { DeletedTrace, DeleteSelection, InsertOutcome, RepriceOutcome, Repricer, TraceFilter } from '../types.js'
 import type { TraceRow } from './tables.js'
 
 /** A traces row as better-sqlite3 returns it: JSON columns still text. */
@@ -63,6 +70,17 @@ const summaryFromRow = (row: RawSummaryRow): TraceSummary => ({
 const fromRow = (row: RawTraceRow): Trace =>
   storedTrace({ ...row, tokens_reported: row.tokens_reported === 1, created_at: toUtcIso(row.created_at) })
 
+/** The trace's columns, in TRACE_KEYS order: read as arrays (better-sqlite3's raw mode), which spares an object a row. */
+const TRACE_COLUMNS = TRACE_KEYS.join(', ')
+const CREATED_AT = TRACE_KEYS.indexOf('created_at')
+const TOKENS_REPORTED = TRACE_KEYS.indexOf('tokens_reported')
+/** A row read in raw mode (its values in TRACE_KEYS order) → the stored trace. */
+const fromValues = (values: unknown[]): Trace => {
+  values[CREATED_AT] = toUtcIso(values[CREATED_AT] as number)
+  values[TOKENS_REPORTED] = values[TOKENS_REPORTED] === 1
+  return storedTraceOf(values)
+}
+
 const toRow = (t: Trace) => ({
   ...t,
   created_at: Date.parse(t.created_at),
@@ -84,12 +102,22 @@ export function createTraceQueries(db: Database.Database) {
     }
     return s
   }
+  /** The same, for statements whose rows are read as arrays. */
+  const rawCache = new Map<string, Database.Statement>()
+  const rawStmt = (text: string) => {
+    let s = rawCache.get(text)
+    if (!s) {
+      s = db.prepare(text).raw(true)
+      rawCache.set(text, s)
+    }
+    return s
+  }
 
   const insertTrace = db.prepare(
     `insert into traces (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => `@${c}`).join(', ')})
      on conflict (trace_id) do nothing`,
   )
-  const traceById = db.prepare('select * from traces where trace_id = ?')
+  const traceById = db.prepare(`select ${TRACE_COLUMNS} from traces where trace_id = ?`).raw(true)
   // The searchable text of each trace, under the trace's rowid, in the same transaction (src/search/text.ts).
   const insertSearch = db.prepare('insert into traces_search (rowid, body) values (?, ?)')
   const upsert = (table: string, keys: readonly string[], counted: readonly string[]) => {
@@ -150,9 +178,9 @@ export function createTraceQueries(db: Database.Database) {
         created.push(trace)
         return { kind: 'created', trace }
       }
-      const existing = traceById.get(trace.trace_id) as RawTraceRow
+      const existing = fromValues(traceById.get(trace.trace_id) as unknown[])
       return existing.project_id === trace.project_id
-        ? { kind: 'exists', trace: fromRow(existing) }
+        ? { kind: 'exists', trace: existing }
         : { kind: 'conflict', trace_id: trace.trace_id }
     })
     applyDeltas(rollupDeltas(created))
@@ -162,6 +190,62 @@ export function createTraceQueries(db: Database.Database) {
   const rollupSource = db.prepare(
     `select rowid as cursor, ${ROLLUP_SOURCE_COLUMNS} from traces where rowid > ? order by rowid limit ?`,
   )
+  const deleteByRowid = db.prepare('delete from traces where rowid = ?')
+  const deleteSearch = db.prepare('delete from traces_search where rowid = ?')
+  /** Per rollup table: its row of these keys, when no trace is left in it (a recount would not have it). */
+  const dropEmpty = Object.fromEntries(
+    Object.entries(ROLLUP_KEYS).map(([table, keys]) => [
+      table,
+      db.prepare(`delete from ${table} where ${keys.map((k) => `${k} = @${k}`).join(' and ')} and traces = 0`),
+    ]),
+  ) as Record<keyof typeof ROLLUP_KEYS, Database.Statement>
+  // A session's or a user's activity span and a session's user are a minimum, a maximum and a first: worked out again
+  // from the traces left (each one seek of the session's or the user's index).
+  const spanOf = (column: string) => `
+    first_at = (select created_at from traces where ${column} = @${column} and project_id = @project_id
+                order by created_at limit 1),
+    last_at = (select created_at from traces where ${column} = @${column} and project_id = @project_id
+               order by created_at desc limit 1)`
+  const respanSession = db.prepare(
+    `update session_totals set ${spanOf('session_id')},
+       (user_id, user_at) = (select user_id, created_at from traces
+                             where session_id = @session_id and project_id = @project_id and user_id is not null
+                             order by created_at, user_id limit 1)
+     where project_id = @project_id and session_id = @session_id`,
+  )
+  const respanUser = db.prepare(
+    `update user_totals set ${spanOf('user_id')} where project_id = @project_id and user_id = @user_id`,
+  )
+
+  /**
+   * Deletes the oldest matches in one transaction: their rows and search entries, and what they added to the rollups
+   * — the exact inverse of insertBatch (removalDeltas) — then the rollup rows they touched that hold no trace any more
+   * go, and the sessions and users they belonged to get their span (and a session its user) from the traces left.
+   */
+  const deleteBatch = db.transaction(({ filter, trace_ids, limit }: DeleteSelection): DeletedTrace[] => {
+    const w = where(filter, trace_ids ? { traceIds: trace_ids } : {})
+    const rows = stmt(
+      `select rowid as row_id, trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql}
+       order by created_at, trace_id limit ?`,
+    ).all(...w.params, limit) as (RollupRow & { trace_id: string; row_id: number })[]
+    if (rows.length === 0) return []
+    for (const row of rows) {
+      deleteByRowid.run(row.row_id)
+      deleteSearch.run(row.row_id)
+    }
+    const deltas = removalDeltas(rows.map(rollupInput))
+    applyDeltas(deltas)
+    for (const [table, touched] of deltaRows(deltas)) {
+      const keys = ROLLUP_KEYS[table]
+      for (const row of touched) {
+        const key = Object.fromEntries(keys.map((k) => [k, (row as Record<string, unknown>)[k]]))
+        if (dropEmpty[table].run(key).changes > 0) continue
+        if (table === 'session_totals') respanSession.run(key)
+        if (table === 'user_totals') respanUser.run(key)
+      }
+    }
+    return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
+  })
   /** Every rollup recounted from the traces, in one transaction (see rollup-rebuild.ts). */
   const rebuildRollups = db.transaction(() => {
     for (const table of ROLLUP_TABLES) db.prepare(`delete from ${table}`).run()
@@ -268,13 +352,17 @@ export function createTraceQueries(db: Database.Database) {
   }
 
   /** A page of rows, newest first. SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk. */
-  const selectPage = (columns: string, { filter, extra, limit, offset, walk, ordering }: Selection) => {
+  const selectPage = (
+    columns: string,
+    { filter, extra, limit, offset, walk, ordering }: Selection,
+    prepare: (text: string) => Database.Statement = stmt,
+  ) => {
     // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
     const scoped = filter.project_id !== undefined ? 'project_' : ''
     const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
     const w = where(filter, extra)
     // SQLite sorts null first ascending and last descending: as the contract wants unpriced traces.
-    return stmt(`select ${columns} from traces ${hint} ${w.sql} ${orderBy(ordering, false)} limit ? offset ?`).all(
+    return prepare(`select ${columns} from traces ${hint} ${w.sql} ${orderBy(ordering, false)} limit ? offset ?`).all(
       ...w.params,
       limit,
       offset,
@@ -289,11 +377,21 @@ export function createTraceQueries(db: Database.Database) {
       ).all(...scope.params) as TotalsRow[]
     },
 
-    async histogram(kind, projectId) {
-      const scope = projectScope(projectId)
+    async tally(dims) {
+      const conditions = TALLY_DIMS.filter((d) => dims[d] !== undefined)
+      const where = conditions.length ? `where ${conditions.map((d) => `${d} = ?`).join(' and ')}` : ''
       return stmt(
-        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} ${scope.sql} group by bucket order by bucket`,
-      ).all(...scope.params) as HistogramRow[]
+        `select coalesce(sum(traces), 0) as traces, coalesce(sum(retries), 0) as retries,
+           coalesce(sum(case when status = 'failed' then traces else 0 end), 0) as failed
+         from rollup_totals ${where}`,
+      ).get(...conditions.map((d) => dims[d])) as Tally
+    },
+
+    async histogram(kind, projectId, window) {
+      const { where, params } = histogramWhere(projectId, window, () => '?')
+      return stmt(
+        `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} ${where} group by bucket order by bucket`,
+      ).all(...params) as HistogramRow[]
     },
 
     async countBoundary(kind, projectId, from, below, max) {
@@ -329,7 +427,7 @@ export function createTraceQueries(db: Database.Database) {
     },
 
     async select(selection) {
-      return (selectPage('*', selection) as RawTraceRow[]).map(fromRow)
+      return (selectPage(TRACE_COLUMNS, selection, rawStmt) as unknown[][]).map(fromValues)
     },
 
     async selectSummaries(selection) {
@@ -376,10 +474,19 @@ export function createTraceQueries(db: Database.Database) {
       return stale !== undefined
     },
 
-    getTrace(traceId: string): Trace | null {
-      const row = traceById.get(traceId) as RawTraceRow | undefined
-      return row ? fromRow(row) : null
+    /** Every stored trace, counted from the rollups. */
+    count(): number {
+      return (db.prepare('select coalesce(sum(traces), 0) as n from rollup_totals').get() as { n: number }).n
     },
+
+    getTrace(traceId: string): Trace | null {
+      const row = traceById.get(traceId) as unknown[] | undefined
+      return row ? fromValues(row) : null
+    },
+
+    deleteTraces: (selection: DeleteSelection) => deleteBatch(selection),
+    walkTraces: (filter: TraceFilter, chunk: number) =>
+      walkChunks(async (after, limit) => reads.afterCursor(filter, after, limit), chunk),
 
     repriceTraces: (since: number | undefined, reprice: Repricer): Promise<RepriceOutcome> =>
       repriceAll((from) => repriceChunk(from, since ?? Number.MIN_SAFE_INTEGER, reprice)),

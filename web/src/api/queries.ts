@@ -10,8 +10,14 @@ import type {
   FailuresResponse,
   ListApiKeysResponse,
   ListProjectsResponse,
+  ListSessionsQuery,
+  ListSessionsResponse,
   ListTraceSummariesResponse,
+  ListUsersQuery,
+  ListUsersResponse,
+  SessionDetailResponse,
   Trace,
+  UserDetailResponse,
 } from '../../../schemas/index.js'
 import type { TraceFilter } from '../features/traces/filters.js'
 import { api } from './client.js'
@@ -24,6 +30,10 @@ export const keys = {
   trace: (id: string) => ['trace', id] as const,
   analytics: (projectId: string | undefined) => ['analytics', projectId ?? null] as const,
   failures: (projectId: string | undefined) => ['failures', projectId ?? null] as const,
+  sessions: (query: ListSessionsQuery) => ['sessions', query] as const,
+  session: (id: string, projectId: string | undefined) => ['session', id, projectId ?? null] as const,
+  users: (query: ListUsersQuery) => ['users', query] as const,
+  user: (id: string, projectId: string | undefined) => ['user', id, projectId ?? null] as const,
   projects: ['projects'] as const,
   apiKeys: ['api-keys'] as const,
 }
@@ -33,15 +43,13 @@ export function useTraceList(filter: TraceFilter) {
     queryKey: keys.traces(filter),
     queryFn: ({ pageParam, signal }) =>
       api<ListTraceSummariesResponse>('GET', '/traces', {
-        query: { ...filter, fields: 'summary', limit: TRACE_PAGE, offset: pageParam },
+        query: { ...filter, fields: 'summary', limit: TRACE_PAGE, cursor: pageParam },
         signal,
       }),
-    initialPageParam: 0,
-    // The next page starts after every row held, live ones included (they pushed the older rows down).
-    getNextPageParam: (last, pages) => {
-      const held = pages.reduce((n, page) => n + page.items.length, 0)
-      return held < last.total ? held : undefined
-    },
+    // Paged by the server's cursor: each page costs the same however deep, and live rows added at the top do not
+    // shift the pages after them.
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
     // Live events keep the list current: it is never refetched on a timer or on focus.
     staleTime: Number.POSITIVE_INFINITY,
     placeholderData: keepPreviousData,
@@ -73,6 +81,46 @@ export function useFailures(projectId: string | undefined, limit = 50) {
       api<FailuresResponse>('GET', '/failures', { query: { project_id: projectId, limit }, signal }),
     staleTime: Number.POSITIVE_INFINITY,
     placeholderData: keepPreviousData,
+  })
+}
+
+/** Sessions or users, a page at a time (offset paging: these lists are as long as their activity). */
+export function useSessions(query: ListSessionsQuery) {
+  return useQuery({
+    queryKey: keys.sessions(query),
+    queryFn: ({ signal }) => api<ListSessionsResponse>('GET', '/sessions', { query: { ...query }, signal }),
+    staleTime: 10_000,
+    placeholderData: keepPreviousData,
+  })
+}
+
+export function useSession(id: string, projectId: string | undefined) {
+  return useQuery({
+    queryKey: keys.session(id, projectId),
+    queryFn: ({ signal }) =>
+      api<SessionDetailResponse>('GET', `/sessions/${encodeURIComponent(id)}`, {
+        query: { project_id: projectId },
+        signal,
+      }),
+    staleTime: 10_000,
+  })
+}
+
+export function useUsers(query: ListUsersQuery) {
+  return useQuery({
+    queryKey: keys.users(query),
+    queryFn: ({ signal }) => api<ListUsersResponse>('GET', '/users', { query: { ...query }, signal }),
+    staleTime: 10_000,
+    placeholderData: keepPreviousData,
+  })
+}
+
+export function useUser(id: string, projectId: string | undefined) {
+  return useQuery({
+    queryKey: keys.user(id, projectId),
+    queryFn: ({ signal }) =>
+      api<UserDetailResponse>('GET', `/users/${encodeURIComponent(id)}`, { query: { project_id: projectId }, signal }),
+    staleTime: 10_000,
   })
 }
 

@@ -2,11 +2,28 @@
 import { useEffect, useRef } from 'react'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
+import { axisWidth } from '../features/dashboard/chart-data.js'
 
 export interface Series {
   label: string
   values: number[]
+  /** A value in full (the legend). */
   format: (value: number) => string
+  /** A tick label on the y axis (short; `format` when not given). */
+  tick?: (value: number) => string
+}
+
+/** The y axis as wide as its widest tick label, measured in the axis's own font. */
+const fitAxis: uPlot.Axis.Size = (u, values, axisIdx, cycleNum) => {
+  // At run time uPlot holds an axis's font as [css font, size] and its last size as _size.
+  const axis = u.axes[axisIdx] as Omit<uPlot.Axis, 'font'> & { font?: [string, number]; _size?: number }
+  // uPlot sizes axes in cycles until they settle; after the first two, keep the size.
+  if (cycleNum > 1) return axis._size ?? 50
+  u.ctx.save()
+  if (axis.font) u.ctx.font = axis.font[0]
+  const width = axisWidth(values, (text) => u.ctx.measureText(text).width / uPlot.pxRatio)
+  u.ctx.restore()
+  return width + (axis.gap ?? 5) + (axis.ticks?.size ?? 10)
 }
 
 const cssVar = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim()
@@ -39,7 +56,10 @@ export function TimeChart({
       width: el.clientWidth || 400,
       height,
       scales: { x: { time: true } },
-      axes: [axis, { ...axis, size: 70, values: (_u, ticks) => ticks.map((t) => series[0]!.format(t)) }],
+      axes: [
+        axis,
+        { ...axis, size: fitAxis, values: (_u, ticks) => ticks.map((t) => (series[0]!.tick ?? series[0]!.format)(t)) },
+      ],
       series: [
         {},
         ...series.map((s, i) => ({

@@ -31,3 +31,36 @@ export function formatValue(value: unknown): string {
   if (value === null || value === undefined) return ''
   return JSON.stringify(value, null, 2)
 }
+
+/**
+ * A cost in USD; null is "unpriced" (no reported cost, no known price) and never $0. Small amounts keep their
+ * significant digits: a single call often costs a fraction of a cent.
+ */
+export function formatCost(usd: number | null): string {
+  if (usd === null) return 'unpriced'
+  if (usd === 0) return '$0'
+  const abs = Math.abs(usd)
+  if (abs >= 1000) return `$${integer.format(Math.round(usd))}`
+  if (abs >= 1) return `$${usd.toFixed(2)}`
+  if (abs >= 0.01) return `$${usd.toFixed(4)}`
+  // Two significant digits, down to the nano-dollar costs are kept to.
+  return `$${usd.toFixed(Math.min(9, Math.ceil(-Math.log10(abs)) + 1))}`
+}
+
+/** A large number in few characters (an axis label): 950, 12.3K, 4.5M. */
+export function formatCompact(n: number): string {
+  const abs = Math.abs(n)
+  if (abs < 1000) return integer.format(Math.round(n * 100) / 100)
+  for (const [size, unit] of [
+    [1e12, 'T'],
+    [1e9, 'B'],
+    [1e6, 'M'],
+    [1e3, 'K'],
+  ] as const) {
+    if (abs >= size) {
+      const value = n / size
+      return `${Math.abs(value) < 10 ? Number(value.toFixed(1)) : Math.round(value)}${unit}`
+    }
+  }
+  return String(n)
+}

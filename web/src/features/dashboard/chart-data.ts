@@ -25,5 +25,15 @@ export function chartSeries(points: readonly ChartPoint[]) {
     traces: points.map((p) => p.traces),
     latency: points.map((p) => p.latency),
     tokens: points.map((p) => p.tokens),
+    cost: points.map((p) => p.cost),
   }
+}
+
+/**
+ * The width (CSS px) a y axis's tick labels need: the widest as `measure` reads it, plus a margin (the chart adds its
+ * ticks and gap). A fixed width cut long labels such as 12,345,678 tokens.
+ */
+export function axisWidth(labels: readonly string[] | null | undefined, measure: (text: string) => number, extra = 4) {
+  const widest = (labels ?? []).reduce((max, label) => Math.max(max, measure(label)), 0)
+  return Math.ceil(widest + extra)
 }

@@ -1,12 +1,13 @@
 // The trace list's filters live in the URL under the names GET /traces uses, so a filtered list is a link. Pure
 // functions: URL ⇄ filter, whether a live trace matches, and a stored trace as the list shows it.
-import type { ListTracesQuery, Trace, TraceStatus, TraceSummary } from '../../../../schemas/index.js'
+import type { ListTracesQuery, Trace, TraceSort, TraceStatus, TraceSummary } from '../../../../schemas/index.js'
+import { searchText, searchWords } from '../../../../src/search/text.js'
 
-/** The filters of GET /traces the viewer offers (paging and `fields` are the list's own business). */
-export type TraceFilter = Omit<ListTracesQuery, 'limit' | 'offset' | 'fields'>
+/** The filters and order of GET /traces the viewer offers (paging and `fields` are the list's own business). */
+export type TraceFilter = Omit<ListTracesQuery, 'limit' | 'offset' | 'fields' | 'cursor'>
 
-const TEXT_KEYS = ['project_id', 'model', 'session_id', 'user_id', 'since', 'until'] as const
-const NUMBER_KEYS = ['min_latency', 'max_latency', 'min_tokens', 'max_tokens'] as const
+const TEXT_KEYS = ['q', 'project_id', 'model', 'session_id', 'user_id', 'since', 'until'] as const
+const NUMBER_KEYS = ['min_latency', 'max_latency', 'min_tokens', 'max_tokens', 'min_cost', 'max_cost'] as const
 
 export const STATUS_LABELS: Record<TraceStatus, string> = { success: 'Success', warning: 'Warning', failed: 'Failed' }
 const ENVIRONMENTS: Record<NonNullable<TraceFilter['environment']>, true> = {
@@ -16,6 +17,9 @@ const ENVIRONMENTS: Record<NonNullable<TraceFilter['environment']>, true> = {
 }
 
 const isStatus = (value: string): value is TraceStatus => Object.hasOwn(STATUS_LABELS, value)
+// Type-only imports keep the schemas' runtime (TypeBox) out of the bundle: the record's type makes it exhaustive.
+const SORTS: Record<TraceSort, true> = { created_at: true, latency: true, token_count: true, cost: true }
+const isSort = (value: string): value is TraceSort => Object.hasOwn(SORTS, value)
 const isEnvironment = (value: string): value is NonNullable<TraceFilter['environment']> =>
   Object.hasOwn(ENVIRONMENTS, value)
 
@@ -29,8 +33,12 @@ export function parseFilter(search: string): TraceFilter {
   if (environment !== null && isEnvironment(environment)) filter.environment = environment
   for (const key of TEXT_KEYS) {
     const value = params.get(key)
-    if (value !== null && value !== '') filter[key] = value
+    if (value !== null && value.trim() !== '') filter[key] = key === 'q' ? value.trim().slice(0, 256) : value
   }
+  const sort = params.get('sort')
+  // The defaults (created_at, desc) stay out of the filter, so the plain list has one URL.
+  if (sort !== null && isSort(sort) && sort !== 'created_at') filter.sort = sort
+  if (params.get('order') === 'asc') filter.order = 'asc'
   for (const key of NUMBER_KEYS) {
     const text = params.get(key)
     const value = text === null || text.trim() === '' ? Number.NaN : Number(text)
@@ -42,11 +50,17 @@ export function parseFilter(search: string): TraceFilter {
 /** The query string of a filter (keys in a stable order, empty values left out), without the `?`. */
 export function filterToSearch(filter: TraceFilter): string {
   const params = new URLSearchParams()
-  for (const key of ['status', 'environment', ...TEXT_KEYS, ...NUMBER_KEYS] as const) {
+  for (const key of ['status', 'environment', ...TEXT_KEYS, ...NUMBER_KEYS, 'sort', 'order'] as const) {
     const value = filter[key]
     if (value !== undefined && value !== '') params.set(key, String(value))
   }
   return params.toString()
+}
+
+/** The trace list's link for a filter. */
+export function traceListHref(filter: TraceFilter): string {
+  const text = filterToSearch(filter)
+  return text === '' ? '/traces' : `/traces?${text}`
 }
 
 const timeOf = (value: string | undefined) => {
@@ -57,8 +71,34 @@ const timeOf = (value: string | undefined) => {
   return Number.isNaN(ms) ? undefined : ms
 }
 
+/** Whether the list is in its default order, newest first: the only order in which a new trace belongs at the top. */
+export const isNewestFirst = (filter: TraceFilter) =>
+  (filter.sort ?? 'created_at') === 'created_at' && (filter.order ?? 'desc') === 'desc'
+
+/** The order a column heading asks for when clicked: its own field, descending first, then flipped. */
+export function toggleSort(filter: TraceFilter, sort: TraceSort): TraceFilter {
+  const current = filter.sort ?? 'created_at'
+  const order = current === sort ? ((filter.order ?? 'desc') === 'desc' ? 'asc' : 'desc') : 'desc'
+  const { sort: _s, order: _o, ...rest } = filter
+  return { ...rest, ...(sort === 'created_at' ? {} : { sort }), ...(order === 'asc' ? { order } : {}) }
+}
+
+/**
+ * Whether a whole trace holds every word of `q` as the server searches it: the same lower-cased text
+ * (src/search/text.ts), each word a substring.
+ */
+export function matchesSearch(trace: Trace, q: string | undefined): boolean {
+  const words = q === undefined ? null : searchWords(q)
+  if (words === null) return true
+  const text = searchText(trace)
+  return words.every((word) => text.includes(word))
+}
+
 /** Whether the server would list this trace under the filter (so a live trace joins the list only then). */
-export function matchesFilter(trace: TraceSummary, filter: TraceFilter): boolean {
+export function matchesFilter(trace: TraceSummary, filter: TraceFilter, whole?: Trace): boolean {
+  if (filter.q !== undefined && (whole === undefined || !matchesSearch(whole, filter.q))) return false
+  if (filter.min_cost !== undefined && (trace.cost === null || trace.cost < filter.min_cost)) return false
+  if (filter.max_cost !== undefined && (trace.cost === null || trace.cost > filter.max_cost)) return false
   const equal = (key: 'status' | 'environment' | 'project_id' | 'model' | 'session_id' | 'user_id') =>
     filter[key] === undefined || trace[key] === filter[key]
   if (!(['status', 'environment', 'project_id', 'model', 'session_id', 'user_id'] as const).every(equal)) return false

@@ -3,7 +3,7 @@ import type { InfiniteData } from '@tanstack/react-query'
 import type { ListTraceSummariesResponse, TraceSummary } from '../../../../schemas/index.js'
 import { newestFirst } from './filters.js'
 
-export type TracePages = InfiniteData<ListTraceSummariesResponse, number>
+export type TracePages = InfiniteData<ListTraceSummariesResponse, string | null>
 
 /**
  * The list with `fresh` traces at its top (newest first among themselves) and its total grown by as many; traces the

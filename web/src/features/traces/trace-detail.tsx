@@ -4,9 +4,10 @@ import { useEffect, useMemo, useState } from 'react'
 import { Link } from 'wouter'
 import type { Step, Trace } from '../../../../schemas/index.js'
 import { useTrace } from '../../api/queries.js'
-import { formatCount, formatMs, formatTime, formatValue } from '../../ui/format.js'
+import { formatCost, formatCount, formatMs, formatTime, formatValue } from '../../ui/format.js'
 import { CopyButton, ErrorBox, LongText, StatusBadge } from '../../ui/parts.js'
 import { useSearchParam } from '../../ui/url.js'
+import { activityHref } from '../activity/activity-table.js'
 import { buildWaterfall, moveSelection } from './waterfall.js'
 import { WaterfallView } from './waterfall-view.js'
 
@@ -20,6 +21,36 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
 }
 
 const listLink = (key: 'session_id' | 'user_id', value: string) => `/traces?${key}=${encodeURIComponent(value)}`
+
+/** A session or user: its page, and its traces in the list. */
+function ActivityFact({
+  label,
+  kind,
+  filterKey,
+  id,
+  projectId,
+}: {
+  label: string
+  kind: 'sessions' | 'users'
+  filterKey: 'session_id' | 'user_id'
+  id: string | null
+  projectId: string
+}) {
+  return (
+    <Fact label={label}>
+      {id === null ? (
+        '—'
+      ) : (
+        <>
+          <Link href={activityHref(kind, id, projectId)}>{id}</Link>{' '}
+          <Link href={listLink(filterKey, id)} className="muted" title={`Every trace of this ${label.toLowerCase()}`}>
+            (traces)
+          </Link>
+        </>
+      )}
+    </Fact>
+  )
+}
 
 function Header({ trace }: { trace: Trace }) {
   return (
@@ -47,18 +78,23 @@ function Header({ trace }: { trace: Trace }) {
             ? ` (${formatCount(trace.prompt_tokens)} in · ${formatCount(trace.completion_tokens)} out)`
             : ''}
         </Fact>
+        <Fact label="Cost">
+          <span data-cost={trace.cost ?? 'unpriced'}>{formatCost(trace.cost)}</span>
+        </Fact>
         <Fact label="Model">{trace.model ?? '—'}</Fact>
         <Fact label="Project">
           <Link href={`/traces?project_id=${encodeURIComponent(trace.project_id)}`}>{trace.project_id}</Link>
         </Fact>
         <Fact label="Environment">{trace.environment}</Fact>
         <Fact label="Retries">{trace.retry_count}</Fact>
-        <Fact label="Session">
-          {trace.session_id ? <Link href={listLink('session_id', trace.session_id)}>{trace.session_id}</Link> : '—'}
-        </Fact>
-        <Fact label="User">
-          {trace.user_id ? <Link href={listLink('user_id', trace.user_id)}>{trace.user_id}</Link> : '—'}
-        </Fact>
+        <ActivityFact
+          label="Session"
+          kind="sessions"
+          filterKey="session_id"
+          id={trace.session_id}
+          projectId={trace.project_id}
+        />
+        <ActivityFact label="User" kind="users" filterKey="user_id" id={trace.user_id} projectId={trace.project_id} />
         {trace.tags.length > 0 && (
           <Fact label="Tags">
             <span className="tags">
@@ -115,6 +151,9 @@ function StepPanel({ trace, step }: { trace: Trace; step: Step | null }) {
         {step.tool && <Fact label="Tool">{step.tool}</Fact>}
         <Fact label="Latency">{formatMs(step.latency)}</Fact>
         <Fact label="Tokens">{formatCount(step.token_count)}</Fact>
+        <Fact label="Cost">
+          <span data-cost={step.cost ?? 'unpriced'}>{formatCost(step.cost)}</span>
+        </Fact>
         <Fact label="Started">{step.started_at ? formatTime(step.started_at) : '—'}</Fact>
         <Fact label="Parent">{step.parent_index === null ? '—' : `#${step.parent_index}`}</Fact>
       </dl>

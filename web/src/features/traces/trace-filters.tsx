@@ -4,14 +4,23 @@ import { useLocation } from 'wouter'
 import type { TraceStatus } from '../../../../schemas/index.js'
 import { useProjects } from '../../api/queries.js'
 import { ProjectOptions } from '../../ui/project-options.js'
-import { filterToSearch, parseFilter, STATUS_LABELS, type TraceFilter } from './filters.js'
+import { parseFilter, STATUS_LABELS, type TraceFilter, traceListHref } from './filters.js'
 
-const FIELDS: { name: keyof TraceFilter; label: string; type?: string; wide?: boolean; placeholder?: string }[] = [
+const FIELDS: {
+  name: keyof TraceFilter
+  label: string
+  type?: string
+  step?: string
+  wide?: boolean
+  placeholder?: string
+}[] = [
   { name: 'model', label: 'Model' },
   { name: 'min_latency', label: 'Latency ≥ (ms)', type: 'number' },
   { name: 'max_latency', label: 'Latency ≤ (ms)', type: 'number' },
   { name: 'min_tokens', label: 'Tokens ≥', type: 'number' },
   { name: 'max_tokens', label: 'Tokens ≤', type: 'number' },
+  { name: 'min_cost', label: 'Cost ≥ ($)', type: 'number', step: 'any' },
+  { name: 'max_cost', label: 'Cost ≤ ($)', type: 'number', step: 'any' },
   { name: 'session_id', label: 'Session' },
   { name: 'user_id', label: 'User' },
   { name: 'since', label: 'Since', wide: true, placeholder: '2026-11-21T00:00Z' },
@@ -22,10 +31,9 @@ export function TraceFilters({ search }: { search: string }) {
   const [, navigate] = useLocation()
   const filter = useMemo(() => parseFilter(search), [search])
   const projects = useProjects()
-  const apply = (next: TraceFilter) => {
-    const text = filterToSearch(next)
-    navigate(text === '' ? '/traces' : `/traces?${text}`, { replace: true })
-  }
+  // The order is the column headings' business: the filters keep it.
+  const apply = (next: TraceFilter) =>
+    navigate(traceListHref({ ...next, sort: filter.sort, order: filter.order }), { replace: true })
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
@@ -36,6 +44,17 @@ export function TraceFilters({ search }: { search: string }) {
   return (
     // Keyed by the URL, so going back and forth restores the fields too.
     <form className="filters" onSubmit={submit} key={search} aria-label="Filters">
+      <label className="search">
+        Search
+        <input
+          name="q"
+          type="search"
+          className="wide"
+          maxLength={256}
+          placeholder="Words in prompts, responses, steps, errors"
+          defaultValue={filter.q ?? ''}
+        />
+      </label>
       <label>
         Status
         <select
@@ -75,6 +94,7 @@ export function TraceFilters({ search }: { search: string }) {
             name={f.name}
             type={f.type ?? 'text'}
             min={f.type === 'number' ? 0 : undefined}
+            step={f.type === 'number' ? (f.step ?? 'any') : undefined}
             className={f.wide ? 'wide' : undefined}
             placeholder={f.placeholder}
             defaultValue={filter[f.name] === undefined ? '' : String(filter[f.name])}

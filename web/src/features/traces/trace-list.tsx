@@ -1,20 +1,62 @@
-// The trace list: a virtualized table over any number of traces (pages of the light list fetched as you scroll),
-// filtered by the URL, with traces that match pushed live at the top from /ws — or held back, counted, while paused.
+// The trace list: a virtualized table over any number of traces (pages of the light list fetched as you scroll, by
+// the server's cursor), filtered, searched and sorted by the URL. Newest first, traces that match are pushed live at
+// the top from /ws — or held back, counted, while paused; in another order they are counted, and shown on request.
 import { useQueryClient } from '@tanstack/react-query'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useEffect, useMemo, useRef, useState } from 'react'
-import { Link, useSearch } from 'wouter'
-import type { Trace } from '../../../../schemas/index.js'
+import { Link, useLocation, useSearch } from 'wouter'
+import type { Trace, TraceSort } from '../../../../schemas/index.js'
 import { useLiveTraces } from '../../api/live.js'
 import { keys, useTraceList } from '../../api/queries.js'
-import { formatCount, formatMs, formatTime } from '../../ui/format.js'
+import { formatCost, formatCount, formatMs, formatTime } from '../../ui/format.js'
+import { Marked } from '../../ui/marked.js'
 import { ErrorBox, StatusBadge } from '../../ui/parts.js'
-import { matchesFilter, parseFilter, summarize } from './filters.js'
+import {
+  isNewestFirst,
+  matchesFilter,
+  parseFilter,
+  summarize,
+  type TraceFilter,
+  toggleSort,
+  traceListHref,
+} from './filters.js'
 import { type Held, hold, insertLive, resumeByRefetch, type TracePages } from './live-list.js'
 import { TraceFilters } from './trace-filters.js'
 
 const ROW_HEIGHT = 34
 const NONE_HELD: Held = { items: [], count: 0 }
+
+/** A column heading that orders the list by its field (descending first; again: ascending). */
+function SortHeading({
+  filter,
+  sort,
+  label,
+  num,
+}: {
+  filter: TraceFilter
+  sort: TraceSort
+  label: string
+  num?: boolean
+}) {
+  const [, navigate] = useLocation()
+  const active = (filter.sort ?? 'created_at') === sort
+  const order = filter.order ?? 'desc'
+  return (
+    <span className={num ? 'num' : undefined} data-order={active ? order : undefined}>
+      <button
+        type="button"
+        className="sort"
+        data-sort={sort}
+        title={`Sort by ${label.toLowerCase()}`}
+        aria-pressed={active}
+        onClick={() => navigate(traceListHref(toggleSort(filter, sort)), { replace: true })}
+      >
+        {label}
+        <span aria-hidden="true">{active ? (order === 'asc' ? ' ▲' : ' ▼') : ''}</span>
+      </button>
+    </span>
+  )
+}
 
 export function TraceList() {
   const search = useSearch()
@@ -24,11 +66,17 @@ export function TraceList() {
   const [paused, setPaused] = useState(false)
   const [held, setHeld] = useState<Held>(NONE_HELD)
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set())
+  // In another order than newest first, new traces belong somewhere in the middle: they are only counted.
+  const [unshown, setUnshown] = useState(0)
+  const newestFirst = isNewestFirst(filter)
   const key = keys.traces(filter)
 
   // A new filter starts a new list: nothing held for the old one carries over.
   // biome-ignore lint/correctness/useExhaustiveDependencies: reset on a new search only.
-  useEffect(() => setHeld(NONE_HELD), [search])
+  useEffect(() => {
+    setHeld(NONE_HELD)
+    setUnshown(0)
+  }, [search])
 
   const addLive = (traces: ReturnType<typeof summarize>[]) => {
     client.setQueryData<TracePages>(key, (data) => insertLive(data, traces))
@@ -37,8 +85,9 @@ export function TraceList() {
   useLiveTraces(
     (trace: Trace) => {
       const summary = summarize(trace)
-      if (!matchesFilter(summary, filter)) return
-      if (paused) setHeld((h) => hold(h, summary))
+      if (!matchesFilter(summary, filter, trace)) return
+      if (!newestFirst) setUnshown((n) => n + 1)
+      else if (paused) setHeld((h) => hold(h, summary))
       else addLive([summary])
     },
     // Traces stored while the socket was down are not replayed: read the list again.
@@ -50,6 +99,12 @@ export function TraceList() {
     if (resumeByRefetch(held)) client.invalidateQueries({ queryKey: key })
     else addLive(held.items)
     setHeld(NONE_HELD)
+  }
+
+  /** The list read again from its first page, with the traces that were only counted. */
+  const showUnshown = () => {
+    setUnshown(0)
+    void client.resetQueries({ queryKey: key })
   }
 
   const rows = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? [], [list.data])
@@ -75,7 +130,13 @@ export function TraceList() {
           {list.data ? `${formatCount(total)} traces` : ''}
         </span>
         <span className="spacer" />
-        {paused ? (
+        {!newestFirst ? (
+          unshown > 0 && (
+            <button type="button" className="primary" onClick={showUnshown} aria-live="polite">
+              {formatCount(unshown)} new · Show
+            </button>
+          )
+        ) : paused ? (
           <button type="button" className="primary" onClick={resume} aria-live="polite">
             Resume{held.count > 0 ? ` · ${formatCount(held.count)} new` : ''}
           </button>
@@ -89,13 +150,14 @@ export function TraceList() {
       {list.isError && <ErrorBox error={list.error} />}
       <section className="table" aria-label="Traces">
         <div className="thead">
-          <span>Time</span>
+          <SortHeading filter={filter} sort="created_at" label="Time" />
           <span>Name</span>
           <span>Model</span>
           <span>Project</span>
           <span>Status</span>
-          <span className="num">Latency</span>
-          <span className="num">Tokens</span>
+          <SortHeading filter={filter} sort="latency" label="Latency" num />
+          <SortHeading filter={filter} sort="token_count" label="Tokens" num />
+          <SortHeading filter={filter} sort="cost" label="Cost" num />
           <span className="num">Steps</span>
         </div>
         <div className="tbody" ref={body}>
@@ -121,7 +183,13 @@ export function TraceList() {
                   style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}
                 >
                   <span>{formatTime(t.created_at)}</span>
-                  <span title={t.name ?? ''}>{t.name ?? <span className="muted">{t.trace_id}</span>}</span>
+                  <span title={t.name ?? ''}>
+                    {t.name === null ? (
+                      <span className="muted">{t.trace_id}</span>
+                    ) : (
+                      <Marked text={t.name} q={filter.q} />
+                    )}
+                  </span>
                   <span>{t.model ?? '—'}</span>
                   <span>{t.project_id}</span>
                   <span>
@@ -129,6 +197,9 @@ export function TraceList() {
                   </span>
                   <span className="num">{formatMs(t.latency)}</span>
                   <span className="num">{formatCount(t.token_count)}</span>
+                  <span className={`num${t.cost === null ? ' muted' : ''}`} data-cost={t.cost ?? 'unpriced'}>
+                    {formatCost(t.cost)}
+                  </span>
                   <span className="num">{t.step_count}</span>
                 </Link>
               )

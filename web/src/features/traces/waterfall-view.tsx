@@ -2,7 +2,7 @@
 // a bar from the step's start for its latency on the trace's time axis. Failed steps and retried tools are marked.
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useEffect, useRef } from 'react'
-import { formatMs } from '../../ui/format.js'
+import { formatCost, formatMs } from '../../ui/format.js'
 import type { Waterfall } from './waterfall.js'
 
 const ROW = 28
@@ -111,6 +111,8 @@ export function WaterfallView({
                     }
                   >
                     {formatMs(step.latency)}
+                    {/* A step's cost beside its time when it has one; the side panel says "unpriced" otherwise. */}
+                    {step.cost !== null && <span data-step-cost={step.cost}> · {formatCost(step.cost)}</span>}
                   </span>
                 </span>
               </div>

@@ -1,0 +1,117 @@
+// Alert rules (a metric over a window, a threshold, a destination) and the events they give: /alerts routes' shapes.
+import { type Static, Type } from '@sinclair/typebox'
+import { Nullable, UtcTimestamp } from './common.js'
+import { alertEventExample, alertRuleExample, alertRuleInputExample } from './examples.js'
+
+export const ALERT_METRICS = ['failure_rate', 'p95_latency', 'cost', 'trace_count', 'slow_requests'] as const
+export type AlertMetric = (typeof ALERT_METRICS)[number]
+
+const Metric = Type.Union(
+  ALERT_METRICS.map((m) => Type.Literal(m)),
+  {
+    description:
+      'Over the window: `failure_rate` (% of traces failed), `p95_latency` (ms, nearest rank), `cost` (USD the ' +
+      'traces cost, exact to the nano-dollar; unpriced traces add nothing), `trace_count`, ' +
+      '`slow_requests` (traces at or over SLOW_THRESHOLD_MS). The rule fires when the value goes above the threshold.',
+  },
+)
+
+const HttpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 })
+
+export const AlertDestinationInput = Type.Union([
+  Type.Object(
+    {
+      type: Type.Literal('webhook'),
+      url: HttpUrl,
+      secret: Type.Optional(
+        Type.String({
+          minLength: 16,
+          maxLength: 256,
+          description: 'Signs each delivery: `X-Loupe-Signature: sha256=<HMAC-SHA256 of the body, hex>`.',
+        }),
+      ),
+    },
+    { additionalProperties: false, description: 'A JSON POST of the alert event.' },
+  ),
+  Type.Object(
+    {
+      type: Type.Literal('slack'),
+      url: HttpUrl,
+      secret: Type.Optional(Type.String({ minLength: 16, maxLength: 256 })),
+    },
+    { additionalProperties: false, description: 'A Slack-compatible incoming webhook (`{ "text": … }`).' },
+  ),
+])
+
+export const AlertRuleInput = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    project_id: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Absent or null: every project.' }))),
+    metric: Metric,
+    window_minutes: Type.Integer({ minimum: 1, maximum: 1440, description: 'The window the metric is computed over.' }),
+    threshold: Type.Number({ minimum: 0, maximum: 1e12 }),
+    destination: AlertDestinationInput,
+  },
+  { additionalProperties: false, examples: [alertRuleInputExample] },
+)
+export type AlertRuleInput = Static<typeof AlertRuleInput>
+
+export const AlertState = Type.Union([Type.Literal('ok'), Type.Literal('firing')])
+
+export const AlertRuleSchema = Type.Object(
+  {
+    rule_id: Type.String(),
+    name: Type.String(),
+    project_id: Nullable(Type.String()),
+    metric: Metric,
+    window_minutes: Type.Integer(),
+    threshold: Type.Number(),
+    destination: Type.Object({
+      type: Type.Union([Type.Literal('webhook'), Type.Literal('slack')]),
+      url: Type.String(),
+      signed: Type.Boolean({ description: 'Whether deliveries are signed (the secret itself is never returned).' }),
+    }),
+    state: AlertState,
+    last_value: Nullable(Type.Number()),
+    last_evaluated_at: Nullable(UtcTimestamp),
+    created_at: UtcTimestamp,
+  },
+  { examples: [alertRuleExample] },
+)
+export type AlertRule = Static<typeof AlertRuleSchema>
+
+export const AlertRuleParams = Type.Object({ rule_id: Type.String() })
+
+export const ListAlertRulesResponse = Type.Object(
+  { items: Type.Array(AlertRuleSchema) },
+  { examples: [{ items: [alertRuleExample] }] },
+)
+
+export const AlertEventSchema = Type.Object(
+  {
+    event_id: Type.String(),
+    rule_id: Type.String(),
+    rule_name: Type.String(),
+    project_id: Nullable(Type.String()),
+    metric: Metric,
+    kind: Type.Union([Type.Literal('fired'), Type.Literal('resolved')]),
+    value: Type.Number(),
+    threshold: Type.Number(),
+    at: UtcTimestamp,
+    delivery: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+    attempts: Type.Integer({ minimum: 0 }),
+    last_error: Nullable(Type.String()),
+  },
+  { examples: [alertEventExample] },
+)
+export type AlertEvent = Static<typeof AlertEventSchema>
+
+export const ListAlertEventsQuery = Type.Object({
+  rule_id: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+})
+
+export const ListAlertEventsResponse = Type.Object(
+  { items: Type.Array(AlertEventSchema, { description: 'Newest first.' }) },
+  { examples: [{ items: [alertEventExample] }] },
+)

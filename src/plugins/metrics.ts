@@ -1,0 +1,158 @@
+// Prometheus metrics: one prom-client registry per app (two apps in one process never share a counter), the request
+// hooks that time every answer, and the gauges read at scrape time from the store, the sockets and the OTLP spans.
+// GET /metrics (src/routes/metrics.ts) serves what this registry holds.
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { IngestObserver } from '../ingest/service.js'
+
+/** Why an ingest request was refused before its traces were read (counted per request). */
+const REFUSALS: Record<number, string> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  413: 'too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'unavailable',
+}
+
+export interface LoupeMetrics {
+  registry: Registry
+  /** What the ingest service reports of each ingest. */
+  ingest: IngestObserver
+  /** Traces the retention job deleted. */
+  retentionDeleted: Counter<'project_id' | 'reason'>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: LoupeMetrics
+  }
+}
+
+/** A route's label: its pattern (`/traces/:trace_id`), never the raw URL, so that a scan cannot add series. */
+const routeOf = (request: FastifyRequest) => request.routeOptions.url ?? 'unmatched'
+
+export default fp(
+  async (app) => {
+    const registry = new Registry()
+    collectDefaultMetrics({ register: registry, prefix: 'loupe_' })
+
+    const labels = ['method', 'route', 'status'] as const
+    const requests = new Counter({
+      name: 'loupe_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status code.',
+      labelNames: labels,
+      registers: [registry],
+    })
+    const duration = new Histogram({
+      name: 'loupe_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by method, route pattern and status code.',
+      labelNames: labels,
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    })
+    const ingested = new Counter({
+      name: 'loupe_traces_ingested_total',
+      help: 'Traces stored (a re-sent trace already stored is not counted again).',
+      registers: [registry],
+    })
+    const rejected = new Counter({
+      name: 'loupe_traces_rejected_total',
+      help:
+        'Traces not stored, by reason: invalid and conflict count traces; unauthorized, forbidden, too_large, ' +
+        'unsupported_media_type, rate_limited and unavailable count ingest requests refused as a whole.',
+      labelNames: ['reason'],
+      registers: [registry],
+    })
+    const retentionDeleted = new Counter({
+      name: 'loupe_retention_deleted_traces_total',
+      help: 'Traces deleted by the retention job, by project and reason (age or count).',
+      labelNames: ['project_id', 'reason'],
+      registers: [registry],
+    })
+
+    new Gauge({
+      name: 'loupe_otlp_spans_pending',
+      help: 'OTLP spans kept until their trace is stored.',
+      registers: [registry],
+      async collect() {
+        const pending = await app.store.listPendingTraces()
+        this.set(pending.reduce((n, t) => n + t.spans, 0))
+      },
+    })
+    new Gauge({
+      name: 'loupe_ws_connections',
+      help: 'Open /ws connections.',
+      registers: [registry],
+      collect() {
+        this.set(app.sockets.stats().connections)
+      },
+    })
+    // The socket hub counts its drops itself; exposed as a counter that follows it.
+    new Counter({
+      name: 'loupe_ws_dropped_peers_total',
+      help: '/ws peers dropped (dead, not reading, revoked, flooding).',
+      registers: [registry],
+      collect() {
+        const dropped = app.sockets.stats().dropped
+        this.reset()
+        this.inc(dropped)
+      },
+    })
+    new Gauge({
+      name: 'loupe_ws_queued_bytes',
+      help: 'Bytes of /ws frames not yet handed to every peer.',
+      registers: [registry],
+      collect() {
+        this.set(app.sockets.stats().queuedBytes)
+      },
+    })
+    // One store read per scrape serves both gauges.
+    let storeStats: Promise<{ traces: number; bytes: number }> | null = null
+    const readStats = () => {
+      storeStats ??= app.store.stats().finally(() => {
+        setImmediate(() => {
+          storeStats = null
+        })
+      })
+      return storeStats
+    }
+    new Gauge({
+      name: 'loupe_store_traces',
+      help: 'Traces stored.',
+      registers: [registry],
+      async collect() {
+        this.set((await readStats()).traces)
+      },
+    })
+    new Gauge({
+      name: 'loupe_store_size_bytes',
+      help: 'Bytes the database takes (SQLite: the main file; PostgreSQL: the tables and indexes of its schema).',
+      registers: [registry],
+      async collect() {
+        this.set((await readStats()).bytes)
+      },
+    })
+
+    app.decorate('metrics', {
+      registry,
+      retentionDeleted,
+      ingest: {
+        stored: (count: number) => ingested.inc(count),
+        rejected: (reason: string, count: number) => rejected.inc({ reason }, count),
+      },
+    } satisfies LoupeMetrics)
+
+    app.addHook('onResponse', async (request, reply) => {
+      const status = reply.statusCode
+      const route = routeOf(request)
+      const values = { method: request.method, route, status: String(status) }
+      requests.inc(values)
+      duration.observe(values, reply.elapsedTime / 1000)
+      const refusal = REFUSALS[status]
+      if (refusal && request.routeOptions.config?.access === 'ingest') rejected.inc({ reason: refusal })
+    })
+  },
+  { name: 'loupe-metrics', dependencies: ['loupe-config'] },
+)

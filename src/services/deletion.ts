@@ -1,0 +1,99 @@
+// Deleting traces and projects: in small batches (each one short transaction that takes the traces out of the
+// rollups), yielding to the event loop between batches so that reads and ingest stay fast while a large deletion
+// runs; each batch is announced on /ws as trace.deleted, and its space handed back where the store can.
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import { ProjectNotFound, TraceNotFound } from '../errors.js'
+import type { EventHub } from '../events/hub.js'
+import type { DeletedTrace, ProjectRemoval, Store, TraceFilter } from '../store/types.js'
+
+/** Traces deleted per transaction, at most. */
+export const DELETE_BATCH = 500
+/** The first batch of a deletion, before its pace is known. */
+const FIRST_BATCH = 50
+/**
+ * How long one batch should hold the store: the next batch is sized from how long the last took, so a read or an
+ * ingest that arrives meanwhile waits about this long (SQLite answers on the event loop), whatever the traces' size.
+ */
+export const BATCH_BUDGET_MS = 15
+
+export interface DeletionService {
+  /** Deletes one trace within `scope` (null: any project); 404 when it is unknown or outside the scope. */
+  deleteTrace(traceId: string, scope: string | null): Promise<void>
+  /** Deletes every trace matching the filter, batch by batch; resolves with how many, per project. */
+  deleteMatching(
+    filter: TraceFilter,
+    options?: { max?: number; shouldStop?: () => boolean },
+  ): Promise<Map<string, number>>
+  /** Revokes a project's keys, deletes its traces, then the project with its keys and pending OTLP spans. */
+  deleteProject(projectId: string): Promise<ProjectRemoval & { traces: number }>
+}
+
+export interface DeletionDeps {
+  store: Store
+  hub: EventHub
+  now: () => number
+  batch?: number
+}
+
+const count = (byProject: Map<string, number>, deleted: readonly DeletedTrace[]) => {
+  for (const d of deleted) byProject.set(d.project_id, (byProject.get(d.project_id) ?? 0) + 1)
+}
+
+export const totalOf = (byProject: ReadonlyMap<string, number>) => [...byProject.values()].reduce((a, b) => a + b, 0)
+
+export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }: DeletionDeps): DeletionService {
+  async function deleteMatching(
+    filter: TraceFilter,
+    { max = Number.POSITIVE_INFINITY, shouldStop = () => false }: { max?: number; shouldStop?: () => boolean } = {},
+  ) {
+    const byProject = new Map<string, number>()
+    let total = 0
+    let size = Math.min(batch, FIRST_BATCH)
+    while (total < max && !shouldStop()) {
+      const limit = Math.min(size, max - total)
+      const started = performance.now()
+      const deleted = await store.deleteTraces({ filter, limit })
+      const took = performance.now() - started
+      count(byProject, deleted)
+      total += deleted.length
+      hub.publishDeleted(deleted)
+      if (deleted.length > 0) await store.reclaimSpace()
+      if (deleted.length < limit) break
+      size = Math.max(1, Math.min(batch, Math.round((size * BATCH_BUDGET_MS) / Math.max(took, 1))))
+      // Between two batches, every request that waited gets its turn.
+      await yieldToLoop()
+    }
+    return byProject
+  }
+
+  return {
+    async deleteTrace(traceId, scope) {
+      const deleted = await store.deleteTraces({
+        filter: { project_id: scope ?? undefined },
+        trace_ids: [traceId],
+        limit: 1,
+      })
+      if (deleted.length === 0) throw new TraceNotFound(traceId)
+      hub.publishDeleted(deleted)
+      await store.reclaimSpace()
+    },
+
+    deleteMatching,
+
+    async deleteProject(projectId) {
+      if (!(await store.getProject(projectId))) throw new ProjectNotFound(projectId)
+      // No key of the project may store a trace once its deletion has begun.
+      for (const key of await store.listApiKeys(projectId)) {
+        if (key.revoked_at === null) await store.revokeApiKey(key.key_id, now())
+      }
+      let traces = 0
+      // A trace stored meanwhile (an OTLP trace falling due) is deleted by one more round.
+      for (;;) {
+        traces += totalOf(await deleteMatching({ project_id: projectId }))
+        const removed = await store.deleteProject(projectId)
+        if (removed === 'not-found') throw new ProjectNotFound(projectId)
+        if (removed !== 'has-traces') return { ...removed, traces }
+      }
+    },
+  }
+}

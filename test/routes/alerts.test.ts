@@ -1,0 +1,189 @@
+// Alerts against a real local HTTP receiver: a rule fires once and resolves once, each event is delivered signed
+// (HMAC-SHA256 checked here independently) or as a Slack message, failed deliveries are retried with backoff until
+// they succeed or are marked failed, and GET /alerts/events lists it all. Bad rules are a 400 naming the field.
+import { createHmac } from 'node:crypto'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import t, { type Test } from 'tap'
+import { buildTestApp, createProject, postBatch, unusedPort } from '../helper.js'
+
+interface Received {
+  headers: IncomingHttpHeaders
+  body: string
+  at: number
+}
+
+/** A local receiver that records every request; the first `failFirst` are answered 500. */
+async function receiver(t: Test, failFirst = 0) {
+  const received: Received[] = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => {
+      body += c
+    })
+    req.on('end', () => {
+      received.push({ headers: req.headers, body, at: Date.now() })
+      res.statusCode = received.length <= failFirst ? 500 : 204
+      res.end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => server.close(resolve)))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received }
+}
+
+const SECRET = 'alert-signing-secret-0123'
+const config = { alertRetryBaseMs: 30, alertDeliveryAttempts: 3, alertIntervalMs: 3_600_000 }
+
+t.test('a webhook rule fires once, resolves once, each delivery signed', async (t) => {
+  const hook = await receiver(t)
+  const app = await buildTestApp(t, { config })
+  const { key, project_id } = await createProject(app, 'Watched')
+  const created = await app.inject({
+    method: 'POST',
+    url: '/alerts/rules',
+    payload: {
+      name: 'Watched failing',
+      project_id,
+      metric: 'failure_rate',
+      window_minutes: 60,
+      threshold: 50,
+      destination: { type: 'webhook', url: hook.url, secret: SECRET },
+    },
+  })
+  t.equal(created.statusCode, 201)
+  const rule = created.json()
+  t.match(rule, { state: 'ok', destination: { type: 'webhook', url: hook.url, signed: true } })
+  t.notOk(created.body.includes(SECRET), 'the secret is never returned')
+
+  await postBatch(app, key, [{ prompt: 'a', status: 'failed' }, { prompt: 'b', status: 'failed' }, { prompt: 'c' }])
+  const fired = await app.alerts.evaluate()
+  t.match(fired, [{ kind: 'fired', value: 66.67, threshold: 50, rule_id: rule.rule_id }])
+  t.same(await app.alerts.evaluate(), [], 'still above: no second firing')
+  await app.alerts.settled()
+  t.equal(hook.received.length, 1)
+  const first = hook.received[0]!
+  const expected = `sha256=${createHmac('sha256', SECRET).update(first.body).digest('hex')}`
+  t.equal(first.headers['x-loupe-signature'], expected, 'signed with HMAC-SHA256 of the exact body')
+  t.match(JSON.parse(first.body), { type: 'alert.fired', data: { kind: 'fired', rule_name: 'Watched failing' } })
+
+  await postBatch(
+    app,
+    key,
+    Array.from({ length: 10 }, (_, i) => ({ prompt: `ok ${i}` })),
+  )
+  t.match(await app.alerts.evaluate(), [{ kind: 'resolved' }])
+  t.same(await app.alerts.evaluate(), [], 'resolved once')
+  await app.alerts.settled()
+  t.equal(hook.received.length, 2)
+  t.match(JSON.parse(hook.received[1]!.body), { type: 'alert.resolved' })
+
+  const events = (await app.inject('/alerts/events')).json().items
+  t.match(events, [
+    { kind: 'resolved', delivery: 'delivered', attempts: 1 },
+    { kind: 'fired', delivery: 'delivered', attempts: 1 },
+  ])
+  const rules = (await app.inject('/alerts/rules')).json().items
+  t.match(rules, [{ rule_id: rule.rule_id, state: 'ok', last_value: 15.38 }])
+})
+
+t.test('cost: what the traces of the window cost, summed exactly; unpriced traces add nothing', async (t) => {
+  const hook = await receiver(t)
+  const app = await buildTestApp(t, { config })
+  const { key, project_id } = await createProject(app, 'Spending')
+  const created = await app.inject({
+    method: 'POST',
+    url: '/alerts/rules',
+    payload: {
+      name: 'Spending',
+      project_id,
+      metric: 'cost',
+      window_minutes: 60,
+      threshold: 0.29,
+      destination: { type: 'webhook', url: hook.url },
+    },
+  })
+  t.equal(created.statusCode, 201)
+  await postBatch(app, key, [{ prompt: 'a', cost: 0.1 }, { prompt: 'b' }])
+  t.same(await app.alerts.evaluate(), [], '0.1 is under the threshold')
+  await postBatch(app, key, [{ prompt: 'c', cost: 0.2 }])
+  // Added as floating point, 0.1 + 0.2 would be 0.30000000000000004.
+  t.match(await app.alerts.evaluate(), [{ kind: 'fired', metric: 'cost', value: 0.3, threshold: 0.29 }])
+  await app.alerts.settled()
+  t.match(JSON.parse(hook.received[0]!.body), { data: { metric: 'cost', value: 0.3 } })
+})
+
+t.test('Slack: retried with backoff until the receiver accepts; an unreachable one is marked failed', async (t) => {
+  const slack = await receiver(t, 2)
+  const app = await buildTestApp(t, { config })
+  const { key } = await createProject(app, 'Busy')
+  const rule = (
+    await app.inject({
+      method: 'POST',
+      url: '/alerts/rules',
+      payload: {
+        name: 'Any traffic',
+        metric: 'trace_count',
+        window_minutes: 5,
+        threshold: 0,
+        destination: { type: 'slack', url: slack.url },
+      },
+    })
+  ).json()
+  const dead = (
+    await app.inject({
+      method: 'POST',
+      url: '/alerts/rules',
+      payload: {
+        name: 'Nobody listens',
+        metric: 'trace_count',
+        window_minutes: 5,
+        threshold: 0,
+        destination: { type: 'webhook', url: `http://127.0.0.1:${await unusedPort()}/x` },
+      },
+    })
+  ).json()
+  await postBatch(app, key, [{ prompt: 'x' }])
+  t.equal((await app.alerts.evaluate()).length, 2)
+  await app.alerts.settled()
+  t.equal(slack.received.length, 3, 'two 500s, then accepted')
+  // Timers never fire early: the waits are at least the base, then twice the base.
+  t.ok(slack.received[1]!.at - slack.received[0]!.at >= config.alertRetryBaseMs, 'waited the base delay')
+  t.ok(slack.received[2]!.at - slack.received[1]!.at >= 2 * config.alertRetryBaseMs, 'then twice as long')
+  const message = JSON.parse(slack.received[2]!.body)
+  t.match(message.text, /firing: Any traffic — trace_count over the last 5 min on every project is 1 \(threshold 0\)/)
+  t.notOk(slack.received[0]!.headers['x-loupe-signature'], 'no secret: unsigned')
+  const events = (await app.inject(`/alerts/events?rule_id=${rule.rule_id}`)).json().items
+  t.match(events, [{ delivery: 'delivered', attempts: 3, last_error: null }])
+  const failed = (await app.inject(`/alerts/events?rule_id=${dead.rule_id}`)).json().items
+  t.match(failed, [{ delivery: 'failed', attempts: 3, last_error: /could not be reached/ }])
+})
+
+t.test('bad rules are a 400 naming the field; unknown ones a 404; admin only in protected mode', async (t) => {
+  const adminToken = 'alerts-admin-token-0123456789'
+  const app = await buildTestApp(t, { config: { ...config, adminToken } })
+  const { key } = await createProject(app, 'P', 'production', adminToken)
+  const admin = { authorization: `Bearer ${adminToken}` }
+  const base = { name: 'r', metric: 'p95_latency', window_minutes: 10, threshold: 100 }
+  const post = (payload: object, headers: Record<string, string> = admin) =>
+    app.inject({ method: 'POST', url: '/alerts/rules', payload, headers })
+  const badUrl = await post({ ...base, destination: { type: 'webhook', url: 'ftp://x' } })
+  t.equal(badUrl.statusCode, 400)
+  t.match(badUrl.json().message, /destination/)
+  const badMetric = await post({ ...base, metric: 'mood', destination: { type: 'slack', url: 'http://x.test' } })
+  t.equal(badMetric.statusCode, 400)
+  t.match(badMetric.json().message, /metric/)
+  const badWindow = await post({ ...base, window_minutes: 0, destination: { type: 'slack', url: 'http://x.test' } })
+  t.match(badWindow.json().message, /window_minutes/)
+  const unknown = await post({ ...base, project_id: 'none', destination: { type: 'slack', url: 'http://x.test' } })
+  t.equal(unknown.statusCode, 404)
+  t.equal((await post({ ...base, destination: { type: 'slack', url: 'http://x.test' } }, {})).statusCode, 401)
+  const asKey = { authorization: `Bearer ${key}` }
+  t.equal((await post({ ...base, destination: { type: 'slack', url: 'http://x.test' } }, asKey)).statusCode, 403)
+  const ok = await post({ ...base, destination: { type: 'slack', url: 'http://x.test' } })
+  t.equal(ok.statusCode, 201)
+  const del = (id: string) => app.inject({ method: 'DELETE', url: `/alerts/rules/${id}`, headers: admin })
+  t.equal((await del(ok.json().rule_id)).statusCode, 204)
+  t.equal((await del(ok.json().rule_id)).statusCode, 404)
+  t.equal((await app.inject({ url: '/alerts/events', headers: asKey })).statusCode, 403)
+})

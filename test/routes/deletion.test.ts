@@ -1,0 +1,135 @@
+// DELETE /traces/{trace_id}, DELETE /traces?… and DELETE /projects/{project_id} over HTTP: what each deletes and
+// answers, trace.deleted on /ws to the clients that may see the project, refusals, and protected mode.
+import t from 'tap'
+import { buildTestApp, createProject, postBatch, postTrace } from '../helper.js'
+import { connect, startServer } from '../ws-peer.js'
+
+t.test('one trace: 204, then 404; gone from lists and analytics; announced on /ws', async (t) => {
+  const { app, port } = await startServer(t)
+  const { key, project_id } = await createProject(app)
+  const other = await createProject(app, 'Other')
+  const peer = await connect(t, port)
+  const mine = await connect(t, port)
+  mine.send({ type: 'subscribe', project_id: other.project_id })
+  await mine.next('subscribed', (m) => m.type === 'subscribed')
+  await postBatch(app, key, [
+    { trace_id: 'd-1', prompt: 'a', status: 'failed' },
+    { trace_id: 'd-2', prompt: 'b' },
+  ])
+  const res = await app.inject({ method: 'DELETE', url: '/traces/d-1' })
+  t.equal(res.statusCode, 204)
+  t.equal(res.body, '')
+  t.equal((await app.inject('/traces/d-1')).statusCode, 404)
+  t.equal((await app.inject({ method: 'DELETE', url: '/traces/d-1' })).statusCode, 404, 'a second delete: 404')
+  const analytics = (await app.inject('/analytics')).json()
+  t.equal(analytics.summary.total_traces, 1)
+  t.equal(analytics.summary.failed_traces, 0)
+  t.same(analytics.recent_failures, [])
+  t.same(
+    analytics.status_breakdown.map((b: { key: string }) => b.key),
+    ['success'],
+    'no breakdown entry at zero',
+  )
+  const deleted = await peer.next('trace.deleted', (m) => m.type === 'trace.deleted')
+  t.same(deleted.data, { trace_id: 'd-1', project_id })
+  await postTrace(app, other.key, { trace_id: 'd-3', prompt: 'c' })
+  await app.inject({ method: 'DELETE', url: '/traces/d-3' })
+  const seen = await mine.next('trace.deleted', (m) => m.type === 'trace.deleted')
+  t.same(seen.data, { trace_id: 'd-3', project_id: other.project_id }, 'a subscriber hears only its project')
+})
+
+t.test('by filter: every GET /traces filter; no filter needs all=true', async (t) => {
+  const app = await buildTestApp(t)
+  const { key } = await createProject(app)
+  const traces = Array.from({ length: 1300 }, (_, i) => ({ prompt: `p${i}`, status: i % 2 ? 'failed' : 'success' }))
+  await postBatch(app, key, traces.slice(0, 1000))
+  await postBatch(app, key, traces.slice(1000))
+  const refused = await app.inject({ method: 'DELETE', url: '/traces' })
+  t.equal(refused.statusCode, 400)
+  t.match(refused.json().message, /all=true/)
+  t.equal((await app.inject({ method: 'DELETE', url: '/traces?min_latency=-3' })).statusCode, 400)
+  const failed = await app.inject({ method: 'DELETE', url: '/traces?status=failed' })
+  t.same(failed.json(), { deleted: 650 }, 'more than one batch')
+  t.equal((await app.inject('/traces?limit=1')).json().total, 650)
+  t.same((await app.inject({ method: 'DELETE', url: '/traces?all=true' })).json(), { deleted: 650 })
+  t.equal((await app.inject('/analytics')).json().summary.total_traces, 0)
+})
+
+t.test('search and cost filters: export and delete take the same traces GET /traces lists', async (t) => {
+  const app = await buildTestApp(t)
+  const { key } = await createProject(app)
+  const traces = Array.from({ length: 60 }, (_, i) => ({
+    trace_id: `qc-${i}`,
+    prompt: i % 3 === 0 ? `refund order ${i}` : `weather ${i}`,
+    cost: i % 4 === 0 ? null : i / 1000,
+  }))
+  await postBatch(app, key, traces)
+  const queries = ['q=refund', 'min_cost=0.02', 'max_cost=0.01&q=weather', 'q=REFUND&min_cost=0.03']
+  for (const query of queries) {
+    const listed = (await app.inject(`/traces?limit=1000&${query}`)).json()
+    t.ok(listed.total > 0, `${query}: some match`)
+    const exported = (await app.inject(`/traces/export?${query}`)).body.split('\n').filter(Boolean)
+    t.same(
+      exported.map((line) => JSON.parse(line).trace_id),
+      listed.items.map((x: { trace_id: string }) => x.trace_id),
+      `${query}: the export holds the listed traces`,
+    )
+  }
+  t.equal((await app.inject('/traces/export?q=%20%20')).statusCode, 400, 'a q of white space')
+  const refused = await app.inject({ method: 'DELETE', url: '/traces?q=%20' })
+  t.equal(refused.statusCode, 400)
+  t.match(refused.json().message, /querystring\/q/)
+  const expected = (await app.inject('/traces?limit=1&q=refund&min_cost=0.03')).json().total
+  t.same((await app.inject({ method: 'DELETE', url: '/traces?q=refund&min_cost=0.03' })).json(), { deleted: expected })
+  t.equal((await app.inject('/traces?limit=1&q=refund&min_cost=0.03')).json().total, 0, 'none left')
+  t.equal((await app.inject('/traces?limit=1&q=refund')).json().total, 20 - expected, 'the rest kept')
+  const summary = (await app.inject('/analytics')).json().summary
+  t.equal(summary.total_traces, 60 - expected)
+})
+
+t.test('a project: its traces, keys and pending spans; its key stops working', async (t) => {
+  const app = await buildTestApp(t)
+  const doomed = await createProject(app, 'Doomed')
+  const kept = await createProject(app, 'Kept')
+  await postBatch(app, doomed.key, [{ prompt: 'x' }, { prompt: 'y' }])
+  await postTrace(app, kept.key, { prompt: 'z' })
+  const res = await app.inject({ method: 'DELETE', url: `/projects/${doomed.project_id}` })
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), {
+    project_id: doomed.project_id,
+    deleted_traces: 2,
+    deleted_api_keys: 1,
+    deleted_pending_spans: 0,
+  })
+  t.equal((await postTrace(app, doomed.key, { prompt: 'late' })).statusCode, 401, 'its key is gone')
+  t.same(
+    (await app.inject('/projects')).json().items.map((p: { project_id: string }) => p.project_id),
+    [kept.project_id],
+  )
+  const analytics = (await app.inject('/analytics')).json()
+  t.equal(analytics.summary.total_traces, 1)
+  t.same(
+    analytics.project_breakdown.map((b: { key: string }) => b.key),
+    [kept.project_id],
+  )
+  t.equal((await app.inject({ method: 'DELETE', url: `/projects/${doomed.project_id}` })).statusCode, 404)
+})
+
+t.test('protected mode: a key deletes only its own traces; only the admin deletes a project', async (t) => {
+  const adminToken = 'deletion-admin-token-0123456789'
+  const app = await buildTestApp(t, { config: { adminToken } })
+  const a = await createProject(app, 'A', 'production', adminToken)
+  const b = await createProject(app, 'B', 'production', adminToken)
+  await postTrace(app, a.key, { trace_id: 'pa', prompt: 'a' })
+  await postTrace(app, b.key, { trace_id: 'pb', prompt: 'b' })
+  const as = (token: string | null, method: 'DELETE', url: string) =>
+    app.inject({ method, url, headers: token ? { authorization: `Bearer ${token}` } : {} })
+  t.equal((await as(null, 'DELETE', '/traces/pa')).statusCode, 401)
+  t.equal((await as(a.key, 'DELETE', '/traces/pb')).statusCode, 404, "another project's trace is unknown to a key")
+  t.equal((await as(a.key, 'DELETE', `/traces?project_id=${b.project_id}`)).statusCode, 403)
+  t.same((await as(a.key, 'DELETE', '/traces?all=true')).json(), { deleted: 1 }, 'all=true: its own trace only')
+  t.equal((await as(a.key, 'DELETE', '/traces/pa')).statusCode, 404, 'already gone')
+  t.equal((await as(a.key, 'DELETE', `/projects/${a.project_id}`)).statusCode, 403)
+  t.equal((await as(adminToken, 'DELETE', '/traces/pb')).statusCode, 204)
+  t.equal((await as(adminToken, 'DELETE', `/projects/${b.project_id}`)).statusCode, 200)
+})

@@ -1,0 +1,197 @@
+// Deletion keeps every figure exact, on the store under test: after random deletions — single traces, random filters,
+// whole projects — the rollup tables, /analytics (costs included), /failures, list totals (full-text search and cost
+// ranges included), /sessions and /users equal those of a fresh store holding only the surviving traces (rollups
+// counted from scratch by ingest).
+import t, { type Test } from 'tap'
+import type { Trace } from '../../schemas/index.js'
+import { mulberry32, seed } from '../../src/seed/seed.js'
+import { ROLLUP_TABLES } from '../../src/store/rollups.js'
+import type { Store, TraceFilter } from '../../src/store/types.js'
+import { allRows, createTestStore, storeUnderTest } from '../helper.js'
+
+const NOW = Date.UTC(2026, 10, 21, 13, 30)
+const SLOW = 5000
+
+async function everyTrace(store: Store): Promise<Trace[]> {
+  const out: Trace[] = []
+  for await (const chunk of store.walkTraces({}, 1000)) out.push(...chunk)
+  return out
+}
+
+/** Every rollup row, as plain sorted JSON (numbers as numbers on both stores). */
+async function rollups(store: Store) {
+  const rows = await allRows(store)
+  return Object.fromEntries(
+    ROLLUP_TABLES.map((table) => [
+      table,
+      (rows[table] ?? []).map((r) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, Number(v) || v]))).sort(),
+    ]),
+  )
+}
+
+/** What a recount from scratch gives: a fresh store that ingested the survivors. */
+async function recount(t: Test, survivors: Trace[]): Promise<Store> {
+  const fresh = await createTestStore(t)
+  for (let i = 0; i < survivors.length; i += 500) await fresh.insertTraces(survivors.slice(i, i + 500))
+  return fresh
+}
+
+async function sameFigures(t: Test, store: Store, what: string, filters: TraceFilter[]) {
+  const survivors = await everyTrace(store)
+  const fresh = await recount(t, survivors)
+  t.same(await rollups(store), await rollups(fresh), `${what}: every rollup row equals a recount`)
+  for (const project_id of [undefined, 'support-bot', 'code-assistant']) {
+    t.same(
+      await store.analytics({ project_id, now: NOW, slowThresholdMs: SLOW }),
+      await fresh.analytics({ project_id, now: NOW, slowThresholdMs: SLOW }),
+      `${what}: /analytics ${project_id ?? 'all'}`,
+    )
+    t.same(
+      await store.failures({ project_id, limit: 10, slowThresholdMs: SLOW }),
+      await fresh.failures({ project_id, limit: 10, slowThresholdMs: SLOW }),
+      `${what}: /failures ${project_id ?? 'all'}`,
+    )
+  }
+  for (const f of filters) {
+    t.equal(
+      (await store.listTraces(f, { limit: 1, offset: 0 })).total,
+      (await fresh.listTraces(f, { limit: 1, offset: 0 })).total,
+      `${what}: list total ${JSON.stringify(f)}`,
+    )
+  }
+  const every = { limit: 100_000, offset: 0 }
+  for (const project_id of [undefined, 'code-assistant']) {
+    t.same(
+      await store.listSessions({ project_id }, every),
+      await fresh.listSessions({ project_id }, every),
+      `${what}: /sessions ${project_id ?? 'all'}`,
+    )
+    t.same(
+      await store.listUsers({ project_id }, every),
+      await fresh.listUsers({ project_id }, every),
+      `${what}: /users ${project_id ?? 'all'}`,
+    )
+  }
+  t.same(
+    await store.getSession('mixed', 'code-assistant', 100),
+    await fresh.getSession('mixed', 'code-assistant', 100),
+    `${what}: the session of several users`,
+  )
+  return survivors
+}
+
+/** A session of several users (and traces naming none), some unpriced: deletions move its user and its span. */
+function mixedSession(): Trace[] {
+  const users = [null, 'ann', 'bob', null, 'ann', 'cy']
+  return users.map((user_id, i) => ({
+    trace_id: `mixed-${i}`,
+    project_id: 'code-assistant',
+    environment: 'production',
+    name: 'chat',
+    model: i % 2 ? 'gpt-4o-mini' : null,
+    prompt: `turn ${i} of the zanzibar conversation`,
+    response: 'ok',
+    latency: 100 + i,
+    token_count: 10 * i,
+    prompt_tokens: null,
+    completion_tokens: null,
+    tokens_reported: i > 0,
+    cost: i % 3 ? 0.000_001 * i : null,
+    status: i === 2 ? 'failed' : 'success',
+    failure_reason: i === 2 ? 'timeout' : null,
+    retry_count: 0,
+    session_id: 'mixed',
+    user_id,
+    tags: [],
+    metadata: {},
+    created_at: new Date(NOW - 3_600_000 + i * 60_000).toISOString(),
+    steps: [],
+  }))
+}
+
+t.test(`random deletions keep every figure equal to a recount (${storeUnderTest})`, async (t) => {
+  const store = await createTestStore(t)
+  await seed({ store, traces: 2500, days: 2, now: NOW, random: mulberry32(21) })
+  const mixed = mixedSession()
+  await store.insertTraces(mixed)
+  const rnd = mulberry32(99)
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
+  const filters: TraceFilter[] = [
+    {},
+    { status: 'failed' },
+    { min_latency: SLOW },
+    { max_tokens: 200 },
+    { project_id: 'support-bot', environment: 'production' },
+    { since: NOW - 86_400_000 },
+    { q: ['zanzibar'] },
+    { q: ['turn', 'conversation'], project_id: 'code-assistant' },
+    { min_cost: 0.000_002 },
+    { max_cost: 0.000_01, status: 'success' },
+  ]
+  let traces = await everyTrace(store)
+  const before = traces.length
+  // A word of a seeded prompt, searched as it is deleted around it.
+  const word = traces[7]!.prompt.split(/\s+/).find((w) => w.length >= 4)
+  if (word) filters.push({ q: [word.toLowerCase()] })
+
+  // The session's first user, its first and last traces, then its every user but one.
+  for (const id of ['mixed-1', 'mixed-0', 'mixed-5', 'mixed-4']) {
+    t.equal((await store.deleteTraces({ filter: {}, trace_ids: [id], limit: 1 })).length, 1, `${id} deleted`)
+    traces = await sameFigures(t, store, `after deleting ${id}`, filters)
+  }
+  t.match(await store.getSession('mixed', 'code-assistant', 10), { session: { user_id: 'bob', traces: 2 } })
+
+  // Single traces, by id.
+  for (const trace of Array.from({ length: 40 }, () => pick(traces))) {
+    await store.deleteTraces({ filter: {}, trace_ids: [trace.trace_id], limit: 1 })
+  }
+  const gone = await store.deleteTraces({ filter: {}, trace_ids: [traces[0]!.trace_id, 'no-such-trace'], limit: 5 })
+  t.ok(gone.length <= 1, 'an unknown id deletes nothing')
+  traces = await sameFigures(t, store, 'after single deletions', filters)
+
+  // Random filters, in small batches (as the service runs them).
+  for (let round = 0; round < 4; round++) {
+    const sample = pick(traces)
+    const f: TraceFilter = pick<TraceFilter>([
+      { status: pick(['failed', 'warning', 'success'] as const) },
+      { project_id: sample.project_id, model: sample.model ?? undefined },
+      { min_latency: sample.latency },
+      { until: Date.parse(sample.created_at) },
+      { environment: sample.environment, max_tokens: sample.token_count },
+    ])
+    const matching = (await store.listTraces(f, { limit: 1, offset: 0 })).total
+    let deleted = 0
+    for (let i = 0; i < 3; i++) deleted += (await store.deleteTraces({ filter: f, limit: 37 })).length
+    t.equal(
+      deleted,
+      Math.min(matching, 111),
+      `round ${round}: ${JSON.stringify(f)} deleted what matched, batch by batch`,
+    )
+  }
+  traces = await sameFigures(t, store, 'after filtered deletions', filters)
+
+  // A whole project: its traces, then the project with its keys.
+  t.equal(await store.deleteProject('support-bot'), 'has-traces', 'a project with traces is not deleted')
+  while ((await store.deleteTraces({ filter: { project_id: 'support-bot' }, limit: 500 })).length > 0) {}
+  const removed = await store.deleteProject('support-bot')
+  t.match(removed, { api_keys: Number, pending_spans: 0 })
+  t.equal(await store.getProject('support-bot'), null)
+  t.same(await store.listApiKeys('support-bot'), [])
+  t.equal(await store.deleteProject('support-bot'), 'not-found')
+  traces = await sameFigures(t, store, 'after a project deletion', filters)
+  t.ok(traces.length < before, `${before - traces.length} traces deleted in all`)
+  t.notOk(
+    traces.some((x) => x.project_id === 'support-bot'),
+    'no trace of the deleted project is left',
+  )
+  t.equal((await store.stats()).traces, traces.length, 'the store counts what is left')
+
+  // Deleted traces stored again (their ids, their session, their words): counted and found once each.
+  t.equal((await store.deleteTraces({ filter: { session_id: 'mixed' }, limit: 100 })).length, 2, 'the rest of it')
+  t.equal(await store.getSession('mixed', 'code-assistant', 10), null, 'a session with no trace left is gone')
+  t.same(
+    (await store.insertTraces(mixed)).map((o) => o.kind),
+    mixed.map(() => 'created'),
+  )
+  await sameFigures(t, store, 'after storing deleted traces again', filters)
+})

@@ -1,0 +1,210 @@
+// Sessions and users as tables: their totals (from the server's rollups), each row a link to its own page, and the
+// filters and pager of their lists.
+import { type FormEvent, useMemo } from 'react'
+import { Link, useLocation } from 'wouter'
+import type { SessionSummary, UserSummary } from '../../../../schemas/index.js'
+import { useProjects } from '../../api/queries.js'
+import { formatCount, formatMs, formatTime } from '../../ui/format.js'
+import { ProjectOptions } from '../../ui/project-options.js'
+import { type ActivityQuery, activitySearch, costOfTotals, pagesAround, parseActivityQuery } from './activity-query.js'
+
+/** A session's or user's own page, in its project. */
+export const activityHref = (kind: 'sessions' | 'users', id: string, projectId: string) =>
+  `/${kind}/${encodeURIComponent(id)}?project_id=${encodeURIComponent(projectId)}`
+
+type Totals = Pick<
+  SessionSummary,
+  'traces' | 'first_at' | 'last_at' | 'latency_total' | 'token_count' | 'cost' | 'unpriced' | 'failed' | 'warnings'
+>
+
+function TotalsCells({ t }: { t: Totals }) {
+  return (
+    <>
+      <td className="num">{formatCount(t.traces)}</td>
+      <td style={{ whiteSpace: 'nowrap' }}>{formatTime(t.first_at)}</td>
+      <td style={{ whiteSpace: 'nowrap' }}>{formatTime(t.last_at)}</td>
+      <td className="num">{formatMs(t.latency_total)}</td>
+      <td className="num">{formatCount(t.token_count)}</td>
+      <td className="num" data-cost={t.unpriced === t.traces ? 'unpriced' : t.cost}>
+        {costOfTotals(t)}
+      </td>
+      <td className="num">{t.failed > 0 ? <span className="badge failed">{formatCount(t.failed)}</span> : 0}</td>
+      <td className="num">{t.warnings > 0 ? <span className="badge warning">{formatCount(t.warnings)}</span> : 0}</td>
+    </>
+  )
+}
+
+interface Heading {
+  label: string
+  num?: boolean
+}
+
+const TOTALS_HEADINGS: Heading[] = [
+  { label: 'Traces', num: true },
+  { label: 'First' },
+  { label: 'Last activity' },
+  { label: 'Latency (Σ)', num: true },
+  { label: 'Tokens', num: true },
+  { label: 'Cost', num: true },
+  { label: 'Failed', num: true },
+  { label: 'Warnings', num: true },
+]
+
+function Headings({ first }: { first: Heading[] }) {
+  return (
+    <thead>
+      <tr>
+        {[...first, ...TOTALS_HEADINGS].map((h) => (
+          <th key={h.label} className={h.num ? 'num' : undefined}>
+            {h.label}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  )
+}
+
+export function SessionTable({ sessions, showUser = true }: { sessions: SessionSummary[]; showUser?: boolean }) {
+  return (
+    <table className="plain" aria-label="Sessions">
+      <Headings first={[{ label: 'Session' }, { label: 'Project' }, ...(showUser ? [{ label: 'User' }] : [])]} />
+      <tbody>
+        {sessions.map((s) => (
+          <tr key={`${s.project_id}/${s.session_id}`} data-session-id={s.session_id}>
+            <td>
+              <Link href={activityHref('sessions', s.session_id, s.project_id)}>{s.session_id}</Link>
+            </td>
+            <td>{s.project_id}</td>
+            {showUser && (
+              <td>
+                {s.user_id === null ? (
+                  '—'
+                ) : (
+                  <Link href={activityHref('users', s.user_id, s.project_id)}>{s.user_id}</Link>
+                )}
+              </td>
+            )}
+            <TotalsCells t={s} />
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+export function UserTable({ users }: { users: UserSummary[] }) {
+  return (
+    <table className="plain" aria-label="Users">
+      <Headings first={[{ label: 'User' }, { label: 'Project' }, { label: 'Sessions', num: true }]} />
+      <tbody>
+        {users.map((u) => (
+          <tr key={`${u.project_id}/${u.user_id}`} data-user-id={u.user_id}>
+            <td>
+              <Link href={activityHref('users', u.user_id, u.project_id)}>{u.user_id}</Link>
+            </td>
+            <td>{u.project_id}</td>
+            <td className="num">{formatCount(u.sessions)}</td>
+            <TotalsCells t={u} />
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+/** The filter bar of a sessions or users list, written to the URL under the API's names (a new filter: page one). */
+export function ActivityFilters({ path, search, withUser }: { path: string; search: string; withUser: boolean }) {
+  const [, navigate] = useLocation()
+  const query = useMemo(() => parseActivityQuery(search, withUser), [search, withUser])
+  const projects = useProjects()
+  const apply = (next: ActivityQuery) => {
+    const text = activitySearch({ ...next, offset: undefined })
+    navigate(text === '' ? path : `${path}?${text}`, { replace: true })
+  }
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const params = new URLSearchParams()
+    for (const [key, value] of new FormData(event.currentTarget)) {
+      if (typeof value === 'string' && value.trim() !== '') params.set(key, value.trim())
+    }
+    apply(parseActivityQuery(params.toString(), withUser))
+  }
+  return (
+    <form className="filters" onSubmit={submit} key={search} aria-label="Filters">
+      {projects.isError ? (
+        <label>
+          Project
+          <input name="project_id" defaultValue={query.project_id ?? ''} />
+        </label>
+      ) : (
+        <label>
+          Project
+          <select
+            name="project_id"
+            defaultValue={query.project_id ?? ''}
+            onChange={(e) => apply({ ...query, project_id: e.target.value || undefined })}
+          >
+            <ProjectOptions projects={projects.data?.items ?? []} chosen={query.project_id} any="Any" />
+          </select>
+        </label>
+      )}
+      {withUser && (
+        <label>
+          User
+          <input name="user_id" defaultValue={query.user_id ?? ''} />
+        </label>
+      )}
+      <label>
+        Active since
+        <input name="since" className="wide" placeholder="2026-11-21T00:00Z" defaultValue={query.since ?? ''} />
+      </label>
+      <label>
+        Active before
+        <input name="until" className="wide" placeholder="ISO 8601 or epoch" defaultValue={query.until ?? ''} />
+      </label>
+      <button type="submit" className="primary">
+        Apply
+      </button>
+      <button type="button" onClick={() => apply({})}>
+        Clear
+      </button>
+    </form>
+  )
+}
+
+/** Previous / next page of a list paged by offset, kept in the URL. */
+export function Pager({
+  path,
+  query,
+  shown,
+  total,
+  noun,
+}: {
+  path: string
+  query: ActivityQuery
+  shown: number
+  total: number
+  noun: string
+}) {
+  const [, navigate] = useLocation()
+  const offset = query.offset ?? 0
+  const at = pagesAround(offset, shown, total)
+  const go = (to: number) => {
+    const text = activitySearch({ ...query, offset: to })
+    navigate(text === '' ? path : `${path}?${text}`)
+  }
+  return (
+    <div className="list-foot">
+      <span data-testid="activity-range">
+        {formatCount(at.first)}–{formatCount(at.last)} of {formatCount(total)} {noun}
+      </span>
+      <span className="spacer" />
+      <button type="button" disabled={at.previous === null} onClick={() => at.previous !== null && go(at.previous)}>
+        Previous
+      </button>
+      <button type="button" disabled={at.next === null} onClick={() => at.next !== null && go(at.next)}>
+        Next
+      </button>
+    </div>
+  )
+}
