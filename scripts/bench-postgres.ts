@@ -90,7 +90,7 @@ export function postgresBench(url: string, say: (line: string) => void) {
 
     /** A fresh copy of the seeded database for this run (what the server writes into); its URL. */
     async createWork(): Promise<string> {
-      await adminQuery(`drop database if exists ${name}_work`)
+      await adminQuery(`drop database if exists ${name}_work with (force)`)
       await adminQuery(`create database ${name}_work template ${name}`)
       await withClient(work, (client) => client.query('analyze'))
       return work.toString()

@@ -935,7 +935,19 @@ async function main() {
     `burst: ${burst.delivered.complete}/${burst.ready} sockets complete, /health max ${burst.health.maxMs} ms, ` +
       `RSS ${fmt(burst.before)} → ${fmt(burst.peak)} → ${fmt(burst.back)} MB`,
   )
-  rows.push(...(await dataLifecycleRows(base, server.pid!)))
+  // As with the viewer: a failure there (an export cut short, say) is reported, and the run goes on to its table.
+  try {
+    rows.push(...(await dataLifecycleRows(base, server.pid!)))
+  } catch (err) {
+    say(`export and deletion: not measured: ${(err as Error).message}`)
+    rows.push({
+      what: 'export and deletion',
+      result: `not measured: ${(err as Error).message}`,
+      floor: '—',
+      ratio: '—',
+      goal: '—',
+    })
+  }
   server.kill('SIGTERM')
   await new Promise((r) => server.once('exit', r))
 

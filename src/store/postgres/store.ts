@@ -3,14 +3,26 @@
 // trace-queries.ts, and the replica feed (LISTEN/NOTIFY) that brings traces stored by other replicas to this one.
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
-import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm'
+import { asc, eq, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
 import type { Project, Trace } from '../../../schemas/index.js'
 import { packageRoot } from '../../lib/paths.js'
-import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
+import { fromZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, type KeyRow, keyContextFromRow } from '../key-rows.js'
+import {
+  activeKeyByHash,
+  activeKeyById,
+  keyOrder,
+  keyProjectJoin,
+  keysOf,
+  keyWithProjectColumns,
+  projectDeletion,
+  projectFromRow,
+  projectOrder,
+  runStepsAsync,
+} from '../project-keys.js'
 import { repriceAll } from '../reprice.js'
 import { ROLLUP_TABLES } from '../rollups.js'
 import { walkChunks } from '../trace-reads.js'
@@ -88,12 +100,7 @@ const TYPES = {
   },
 } as pg.CustomTypesConfig
 
-const rowToProject = (row: typeof projects.$inferSelect): Project => ({
-  project_id: row.project_id,
-  name: decodeText(row.name),
-  description: decodeText(row.description),
-  created_at: toZonelessIso(row.created_at),
-})
+const rowToProject = (row: typeof projects.$inferSelect): Project => projectFromRow(row, decodeText)
 
 /** Project names are stored through the U+0000 escape (nul.ts). */
 const decoded = <R extends KeyRow>(row: R): R => ({ ...row, project_name: decodeText(row.project_name) })
@@ -174,9 +181,9 @@ export async function createPostgresStore(
 
   const keysWithProject = () =>
     db
-      .select({ ...getTableColumns(apiKeys), project_name: projects.name })
+      .select(keyWithProjectColumns(apiKeys, projects))
       .from(apiKeys)
-      .innerJoin(projects, eq(projects.project_id, apiKeys.project_id))
+      .innerJoin(projects, keyProjectJoin(apiKeys, projects))
 
   return {
     dialect: 'postgresql',
@@ -213,7 +220,10 @@ export async function createPostgresStore(
     },
 
     async listProjects() {
-      const rows = await db.select().from(projects).orderBy(asc(projects.created_at), asc(projects.project_id))
+      const rows = await db
+        .select()
+        .from(projects)
+        .orderBy(...projectOrder(projects))
       return rows.map(rowToProject)
     },
 
@@ -231,13 +241,13 @@ export async function createPostgresStore(
 
     async listApiKeys(projectId) {
       const rows = await keysWithProject()
-        .where(projectId !== undefined ? eq(apiKeys.project_id, encodeText(projectId)) : undefined)
-        .orderBy(asc(apiKeys.created_at), asc(apiKeys.key_id))
+        .where(keysOf(apiKeys, projectId === undefined ? undefined : encodeText(projectId)))
+        .orderBy(...keyOrder(apiKeys))
       return rows.map((row) => apiKeyFromRow(decoded(row)))
     },
 
     async findApiKey(keyHash): Promise<KeyContext | null> {
-      const [row] = await keysWithProject().where(and(eq(apiKeys.key_hash, keyHash), isNull(apiKeys.revoked_at)))
+      const [row] = await keysWithProject().where(activeKeyByHash(apiKeys, keyHash))
       return row ? keyContextFromRow(decoded(row)) : null
     },
 
@@ -247,10 +257,7 @@ export async function createPostgresStore(
 
     async revokeApiKey(rawKeyId, at) {
       const keyId = encodeText(rawKeyId)
-      await db
-        .update(apiKeys)
-        .set({ revoked_at: at })
-        .where(and(eq(apiKeys.key_id, keyId), isNull(apiKeys.revoked_at)))
+      await db.update(apiKeys).set({ revoked_at: at }).where(activeKeyById(apiKeys, keyId))
       const [row] = await keysWithProject().where(eq(apiKeys.key_id, keyId))
       return row ? apiKeyFromRow(decoded(row)) : null
     },
@@ -291,20 +298,13 @@ export async function createPostgresStore(
 
     async deleteProject(rawProjectId) {
       const projectId = encodeText(rawProjectId)
-      return transaction(async (client) => {
-        const found = await client.query('select 1 from projects where project_id = $1 for update', [projectId])
-        if (found.rows.length === 0) return 'not-found' as const
-        const left = await client.query('select 1 from traces where project_id = $1 limit 1', [projectId])
-        if (left.rows.length > 0) return 'has-traces' as const
-        const pending = await client.query('delete from otlp_pending_spans where project_id = $1 returning 1', [
-          projectId,
-        ])
-        const keys = await client.query('delete from api_keys where project_id = $1 returning 1', [projectId])
-        await client.query('delete from project_retention where project_id = $1', [projectId])
-        for (const table of ROLLUP_TABLES) await client.query(`delete from ${table} where project_id = $1`, [projectId])
-        await client.query('delete from projects where project_id = $1', [projectId])
-        return { api_keys: keys.rows.length, pending_spans: pending.rows.length }
-      })
+      return transaction((client) =>
+        runStepsAsync(projectDeletion(ROLLUP_TABLES), async ({ sql, read, lock }) => {
+          // Deletes return a row each so that the count comes back the same way as a read's.
+          const text = `${sql.replace('?', '$1')}${lock ? ' for update' : read ? '' : ' returning 1'}`
+          return (await client.query(text, [projectId])).rows.length
+        }),
+      )
     },
 
     async listRetention() {

@@ -4,13 +4,24 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
-import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm'
+import { asc, eq, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
-import type { Project } from '../../../schemas/index.js'
 import { packageRoot } from '../../lib/paths.js'
-import { fromZonelessIso, toZonelessIso } from '../../lib/time.js'
+import { fromZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, keyContextFromRow } from '../key-rows.js'
+import {
+  activeKeyByHash,
+  activeKeyById,
+  keyOrder,
+  keyProjectJoin,
+  keysOf,
+  keyWithProjectColumns,
+  projectDeletion,
+  projectFromRow,
+  projectOrder,
+  runSteps,
+} from '../project-keys.js'
 import { ROLLUP_TABLES } from '../rollups.js'
 import type { KeyContext, Store } from '../types.js'
 import { createSqliteAlerts } from './alerts.js'
@@ -47,11 +58,6 @@ function ensureFolder(dir: string): void {
   for (const folder of missing) mkdirSync(folder)
 }
 
-const rowToProject = (row: typeof projects.$inferSelect): Project => ({
-  ...row,
-  created_at: toZonelessIso(row.created_at),
-})
-
 export interface SqliteStoreOptions {
   /** Run the committed migrations at open (default true). */
   migrate?: boolean
@@ -86,12 +92,12 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
 
   const keysWithProject = () =>
     db
-      .select({ ...getTableColumns(apiKeys), project_name: projects.name })
+      .select(keyWithProjectColumns(apiKeys, projects))
       .from(apiKeys)
-      .innerJoin(projects, eq(projects.project_id, apiKeys.project_id))
+      .innerJoin(projects, keyProjectJoin(apiKeys, projects))
   // Every authenticated request looks its key up: prepared once, so no request builds this query again.
   const liveKeyByHash = keysWithProject()
-    .where(and(eq(apiKeys.key_hash, sql.placeholder('hash')), isNull(apiKeys.revoked_at)))
+    .where(activeKeyByHash(apiKeys, sql.placeholder('hash')))
     .prepare()
 
   return {
@@ -126,14 +132,14 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       return db
         .select()
         .from(projects)
-        .orderBy(asc(projects.created_at), asc(projects.project_id))
+        .orderBy(...projectOrder(projects))
         .all()
-        .map(rowToProject)
+        .map((row) => projectFromRow(row))
     },
 
     async getProject(projectId) {
       const row = db.select().from(projects).where(eq(projects.project_id, projectId)).get()
-      return row ? rowToProject(row) : null
+      return row ? projectFromRow(row) : null
     },
 
     async createApiKey(key) {
@@ -142,8 +148,8 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
 
     async listApiKeys(projectId) {
       return keysWithProject()
-        .where(projectId !== undefined ? eq(apiKeys.project_id, projectId) : undefined)
-        .orderBy(asc(apiKeys.created_at), asc(apiKeys.key_id))
+        .where(keysOf(apiKeys, projectId))
+        .orderBy(...keyOrder(apiKeys))
         .all()
         .map(apiKeyFromRow)
     },
@@ -158,10 +164,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async revokeApiKey(keyId, at) {
-      db.update(apiKeys)
-        .set({ revoked_at: at })
-        .where(and(eq(apiKeys.key_id, keyId), isNull(apiKeys.revoked_at)))
-        .run()
+      db.update(apiKeys).set({ revoked_at: at }).where(activeKeyById(apiKeys, keyId)).run()
       const row = keysWithProject().where(eq(apiKeys.key_id, keyId)).get()
       return row ? apiKeyFromRow(row) : null
     },
@@ -195,17 +198,12 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async deleteProject(projectId) {
-      return sqlite.transaction(() => {
-        if (!sqlite.prepare('select 1 from projects where project_id = ?').get(projectId)) return 'not-found' as const
-        if (sqlite.prepare('select 1 from traces where project_id = ? limit 1').get(projectId))
-          return 'has-traces' as const
-        const pending = sqlite.prepare('delete from otlp_pending_spans where project_id = ?').run(projectId).changes
-        const keys = sqlite.prepare('delete from api_keys where project_id = ?').run(projectId).changes
-        sqlite.prepare('delete from project_retention where project_id = ?').run(projectId)
-        for (const table of ROLLUP_TABLES) sqlite.prepare(`delete from ${table} where project_id = ?`).run(projectId)
-        sqlite.prepare('delete from projects where project_id = ?').run(projectId)
-        return { api_keys: keys, pending_spans: pending }
-      })()
+      return sqlite.transaction(() =>
+        runSteps(projectDeletion(ROLLUP_TABLES), ({ sql, read }) => {
+          const statement = sqlite.prepare(sql)
+          return read ? statement.all(projectId).length : statement.run(projectId).changes
+        }),
+      )()
     },
 
     async listRetention() {
