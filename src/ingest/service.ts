@@ -1,5 +1,6 @@
-// The single road every trace takes: check the input, normalize (docs/api.md, Normalization), validate, store in one
-// transaction, then announce each newly stored trace exactly once.
+// The single road every trace takes: check the input, normalize (docs/api.md, Normalization), validate, store (with
+// the traces of concurrent writes, in one transaction: group-commit.ts), then announce each newly stored trace
+// exactly once.
 import type { ValidateFunction } from 'ajv'
 import { uuidv7 } from 'uuidv7'
 import {
@@ -17,6 +18,7 @@ import type { EventHub } from '../events/hub.js'
 import { describeErrors, firstError, type Validators } from '../lib/validation.js'
 import { withReportedCosts } from '../store/reported-cost.js'
 import type { KeyContext, Store } from '../store/types.js'
+import { createGroupCommit } from './group-commit.js'
 import { InvalidTimestampError, normalizeTrace, stepTreeError } from './normalize.js'
 import { type Redact, redactTrace } from './redact.js'
 
@@ -89,6 +91,8 @@ export function createIngestService({
 }: IngestDeps): IngestService {
   const checkInput = validators.body.compile(TraceInputSchema)
   const checkTrace = validators.body.compile(TraceSchema)
+  // Every trace is checked before it joins a group, so a group holds only traces the store can take.
+  const writes = createGroupCommit(store)
 
   /**
    * Steps 1–5 of normalization for one input, then its costs; `prefix` is where the trace sits in the body (for
@@ -130,7 +134,7 @@ export function createIngestService({
         observer.rejected('invalid', 1)
         throw new InvalidInput(prepared.message)
       }
-      const [outcome] = await store.insertTraces([prepared.trace])
+      const [outcome] = await writes.insertTraces([prepared.trace])
       if (!outcome || outcome.kind === 'conflict') {
         observer.rejected('conflict', 1)
         throw new TraceIdTaken(prepared.trace.trace_id)
@@ -151,7 +155,7 @@ export function createIngestService({
         if (prepared.ok) valid.push({ index, trace: prepared.trace })
         else rejected.push({ index, message: prepared.message })
       })
-      const outcomes = valid.length > 0 ? await store.insertTraces(valid.map((v) => v.trace)) : []
+      const outcomes = valid.length > 0 ? await writes.insertTraces(valid.map((v) => v.trace)) : []
       const items: BatchTracesResponse['items'] = []
       const created: Trace[] = []
       outcomes.forEach((outcome, i) => {

@@ -55,6 +55,8 @@ const RETRY_MS = 5000
 /** A trace that failed validation is tried again after this, doubling up to an hour (a newer release may store it). */
 const INVALID_RETRY_MS = 60_000
 const INVALID_RETRY_MAX_MS = 3_600_000
+/** Due traces stored together: assembled, then ingested in one group (one transaction), then forgotten in one. */
+const SWEEP_CHUNK = 500
 /** Trace ids quoted in a rejection message. */
 const QUOTED_TRACES = 3
 
@@ -117,10 +119,13 @@ export function createOtlpService({
     }
   }
 
-  /** One trace's pending spans → one stored trace (or none, said in the log); then the spans are forgotten. */
-  async function materialize(pending: PendingTrace): Promise<boolean> {
+  /**
+   * One trace's pending spans → one stored trace (or none, said in the log). Answers whether it was stored now, and
+   * the spans to forget (null: they stay pending, to be tried again).
+   */
+  async function materialize(pending: PendingTrace): Promise<{ created: boolean; forget: string[] | null }> {
     const rows = await store.getPendingSpans(pending.trace_id)
-    if (rows.length === 0) return false
+    if (rows.length === 0) return { created: false, forget: null }
     const { input, dropped } = assembleTrace(rows.map((row) => row.span))
     const context = { trace_id: pending.trace_id, project_id: pending.project_id }
     let created = false
@@ -148,27 +153,45 @@ export function createOtlpService({
           { ...context, err, spans: rows.length, retry_in_ms: wait },
           'OTLP trace failed validation; its spans stay pending and it will be tried again',
         )
-        return false
+        return { created: false, forget: null }
       } else {
         throw err
       }
     }
-    await store.deletePendingSpans(
-      pending.trace_id,
-      rows.map((row) => row.span_id),
-    )
-    held.delete(pending.trace_id)
-    return created
+    return { created, forget: rows.map((row) => row.span_id) }
   }
 
+  /**
+   * Stores the due traces SWEEP_CHUNK at a time: the traces of a chunk are ingested together (so they share a
+   * transaction, group-commit.ts), then their spans are forgotten in one more. A trace stored whose spans were not yet
+   * forgotten (a crash in between) is found stored next time, and its spans forgotten then.
+   */
   async function sweep(): Promise<number> {
     const at = now()
     let stored = 0
     let next = Number.POSITIVE_INFINITY
+    const due: PendingTrace[] = []
     for (const pending of await store.listPendingTraces()) {
-      const due = dueAt(pending)
-      if (due > at) next = Math.min(next, due)
-      else if (await materialize(pending)) stored++
+      const when = dueAt(pending)
+      if (when > at) next = Math.min(next, when)
+      else due.push(pending)
+    }
+    for (let i = 0; i < due.length; i += SWEEP_CHUNK) {
+      const chunk = due.slice(i, i + SWEEP_CHUNK)
+      const results = await Promise.allSettled(chunk.map(materialize))
+      const forget: { trace_id: string; span_ids: string[] }[] = []
+      let failure: { reason: unknown } | null = null
+      results.forEach((result, k) => {
+        if (result.status === 'rejected') {
+          failure ??= { reason: result.reason }
+          return
+        }
+        if (result.value.created) stored++
+        if (result.value.forget) forget.push({ trace_id: chunk[k]!.trace_id, span_ids: result.value.forget })
+      })
+      await store.deletePendingSpans(forget)
+      for (const { trace_id } of forget) held.delete(trace_id)
+      if (failure) throw (failure as { reason: unknown }).reason
     }
     if (next !== Number.POSITIVE_INFINITY) arm(next)
     return stored

@@ -1,7 +1,7 @@
 // Deleting traces and projects: in small batches (each one short transaction that takes the traces out of the
-// rollups), yielding to the event loop between batches so that reads and ingest stay fast while a large deletion
-// runs; each batch is announced on /ws as trace.deleted, and its space handed back where the store can.
-import { setImmediate as yieldToLoop } from 'node:timers/promises'
+// rollups), resting between batches as long as the last one held the store so that reads and ingest stay fast
+// while a large deletion runs; each batch is announced on /ws as trace.deleted, and its space handed back where the store can.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { ProjectNotFound, TraceNotFound } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
 import type { DeletedTrace, ProjectRemoval, Store, TraceFilter } from '../store/types.js'
@@ -53,15 +53,16 @@ export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }:
       const limit = Math.min(size, max - total)
       const started = performance.now()
       const deleted = await store.deleteTraces({ filter, limit })
+      if (deleted.length > 0) await store.reclaimSpace()
       const took = performance.now() - started
       count(byProject, deleted)
       total += deleted.length
       hub.publishDeleted(deleted)
-      if (deleted.length > 0) await store.reclaimSpace()
       if (deleted.length < limit) break
       size = Math.max(1, Math.min(batch, Math.round((size * BATCH_BUDGET_MS) / Math.max(took, 1))))
-      // Between two batches, every request that waited gets its turn.
-      await yieldToLoop()
+      // Between two batches the store rests as long as the batch held it: a request takes several turns of the event
+      // loop (body, hooks, handler), and one turn alone would let the next batch in before it is answered.
+      await sleep(Math.min(Math.max(took, 1), 4 * BATCH_BUDGET_MS))
     }
     return byProject
   }

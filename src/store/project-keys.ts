@@ -2,7 +2,7 @@
 // shapes rows become, and the steps of deleting a project. Each dialect keeps only what really differs: how a query
 // runs (better-sqlite3 synchronously inside its transaction, pg asynchronously through a pool) and, on PostgreSQL,
 // the NUL-safe encoding of text (postgres/nul.ts).
-import { type AnyColumn, and, asc, eq, getTableColumns, isNull, type Table } from 'drizzle-orm'
+import { type AnyColumn, and, asc, eq, getTableColumns, isNull, type Placeholder, type Table } from 'drizzle-orm'
 import type { Project } from '../../schemas/index.js'
 import { toZonelessIso } from '../lib/time.js'
 import type { ProjectRemoval } from './types.js'
@@ -43,7 +43,8 @@ export const keysOf = (keys: KeyColumns, projectId: string | undefined) =>
   projectId === undefined ? undefined : eq(keys.project_id, projectId)
 
 /** A key that is not revoked, by the hash of its secret. */
-export const activeKeyByHash = (keys: KeyColumns, keyHash: string) =>
+/** `keyHash` may be a placeholder, for a query prepared once. */
+export const activeKeyByHash = (keys: KeyColumns, keyHash: string | Placeholder) =>
   and(eq(keys.key_hash, keyHash), isNull(keys.revoked_at))
 
 /** A key that is not revoked yet, by its id: revoking twice keeps the first time. */

@@ -125,6 +125,9 @@ function afterClause(after: NonNullable<ExtraConditions['after']>, bind: (value:
   return sort === 'cost' && order === 'desc' ? `(${row} or cost is null)` : row
 }
 
+/** The index that walks each order (SQLite's name for it: traces_[project_]<walk>). */
+const WALK_OF_SORT = { created_at: 'created', latency: 'latency', token_count: 'tokens', cost: 'cost' } as const
+
 /** A page of traces, newest first (created_at desc, trace_id desc) unless `ordering` says otherwise. */
 export interface Selection {
   filter: TraceFilter
@@ -134,6 +137,11 @@ export interface Selection {
   ordering?: Ordering
   /** Which index should drive the walk, when the store's planner needs telling (SQLite does; PostgreSQL decides). */
   walk?: HistogramKind | 'created'
+  /**
+   * Search by testing each trace walked (the order's index drives, and the walk stops after the page) instead of
+   * collecting every match from the search index and ordering them: the plan for a common word.
+   */
+  probe?: boolean
 }
 
 /** The rollup dimensions a tally is taken over (each absent one: all of its values). */
@@ -220,8 +228,18 @@ const ROW_READ_COST_IN_INDEX_STEPS = 20
 /** Offsets this deep are first narrowed to an hour through the hourly rollup. */
 const DEEP_OFFSET = 5000
 
-/** A store's condition that a trace's searchable text holds every word (src/search/text.ts). */
-export type SearchClause = (words: readonly string[], bind: (value: unknown) => string) => string
+/**
+ * A store's condition that a trace's searchable text holds every word (src/search/text.ts): through its search
+ * index, or (`probe`) by reading the one trace's text — what a walk that stops after a page wants.
+ */
+export type SearchClause = (words: readonly string[], bind: (value: unknown) => string, probe?: boolean) => string
+
+/**
+ * What a search costs per trace, in the same unit (measured on 1M traces, SQLite): collecting a match from the
+ * index and reading its row to order it ≈ 10 µs; testing one walked trace's text ≈ 1.5 µs.
+ */
+const SEARCH_COLLECT_COST = 10
+const SEARCH_PROBE_COST = 1.5
 
 /** The WHERE clause of a filter: fixed column names, every value bound through `bind` (which returns its marker). */
 export function traceWhere(
@@ -229,6 +247,7 @@ export function traceWhere(
   extra: ExtraConditions,
   bind: (value: unknown) => string,
   search?: SearchClause,
+  probe?: boolean,
 ): string {
   const clauses: string[] = []
   const cmp = (column: string, op: string, value: unknown) => {
@@ -250,7 +269,7 @@ export function traceWhere(
   cmp('created_at', '<', f.until)
   if (f.q !== undefined && f.q.length > 0) {
     if (!search) throw new Error('this store cannot search')
-    clauses.push(search(f.q, bind))
+    clauses.push(search(f.q, bind, probe))
   }
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)
@@ -374,11 +393,41 @@ export function createTraceReads(q: TraceReadQueries) {
     f: TraceFilter,
     p: Page,
     limit: number,
+    total: number,
     read: (selection: Selection) => Promise<T[]>,
   ): Promise<T[]> {
     const ordering: Ordering = { sort: p.sort ?? 'created_at', order: p.order ?? 'desc' }
     const extra: ExtraConditions = p.after ? { after: { ...ordering, at: p.after } } : {}
-    return read({ filter: f, extra, limit, offset: p.offset, ordering })
+    // A common word is found by walking the order's index (from the cursor's position) and testing each trace.
+    const plan = await searchPlan(f, limit + p.offset, total, WALK_OF_SORT[ordering.sort])
+    return read({ filter: f, extra, limit, offset: p.offset, ordering, ...plan })
+  }
+
+  /**
+   * How a search is served: by walking the order's index (newest first: the newest traces) and testing each trace's
+   * text until the page is full — about `wanted × scope / total` traces, whatever the number of matches —, or by
+   * collecting every match from the search index and ordering them. The walk wins for a common word, the index for a rare one; the exact
+   * number of matches (`total`) and the rollups say which. Only for a search within at most a project: other
+   * filters would have the walk read rows to test them.
+   */
+  async function searchPlan(
+    f: TraceFilter,
+    wanted: number,
+    total: number,
+    walk: NonNullable<Selection['walk']> = 'created',
+  ): Promise<Pick<Selection, 'walk' | 'probe'>> {
+    const shape = shapeOf(f)
+    const onlySearch =
+      f.q !== undefined &&
+      f.session_id === undefined &&
+      f.user_id === undefined &&
+      shape.ranges.length === 0 &&
+      !shape.time &&
+      shape.dims.every((d) => d === 'project_id')
+    if (!onlySearch || total === 0) return {}
+    const scope = sum(await q.totals(f.project_id), (r) => r.traces)
+    const walked = (wanted * scope) / total
+    return walked * SEARCH_PROBE_COST < total * SEARCH_COLLECT_COST ? { walk, probe: true } : {}
   }
 
   /** A page in the order asked for, and whether more traces follow it. */
@@ -395,7 +444,7 @@ export function createTraceReads(q: TraceReadQueries) {
       return { total, items, more: p.offset + items.length < total }
     }
     // One more than the page tells whether another follows.
-    const rows = await orderedPage(f, p, p.limit + 1, read)
+    const rows = await orderedPage(f, p, p.limit + 1, total, read)
     return { total, items: rows.slice(0, p.limit), more: rows.length > p.limit }
   }
 
@@ -412,6 +461,7 @@ export function createTraceReads(q: TraceReadQueries) {
     // the walk steps over about (limit + offset) × scope / matches entries and reads only the page's rows), or
     // through the range's own index, reading every match and sorting them. The rollups give both sizes.
     let walk: Selection['walk']
+    let probe: boolean | undefined
     const [range] = shape.ranges
     if (
       range &&
@@ -424,6 +474,7 @@ export function createTraceReads(q: TraceReadQueries) {
       const newest = total === 0 ? Number.POSITIVE_INFINITY : ((limit + offset) * scope) / total
       walk = total * ROW_READ_COST_IN_INDEX_STEPS < newest ? range : 'created'
     }
+    if (f.q !== undefined) ({ walk, probe } = await searchPlan(f, limit + offset, total))
     const extra: ExtraConditions = {}
     let skip = offset
     const plain =
@@ -440,7 +491,7 @@ export function createTraceReads(q: TraceReadQueries) {
         before += h.traces
       }
     }
-    return read({ filter: f, extra, limit, offset: skip, walk })
+    return read({ filter: f, extra, limit, offset: skip, walk, probe })
   }
 
   /** The exact p95 (nearest rank) of latency: the histogram finds the bucket, the index the value. */

@@ -325,8 +325,11 @@ export interface Store {
   listPendingTraces(): Promise<PendingTrace[]>
   /** The pending spans of one trace, in the order they arrived (exporters send spans in the order they ended). */
   getPendingSpans(traceId: string): Promise<PendingSpan[]>
-  /** Forgets these pending spans of a trace (once it is materialized); spans that arrived since stay. */
-  deletePendingSpans(traceId: string, spanIds: readonly string[]): Promise<void>
+  /**
+   * Forgets these pending spans of these traces (once they are materialized), in one transaction; spans that arrived
+   * since stay.
+   */
+  deletePendingSpans(spans: readonly { trace_id: string; span_ids: readonly string[] }[]): Promise<void>
 }
 
 export type { ApiKeyCreated }

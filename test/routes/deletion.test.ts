@@ -1,6 +1,11 @@
 // DELETE /traces/{trace_id}, DELETE /traces?… and DELETE /projects/{project_id} over HTTP: what each deletes and
-// answers, trace.deleted on /ws to the clients that may see the project, refusals, and protected mode.
+// answers, trace.deleted on /ws to the clients that may see the project, refusals, and protected mode; on SQLite,
+// the space of deleted traces goes back to the file system.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
+import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import { buildTestApp, createProject, postBatch, postTrace } from '../helper.js'
 import { connect, startServer } from '../ws-peer.js'
 
@@ -132,4 +137,24 @@ t.test('protected mode: a key deletes only its own traces; only the admin delete
   t.equal((await as(a.key, 'DELETE', `/projects/${a.project_id}`)).statusCode, 403)
   t.equal((await as(adminToken, 'DELETE', '/traces/pb')).statusCode, 204)
   t.equal((await as(adminToken, 'DELETE', `/projects/${b.project_id}`)).statusCode, 200)
+})
+
+t.test('SQLite: a deletion gives the space of its traces back to the file system', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-reclaim-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const store = createSqliteStore(join(dir, 'loupe.db'))
+  const app = await buildTestApp(t, { store })
+  const { key } = await createProject(app)
+  const pages = () => store.raw.pragma('page_count', { simple: true }) as number
+  const empty = pages()
+  for (let b = 0; b < 4; b++) {
+    const traces = Array.from({ length: 50 }, (_, i) => ({ trace_id: `big-${b}-${i}`, prompt: 'x'.repeat(20_000) }))
+    t.equal((await postBatch(app, key, traces)).json().accepted, 50)
+  }
+  const full = pages()
+  t.ok(full > empty + 500, `4 MB of prompts take pages (${empty} → ${full})`)
+  t.same((await app.inject({ method: 'DELETE', url: '/traces?all=true' })).json(), { deleted: 200 })
+  const after = pages()
+  t.ok(after < empty + (full - empty) / 4, `the pages went back (${full} → ${after})`)
+  t.equal(store.raw.pragma('integrity_check', { simple: true }), 'ok')
 })

@@ -181,3 +181,100 @@ t.test('the first 8,192 characters of each piece of text are searched, whatever 
   t.strictSame(await ids('late-word'), [], 'past the first 8,192 characters of the prompt')
   t.strictSame(await ids('answer-word'), ['long'], 'the response has its own 8,192')
 })
+
+t.test('a common word and a rare one find the same pages by either plan, and totals follow new traces', async (t) => {
+  const app = await buildTestApp(t, { now: () => NOW })
+  const a = await createProject(app, 'Plans A')
+  const b = await createProject(app, 'Plans B')
+  // "common" in 3 traces of 4, "rare" in 1 of 40: a page of the first is found by walking the newest traces and
+  // testing each, a page of the second from the index.
+  const traces = (from: number, n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      trace_id: `p${String(from + i).padStart(3, '0')}`,
+      created_at: NOW - (from + i) * 1000,
+      prompt: `${(from + i) % 4 === 0 ? 'plain' : 'common'} text ${(from + i) % 40 === 7 ? 'rare' : ''}`,
+      response: (from + i) % 3 === 0 ? 'ok' : null,
+      latency: ((from + i) * 37) % 50,
+      token_count: ((from + i) * 13) % 30,
+      // Ties, and unpriced traces (null sorts as the cheapest).
+      cost: (from + i) % 5 === 0 ? null : ((from + i) % 7) / 100,
+    }))
+  await postBatch(app, a.key, traces(0, 80))
+  await postBatch(app, b.key, traces(80, 80))
+  const list = async (query: Record<string, string>) =>
+    (await app.inject({ url: '/traces', query: { fields: 'summary', ...query } })).json() as {
+      total: number
+      items: { trace_id: string }[]
+      next_cursor: string | null
+    }
+  const recount = async (q: string, query: Record<string, string> = {}) => {
+    const everything = await app.inject({ url: '/traces', query: { limit: '1000', ...query } })
+    return (everything.json().items as Trace[]).filter((tr) => matches(tr, q)).map((tr) => tr.trace_id)
+  }
+  for (const q of ['common', 'rare', 'common text', 'ok']) {
+    for (const scope of [{}, { project_id: a.project_id }] as Record<string, string>[]) {
+      const expected = await recount(q, scope)
+      const pages: string[] = []
+      let cursor: string | null = null
+      for (let i = 0; i < 100; i++) {
+        const page = await list({ q, limit: '7', ...scope, ...(cursor ? { cursor } : {}) })
+        t.equal(page.total, expected.length, `total of q=${q} ${JSON.stringify(scope)}`)
+        pages.push(...page.items.map((item) => item.trace_id))
+        cursor = page.next_cursor
+        if (!cursor) break
+      }
+      t.strictSame(pages, expected, `every page of q=${q} ${JSON.stringify(scope)}, in order`)
+      const offset = await list({ q, limit: '5', offset: '11', ...scope })
+      t.strictSame(
+        offset.items.map((item) => item.trace_id),
+        expected.slice(11, 16),
+        `an offset page of q=${q}`,
+      )
+    }
+  }
+
+  // In every order: pages walked along the order's index equal one page of every match, ordered.
+  for (const order of [
+    { sort: 'latency', order: 'asc' },
+    { sort: 'cost', order: 'desc' },
+    { sort: 'token_count', order: 'desc' },
+  ]) {
+    const whole = (await list({ q: 'common', limit: '1000', ...order })).items.map((item) => item.trace_id)
+    const pages: string[] = []
+    let cursor: string | null = null
+    for (let i = 0; i < 100; i++) {
+      const page = await list({ q: 'common', limit: '9', ...order, ...(cursor ? { cursor } : {}) })
+      pages.push(...page.items.map((item) => item.trace_id))
+      cursor = page.next_cursor
+      if (!cursor) break
+    }
+    t.strictSame(pages, whole, `q=common ${JSON.stringify(order)}, page by page`)
+  }
+
+  // Counted once, a search's total follows the traces stored after: matching or not, in its project or not.
+  t.equal((await list({ q: 'common' })).total, (await recount('common')).length)
+  await postBatch(app, a.key, traces(160, 9))
+  await postBatch(app, b.key, traces(169, 5))
+  t.equal((await list({ q: 'common' })).total, (await recount('common')).length, 'new traces counted')
+  t.equal(
+    (await list({ q: 'common', project_id: b.project_id })).total,
+    (await recount('common', { project_id: b.project_id })).length,
+  )
+  await postTrace(app, b.key, { trace_id: 'late-common', prompt: 'COMMON again', created_at: NOW - 1_000_000 })
+  t.equal((await list({ q: 'common' })).total, (await recount('common')).length, 'an old created_at too')
+  t.equal(
+    (await list({ q: 'common', project_id: b.project_id })).total,
+    (await recount('common', { project_id: b.project_id })).length,
+  )
+  t.equal(
+    (await list({ q: 'common', project_id: a.project_id })).total,
+    (await recount('common', { project_id: a.project_id })).length,
+  )
+
+  // A deletion frees rowids that new traces may get again: counts kept from before it are not trusted.
+  const newest = (await list({ q: 'common', limit: '3' })).items.map((item) => item.trace_id)
+  for (const id of newest) t.equal((await app.inject({ method: 'DELETE', url: `/traces/${id}` })).statusCode, 204)
+  t.equal((await list({ q: 'common' })).total, (await recount('common')).length, 'after a deletion')
+  await postBatch(app, a.key, traces(300, 6))
+  t.equal((await list({ q: 'common' })).total, (await recount('common')).length, 'after a deletion, then new traces')
+})

@@ -90,7 +90,7 @@ t.test(
     )
     for (const row of rows) t.ok(Value.Check(OtlpSpanSchema, row.span), `span ${row.span_id} conforms`)
     t.equal(rows[2]?.is_root, true)
-    await store.deletePendingSpans(TRACE_ID, [rows[0]!.span_id, rows[2]!.span_id])
+    await store.deletePendingSpans([{ trace_id: TRACE_ID, span_ids: [rows[0]!.span_id, rows[2]!.span_id] }])
     t.same(
       (await store.getPendingSpans(TRACE_ID)).map((r) => r.span_id),
       [spanId('a')],

@@ -68,12 +68,14 @@ export function createPendingSpanQueries(
       return result.rows.map((row) => ({ ...row, span: parseEncodedJson(row.span) as PendingSpan['span'] }))
     },
 
-    async deletePendingSpans(traceId, spanIds) {
-      if (spanIds.length === 0) return
-      await pool.query('delete from otlp_pending_spans where trace_id = $1 and span_id = any($2::text[])', [
-        traceId,
-        [...spanIds],
-      ])
+    async deletePendingSpans(spans) {
+      const pairs = spans.flatMap(({ trace_id, span_ids }) => span_ids.map((spanId) => [trace_id, spanId] as const))
+      if (pairs.length === 0) return
+      await pool.query(
+        `delete from otlp_pending_spans where (trace_id, span_id) in
+           (select * from unnest($1::text[], $2::text[]))`,
+        [pairs.map(([traceId]) => traceId), pairs.map(([, spanId]) => spanId)],
+      )
     },
   }
 }

@@ -426,9 +426,19 @@ export async function fillSearchText(db: Queryable): Promise<void> {
   await db.query(`delete from loupe_meta where key = 'search_stale'`)
 }
 
-/** Each word a substring of the searchable text (pg_trgm's GIN index serves LIKE for words of 3 characters or more). */
-const searchClause: SearchClause = (words, bind) =>
-  words.map((w) => `search_text like ${bind(`%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`).join(' and ')
+/**
+ * Each word a substring of the searchable text: through pg_trgm's GIN index (LIKE, for words of 3 characters or
+ * more), or as a probe (`strpos`, which no index serves), so that the planner walks the order's index and tests each
+ * trace until the page is full — the plan for a common word.
+ */
+const searchClause: SearchClause = (words, bind, probe) =>
+  words
+    .map((w) =>
+      probe
+        ? `strpos(search_text, ${bind(w)}) > 0`
+        : `search_text like ${bind(`%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`,
+    )
+    .join(' and ')
 
 /** Traces by their seq numbers, in seq order. */
 export async function tracesBySeq(db: Queryable, seqs: readonly number[]): Promise<(Trace & { seq: number })[]> {
@@ -472,7 +482,7 @@ export async function getTrace(db: Queryable, traceId: string): Promise<Trace | 
 }
 
 /** A filter's WHERE clause with `$n` markers, and its values in order (text through the U+0000 escape). */
-function pgWhere(f: TraceFilter, extra: ExtraConditions = {}) {
+function pgWhere(f: TraceFilter, extra: ExtraConditions = {}, probe?: boolean) {
   const params: unknown[] = []
   const text = traceWhere(
     f,
@@ -482,6 +492,7 @@ function pgWhere(f: TraceFilter, extra: ExtraConditions = {}) {
       return `$${params.length}`
     },
     searchClause,
+    probe,
   )
   return { sql: text, params }
 }
@@ -570,9 +581,9 @@ export function traceReads(db: Queryable) {
   /** A page of rows of `select` (a select … from traces) in the selection's order; PostgreSQL's planner picks the index. */
   const selectPage = async <R extends QueryResultRow>(
     select: string,
-    { filter, extra, limit, offset, ordering }: Selection,
+    { filter, extra, limit, offset, ordering, probe }: Selection,
   ) => {
-    const w = where(filter, extra)
+    const w = where(filter, extra, probe)
     const n = w.params.length
     return prepared<R>(db, `${select} ${w.sql} ${orderBy(ordering, true)} limit $${n + 1} offset $${n + 2}`, [
       ...w.params,

@@ -37,18 +37,31 @@ export function createPendingSpanQueries(sqlite: Database.Database): PendingSpan
   )
   const remove = sqlite.prepare<[string, string]>('delete from otlp_pending_spans where trace_id = ? and span_id = ?')
 
-  /** A span joins its trace's pending spans, unless that trace is already stored or belongs to another project. */
-  const keep = sqlite.transaction((spans: PendingSpan[]): PendingSpanOutcome[] =>
-    spans.map((s) => {
+  /**
+   * A span joins its trace's pending spans, unless that trace is already stored or belongs to another project. An
+   * export carries many spans of few traces: each trace (and project) is looked up once.
+   */
+  const keep = sqlite.transaction((spans: PendingSpan[]): PendingSpanOutcome[] => {
+    const verdicts = new Map<string, 'stored' | 'conflict' | null>()
+    const verdictOf = (s: PendingSpan) => {
       const stored = traceOwner.get(s.trace_id)
       if (stored) return stored.project_id === s.project_id ? 'stored' : 'conflict'
-      if (otherPendingOwner.get(s.trace_id, s.project_id)) return 'conflict'
+      return otherPendingOwner.get(s.trace_id, s.project_id) ? 'conflict' : null
+    }
+    return spans.map((s) => {
+      const key = `${s.project_id}\u0000${s.trace_id}`
+      let verdict = verdicts.get(key)
+      if (verdict === undefined) {
+        verdict = verdictOf(s)
+        verdicts.set(key, verdict)
+      }
+      if (verdict !== null) return verdict
       const args = [s.trace_id, s.span_id, s.project_id, s.environment, s.is_root ? 1 : 0, s.received_at] as const
       return insert.run(...args, JSON.stringify(s.span)).changes > 0 ? 'added' : 'duplicate'
-    }),
-  )
-  const forget = sqlite.transaction((traceId: string, spanIds: readonly string[]) => {
-    for (const spanId of spanIds) remove.run(traceId, spanId)
+    })
+  })
+  const forget = sqlite.transaction((spans: readonly { trace_id: string; span_ids: readonly string[] }[]) => {
+    for (const { trace_id, span_ids } of spans) for (const spanId of span_ids) remove.run(trace_id, spanId)
   })
 
   return {
@@ -64,8 +77,8 @@ export function createPendingSpanQueries(sqlite: Database.Database): PendingSpan
       return ofTrace.all(traceId).map((row) => ({ ...row, is_root: row.is_root === 1, span: JSON.parse(row.span) }))
     },
 
-    async deletePendingSpans(traceId, spanIds) {
-      forget(traceId, spanIds)
+    async deletePendingSpans(spans) {
+      if (spans.length > 0) forget(spans)
     },
   }
 }

@@ -1,0 +1,164 @@
+// Group commit, on the store under test: concurrent writes share transactions (counted at the store's write API),
+// each is answered with its own outcome only after the commit, a trace the store refuses fails its own request and no
+// other, and the events and rollups are what one transaction per request would have given.
+import t from 'tap'
+import type { Trace } from '../../schemas/index.js'
+import { createGroupCommit } from '../../src/ingest/group-commit.js'
+import type { InsertOutcome, Store } from '../../src/store/types.js'
+import { buildTestApp, countRows, createProject, createTestStore, postBatch, postTrace } from '../helper.js'
+
+/** The store under test, with its insertTraces calls (one transaction each) recorded, and a trace it refuses. */
+async function countingStore(t: Parameters<typeof createTestStore>[0], refuse?: string) {
+  const store = await createTestStore(t)
+  const calls: number[] = []
+  const insertTraces = store.insertTraces.bind(store)
+  const counted: Store = Object.create(store, {
+    insertTraces: {
+      value: async (batch: Trace[]): Promise<InsertOutcome[]> => {
+        calls.push(batch.length)
+        if (refuse !== undefined && batch.some((trace) => trace.name === refuse)) {
+          throw new Error(`the store refuses ${refuse}`)
+        }
+        return insertTraces(batch)
+      },
+    },
+  })
+  return { store: counted, raw: store, calls }
+}
+
+const REQUESTS = 20
+
+t.test('concurrent single POST /traces share transactions, each answered with its own trace', async (t) => {
+  const { store, raw, calls } = await countingStore(t)
+  const app = await buildTestApp(t, { store })
+  const { key } = await createProject(app, 'Acme')
+  const events: string[] = []
+  app.hub.subscribe((traces) => {
+    for (const trace of traces) events.push(trace.trace_id)
+  })
+  const replies = await Promise.all(
+    Array.from({ length: REQUESTS }, (_, i) =>
+      postTrace(app, key, { trace_id: `t-${i}`, prompt: `p ${i}`, model: i % 2 ? 'gpt-4o' : 'claude', latency: i }),
+    ),
+  )
+  t.same(
+    replies.map((r) => r.statusCode),
+    Array(REQUESTS).fill(201),
+  )
+  t.same(
+    replies.map((r) => r.json().trace_id),
+    Array.from({ length: REQUESTS }, (_, i) => `t-${i}`),
+    'each request is answered with its own trace',
+  )
+  t.ok(calls.length < REQUESTS, `${REQUESTS} requests took ${calls.length} transactions`)
+  t.equal(
+    calls.reduce((a, b) => a + b, 0),
+    REQUESTS,
+    'every trace went to the store once',
+  )
+  t.equal(await countRows(raw, 'traces'), REQUESTS)
+  t.same([...events].sort(), replies.map((r) => r.json().trace_id).sort(), 'one event per stored trace')
+  const { summary, model_breakdown } = await raw.analytics({ now: Date.now(), slowThresholdMs: 5000 })
+  t.equal(summary.total_traces, REQUESTS, 'the rollups count every trace once')
+  t.same(
+    model_breakdown.map((m) => [m.key, m.count]).sort(),
+    [
+      ['claude', REQUESTS / 2],
+      ['gpt-4o', REQUESTS / 2],
+    ],
+    'per model, as a recount',
+  )
+})
+
+t.test('duplicates and conflicts inside one group answer as they would one by one', async (t) => {
+  const { store, calls } = await countingStore(t)
+  const app = await buildTestApp(t, { store })
+  const acme = await createProject(app, 'Acme')
+  const globex = await createProject(app, 'Globex')
+  const events: string[] = []
+  app.hub.subscribe((traces) => {
+    for (const trace of traces) events.push(trace.trace_id)
+  })
+  const [first, again, foreign, batch] = await Promise.all([
+    postTrace(app, acme.key, { trace_id: 'dup', prompt: 'first' }),
+    postTrace(app, acme.key, { trace_id: 'dup', prompt: 'second' }),
+    postTrace(app, globex.key, { trace_id: 'dup', prompt: 'globex' }),
+    postBatch(app, acme.key, [
+      { trace_id: 'b-1', prompt: 'b' },
+      { trace_id: 'dup', prompt: 'third' },
+    ]),
+  ])
+  t.ok(calls.length < 4, `4 requests took ${calls.length} transactions`)
+  t.equal(first!.statusCode, 201)
+  t.equal(again!.statusCode, 200, 'the second is answered as a re-send')
+  t.equal(again!.json().prompt, 'first', 'with the stored trace')
+  t.equal(foreign!.statusCode, 409, 'another project gets a conflict')
+  t.equal(batch!.statusCode, 200)
+  t.same(batch!.json().items, [
+    { trace_id: 'b-1', status: 'success' },
+    { trace_id: 'dup', status: 'success' },
+  ])
+  t.same(events.sort(), ['b-1', 'dup'], 'each new trace announced once')
+})
+
+t.test('a trace the store refuses fails its own request; the others in its group are stored', async (t) => {
+  const { store, raw, calls } = await countingStore(t, 'poison')
+  const app = await buildTestApp(t, { store })
+  const { key } = await createProject(app, 'Acme')
+  const events: string[] = []
+  app.hub.subscribe((traces) => {
+    for (const trace of traces) events.push(trace.trace_id)
+  })
+  const replies = await Promise.all(
+    Array.from({ length: REQUESTS }, (_, i) =>
+      postTrace(app, key, { trace_id: `t-${i}`, name: i === 7 ? 'poison' : 'fine', prompt: `p ${i}` }),
+    ),
+  )
+  t.ok(
+    calls.some((n) => n > 1),
+    'the poisoned trace was first tried in a group',
+  )
+  t.equal(replies[7]!.statusCode, 500, 'the refused trace fails')
+  t.same(
+    replies.filter((_, i) => i !== 7).map((r) => r.statusCode),
+    Array(REQUESTS - 1).fill(201),
+    'every other request is stored',
+  )
+  t.equal(await countRows(raw, 'traces'), REQUESTS - 1)
+  t.equal((await app.inject('/traces/t-7')).statusCode, 404, 'nothing of the refused trace is stored')
+  t.equal(events.length, REQUESTS - 1, 'and only the stored ones are announced')
+  const { summary } = await raw.analytics({ now: Date.now(), slowThresholdMs: 5000 })
+  t.equal(summary.total_traces, REQUESTS - 1, 'the rollups count the stored traces only')
+})
+
+t.test('a group stays within its size; writes keep their order and their own outcomes', async (t) => {
+  const calls: string[][] = []
+  const store = {
+    async insertTraces(batch: Trace[]): Promise<InsertOutcome[]> {
+      calls.push(batch.map((trace) => trace.trace_id))
+      return batch.map((trace) => ({ kind: 'created', trace }))
+    },
+  }
+  const group = createGroupCommit(store, { maxTraces: 3 })
+  const trace = (id: string) => ({ trace_id: id }) as Trace
+  const results = await Promise.all([
+    group.insertTraces([trace('a'), trace('b')]),
+    group.insertTraces([trace('c')]),
+    group.insertTraces([trace('d'), trace('e')]),
+    group.insertTraces([trace('f'), trace('g'), trace('h'), trace('i')]),
+    group.insertTraces([]),
+  ])
+  t.same(
+    calls,
+    [
+      ['a', 'b', 'c'],
+      ['d', 'e'],
+      ['f', 'g', 'h', 'i'],
+    ],
+    'a write bigger than a group goes alone',
+  )
+  t.same(
+    results.map((outcomes) => outcomes.map((o) => (o.kind === 'created' ? o.trace.trace_id : o.kind))),
+    [['a', 'b'], ['c'], ['d', 'e'], ['f', 'g', 'h', 'i'], []],
+  )
+})
