@@ -640,15 +640,19 @@ async function exportRss(base: string, pid: number) {
     peak = Math.max(peak, rssMb(pid))
   }, 50)
   const started = performance.now()
-  const res = await fetch(`${base}/traces/export?format=ndjson`)
   let bytes = 0
   let lines = 0
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    bytes += chunk.length
-    for (const byte of chunk) if (byte === 10) lines++
+  // An export cut short must not leave the sampler running (it would keep the bench from ever exiting).
+  try {
+    const res = await fetch(`${base}/traces/export?format=ndjson`)
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      bytes += chunk.length
+      for (const byte of chunk) if (byte === 10) lines++
+    }
+  } finally {
+    clearInterval(sampler)
   }
   const ms = performance.now() - started
-  clearInterval(sampler)
   peak = Math.max(peak, rssMb(pid))
   return { before, peak, bytes, lines, ms }
 }
