@@ -125,6 +125,9 @@ function afterClause(after: NonNullable<ExtraConditions['after']>, bind: (value:
   return sort === 'cost' && order === 'desc' ? `(${row} or cost is null)` : row
 }
 
+/** The index that walks each order (SQLite's name for it: traces_[project_]<walk>). */
+const WALK_OF_SORT = { created_at: 'created', latency: 'latency', token_count: 'tokens', cost: 'cost' } as const
+
 /** A page of traces, newest first (created_at desc, trace_id desc) unless `ordering` says otherwise. */
 export interface Selection {
   filter: TraceFilter
@@ -395,20 +398,24 @@ export function createTraceReads(q: TraceReadQueries) {
   ): Promise<T[]> {
     const ordering: Ordering = { sort: p.sort ?? 'created_at', order: p.order ?? 'desc' }
     const extra: ExtraConditions = p.after ? { after: { ...ordering, at: p.after } } : {}
-    // Newest first past a cursor, a common word is found by walking on from the cursor's position.
-    const newest = ordering.sort === 'created_at' && ordering.order === 'desc'
-    const plan = newest ? await searchPlan(f, limit + p.offset, total) : {}
+    // A common word is found by walking the order's index (from the cursor's position) and testing each trace.
+    const plan = await searchPlan(f, limit + p.offset, total, WALK_OF_SORT[ordering.sort])
     return read({ filter: f, extra, limit, offset: p.offset, ordering, ...plan })
   }
 
   /**
-   * How a search newest first is served: by walking the newest traces and testing each one's text until the page
-   * is full — about `wanted × scope / total` traces, whatever the number of matches —, or by collecting every match
-   * from the search index and ordering them. The walk wins for a common word, the index for a rare one; the exact
+   * How a search is served: by walking the order's index (newest first: the newest traces) and testing each trace's
+   * text until the page is full — about `wanted × scope / total` traces, whatever the number of matches —, or by
+   * collecting every match from the search index and ordering them. The walk wins for a common word, the index for a rare one; the exact
    * number of matches (`total`) and the rollups say which. Only for a search within at most a project: other
    * filters would have the walk read rows to test them.
    */
-  async function searchPlan(f: TraceFilter, wanted: number, total: number): Promise<Pick<Selection, 'walk' | 'probe'>> {
+  async function searchPlan(
+    f: TraceFilter,
+    wanted: number,
+    total: number,
+    walk: NonNullable<Selection['walk']> = 'created',
+  ): Promise<Pick<Selection, 'walk' | 'probe'>> {
     const shape = shapeOf(f)
     const onlySearch =
       f.q !== undefined &&
@@ -420,7 +427,7 @@ export function createTraceReads(q: TraceReadQueries) {
     if (!onlySearch || total === 0) return {}
     const scope = sum(await q.totals(f.project_id), (r) => r.traces)
     const walked = (wanted * scope) / total
-    return walked * SEARCH_PROBE_COST < total * SEARCH_COLLECT_COST ? { walk: 'created', probe: true } : {}
+    return walked * SEARCH_PROBE_COST < total * SEARCH_COLLECT_COST ? { walk, probe: true } : {}
   }
 
   /** A page in the order asked for, and whether more traces follow it. */

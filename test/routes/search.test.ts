@@ -194,6 +194,10 @@ t.test('a common word and a rare one find the same pages by either plan, and tot
       created_at: NOW - (from + i) * 1000,
       prompt: `${(from + i) % 4 === 0 ? 'plain' : 'common'} text ${(from + i) % 40 === 7 ? 'rare' : ''}`,
       response: (from + i) % 3 === 0 ? 'ok' : null,
+      latency: ((from + i) * 37) % 50,
+      token_count: ((from + i) * 13) % 30,
+      // Ties, and unpriced traces (null sorts as the cheapest).
+      cost: (from + i) % 5 === 0 ? null : ((from + i) % 7) / 100,
     }))
   await postBatch(app, a.key, traces(0, 80))
   await postBatch(app, b.key, traces(80, 80))
@@ -227,6 +231,24 @@ t.test('a common word and a rare one find the same pages by either plan, and tot
         `an offset page of q=${q}`,
       )
     }
+  }
+
+  // In every order: pages walked along the order's index equal one page of every match, ordered.
+  for (const order of [
+    { sort: 'latency', order: 'asc' },
+    { sort: 'cost', order: 'desc' },
+    { sort: 'token_count', order: 'desc' },
+  ]) {
+    const whole = (await list({ q: 'common', limit: '1000', ...order })).items.map((item) => item.trace_id)
+    const pages: string[] = []
+    let cursor: string | null = null
+    for (let i = 0; i < 100; i++) {
+      const page = await list({ q: 'common', limit: '9', ...order, ...(cursor ? { cursor } : {}) })
+      pages.push(...page.items.map((item) => item.trace_id))
+      cursor = page.next_cursor
+      if (!cursor) break
+    }
+    t.strictSame(pages, whole, `q=common ${JSON.stringify(order)}, page by page`)
   }
 
   // Counted once, a search's total follows the traces stored after: matching or not, in its project or not.
