@@ -362,6 +362,8 @@ async function fanout(
 
 /** The resident set of a process now, in MB. */
 function rssMb(pid: number): number {
+  // A server that is gone has no resident set (NaN shows in the table), and a sampler must not end the run.
+  if (!existsSync(`/proc/${pid}/status`)) return Number.NaN
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
 }
@@ -948,8 +950,12 @@ async function main() {
       goal: '—',
     })
   }
-  server.kill('SIGTERM')
-  await new Promise((r) => server.once('exit', r))
+  if (server.exitCode === null && server.signalCode === null) {
+    server.kill('SIGTERM')
+    await new Promise((r) => server.once('exit', r))
+  } else {
+    say(`the server had ended (${server.exitCode ?? server.signalCode}) before the end of the run`)
+  }
 
   const date = new Date().toISOString().slice(0, 10)
   const header = [
