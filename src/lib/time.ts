@@ -4,6 +4,13 @@
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 24 * HOUR_MS
 
+/**
+ * The answer time of a route that streams or works through every matching trace (export, deletion by filter, a
+ * project's deletion, re-pricing): minutes at a million traces, so REQUEST_TIMEOUT_MS must not cut it midway.
+ * Fastify lets a route only raise the server's handler timeout, at most to setTimeout's limit (about 24 days).
+ */
+export const LONG_RUNNING_MS = 2_147_483_647
+
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/
 const EPOCH = /^\d+(?:\.\d+)?$/

@@ -11,7 +11,7 @@ import {
   RecomputeCostsResponse,
   Ref,
 } from '../../schemas/index.js'
-import { parseTimestamp } from '../lib/time.js'
+import { LONG_RUNNING_MS, parseTimestamp } from '../lib/time.js'
 import { acceptJsonOrNothing, mergeQueryIntoBody } from './merge-input.js'
 
 const models: FastifyPluginAsyncTypebox = async (app) => {
@@ -99,6 +99,7 @@ const models: FastifyPluginAsyncTypebox = async (app) => {
     '/costs/recompute',
     {
       preValidation: mergeQueryIntoBody,
+      handlerTimeout: LONG_RUNNING_MS,
       config: { access: 'admin' },
       schema: {
         tags: ['costs'],

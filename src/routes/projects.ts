@@ -13,6 +13,7 @@ import {
 } from '../../schemas/index.js'
 import { ProjectNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
+import { LONG_RUNNING_MS } from '../lib/time.js'
 import { acceptJsonOrNothing, mergeQueryIntoBody } from './merge-input.js'
 
 const projects: FastifyPluginAsyncTypebox = async (app) => {
@@ -104,6 +105,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/projects/:project_id',
     {
+      handlerTimeout: LONG_RUNNING_MS,
       config: { access: 'admin' },
       schema: {
         tags: ['projects'],

@@ -28,7 +28,7 @@ import { roundCost } from '../costs/pricing.js'
 import { InvalidInput, TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
 import { decodeCursor, encodeCursor, sortValue } from '../lib/cursor.js'
-import { parseTimestamp } from '../lib/time.js'
+import { LONG_RUNNING_MS, parseTimestamp } from '../lib/time.js'
 import { searchWords } from '../search/text.js'
 import { totalOf } from '../services/deletion.js'
 import { exportTraces } from '../services/export.js'
@@ -124,6 +124,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/traces/export',
     {
+      handlerTimeout: LONG_RUNNING_MS,
       config: { access: 'read' },
       schema: {
         tags: ['traces'],
@@ -153,6 +154,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/traces',
     {
+      handlerTimeout: LONG_RUNNING_MS,
       config: { access: 'delete' },
       schema: {
         tags: ['traces'],

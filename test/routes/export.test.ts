@@ -1,12 +1,13 @@
 // GET /traces/export: NDJSON lines are the traces exactly as GET /traces/{trace_id} answers them, CSV rows hold the
 // flat fields (parsed back by an independent RFC 4180 reader), every GET /traces filter applies, the walk crosses
 // chunk boundaries without losing or repeating a trace (ties on created_at included), and a project key exports
-// only its own project.
+// only its own project; an export that takes longer than REQUEST_TIMEOUT_MS is not cut short.
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { exportCsvExample, traceExample } from '../../schemas/examples.js'
 import { CSV_COLUMNS, type Trace } from '../../schemas/index.js'
 import { csvRow, traceCsvRow } from '../../src/services/export.js'
-import { buildTestApp, createProject, postBatch } from '../helper.js'
+import { buildTestApp, createProject, createTestStore, postBatch } from '../helper.js'
 
 /** RFC 4180 records of a CSV text (quoted fields may hold commas, quotes and line breaks). */
 function parseCsv(text: string): string[][] {
@@ -132,4 +133,44 @@ t.test('bad input is a 400 naming the field; a project key exports only its proj
 
 t.test('the documented CSV example is what the export writes for the example trace', async (t) => {
   t.equal(csvRow(CSV_COLUMNS) + traceCsvRow(traceExample as Trace), exportCsvExample)
+})
+
+t.test('an export longer than REQUEST_TIMEOUT_MS runs to its end', async (t) => {
+  // The store hands out its chunks slowly, so that the answer lasts well past the timeout of every other request.
+  const store = await createTestStore(t)
+  const slow = {
+    ...store,
+    async *walkTraces(...args: Parameters<typeof store.walkTraces>) {
+      for await (const chunk of store.walkTraces(...args)) {
+        await sleep(400)
+        yield chunk
+      }
+    },
+  }
+  const app = await buildTestApp(t, { store: slow, config: { requestTimeoutMs: 100 } })
+  const { key } = await createProject(app)
+  t.equal(
+    (
+      await postBatch(
+        app,
+        key,
+        Array.from({ length: 1000 }, (_, i) => ({ prompt: `p${i}` })),
+      )
+    ).json().accepted,
+    1000,
+  )
+  t.equal(
+    (
+      await postBatch(
+        app,
+        key,
+        Array.from({ length: 600 }, (_, i) => ({ prompt: `q${i}` })),
+      )
+    ).json().accepted,
+    600,
+  )
+  // Four chunks of 500 at most, 400 ms each: past the handler's 1.1 s.
+  const res = await app.inject('/traces/export?format=ndjson')
+  t.equal(res.statusCode, 200)
+  t.equal(res.body.split('\n').filter((line) => line !== '').length, 1600, 'every trace, none cut off')
 })
