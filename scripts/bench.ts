@@ -362,6 +362,8 @@ async function fanout(
 
 /** The resident set of a process now, in MB. */
 function rssMb(pid: number): number {
+  // A server that is gone has no resident set (NaN shows in the table), and a sampler must not end the run.
+  if (!existsSync(`/proc/${pid}/status`)) return Number.NaN
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
 }
@@ -638,15 +640,19 @@ async function exportRss(base: string, pid: number) {
     peak = Math.max(peak, rssMb(pid))
   }, 50)
   const started = performance.now()
-  const res = await fetch(`${base}/traces/export?format=ndjson`)
   let bytes = 0
   let lines = 0
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    bytes += chunk.length
-    for (const byte of chunk) if (byte === 10) lines++
+  // An export cut short must not leave the sampler running (it would keep the bench from ever exiting).
+  try {
+    const res = await fetch(`${base}/traces/export?format=ndjson`)
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      bytes += chunk.length
+      for (const byte of chunk) if (byte === 10) lines++
+    }
+  } finally {
+    clearInterval(sampler)
   }
   const ms = performance.now() - started
-  clearInterval(sampler)
   peak = Math.max(peak, rssMb(pid))
   return { before, peak, bytes, lines, ms }
 }
@@ -979,8 +985,12 @@ async function main() {
       goal: '—',
     })
   }
-  server.kill('SIGTERM')
-  await new Promise((r) => server.once('exit', r))
+  if (server.exitCode === null && server.signalCode === null) {
+    server.kill('SIGTERM')
+    await new Promise((r) => server.once('exit', r))
+  } else {
+    say(`the server had ended (${server.exitCode ?? server.signalCode}) before the end of the run`)
+  }
 
   const date = new Date().toISOString().slice(0, 10)
   const header = [

@@ -48,7 +48,9 @@ function parseDetectors(text: string): Detector[] {
   if (names.includes('all')) return [...DETECTORS]
   for (const name of names) {
     if (!(DETECTORS as readonly string[]).includes(name)) {
-      throw new Error(`REDACT_DETECTORS: unknown detector '${name}' (known: ${DETECTORS.join(', ')}, all)`)
+      throw new SettingError(
+        `REDACT_DETECTORS must be a comma-separated list of ${DETECTORS.join(', ')} or all (got ${JSON.stringify(text)}: '${name}' is unknown).`,
+      )
     }
   }
   return names as Detector[]
@@ -57,16 +59,22 @@ function parseDetectors(text: string): Detector[] {
 /** REDACT_PATTERNS: a JSON array of regex sources, each of which must compile. */
 function parsePatterns(text: string): string[] {
   if (text.trim() === '') return []
+  const refuse = (why: string) =>
+    new SettingError(
+      `REDACT_PATTERNS must be a JSON array of non-empty regex strings, e.g. ["ACME-\\\\d{6}"] (got ${JSON.stringify(text)}${why}).`,
+    )
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
-    throw new Error('REDACT_PATTERNS must be a JSON array of regex strings, e.g. ["ACME-\\\\d{6}"]')
+    throw refuse(': not JSON')
   }
-  if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string' && p !== '')) {
-    throw new Error('REDACT_PATTERNS must be a JSON array of non-empty regex strings')
+  if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string' && p !== '')) throw refuse('')
+  try {
+    compilePatterns(parsed)
+  } catch (err) {
+    throw refuse(`: ${(err as Error).message}`)
   }
-  compilePatterns(parsed)
   return parsed
 }
 
@@ -307,8 +315,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<Config> = 
     decoded = Value.Decode(ConfigSchema, Value.Default(ConfigSchema, raw))
   } catch (err) {
     // A setting whose text is well-formed but means nothing usable (an unknown detector, a regex that does not
-    // compile): its decoder's sentence names it.
-    throw new Error(`invalid configuration: ${(err as Error).message}`)
+    // compile): its decoder's sentence names it, the value and what is allowed.
+    const cause = (err as { error?: unknown }).error
+    if (cause instanceof SettingError) throw cause
+    throw new SettingError(`The configuration is not usable: ${(err as Error).message}`)
   }
   return { ...decoded, ...overrides }
 }

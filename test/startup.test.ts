@@ -50,6 +50,15 @@ const BAD: Record<string, [string, RegExp]> = {
   REQUEST_TIMEOUT_MS: ['5', /whole number ≥ 100/],
   MAX_EVENT_LOOP_DELAY_MS: ['-1', /whole number ≥ 0/],
   MAX_HEAP_USED_BYTES: ['a lot', /whole number ≥ 0/],
+  METRICS_TOKEN: ['short-secret', /at least 16 characters/],
+  RETENTION_DAYS: ['-1', /whole number from 0 to 36500/],
+  RETENTION_MAX_TRACES: ['many', /whole number from 0 to 1000000000/],
+  RETENTION_INTERVAL_MS: ['10', /whole number ≥ 1000/],
+  ALERT_INTERVAL_MS: ['5', /whole number ≥ 1000/],
+  ALERT_DELIVERY_ATTEMPTS: ['0', /whole number from 1 to 20/],
+  ALERT_RETRY_BASE_MS: ['1', /whole number ≥ 10/],
+  REDACT_DETECTORS: ['emails', /comma-separated list of api_key, email, card, phone or all/],
+  REDACT_PATTERNS: ['["("]', /JSON array of non-empty regex strings.*is not a usable regex/],
 }
 
 t.test('each variable: a bad value is one sentence naming it, the value and what is allowed', async (t) => {
@@ -68,7 +77,7 @@ t.test('each variable: a bad value is one sentence naming it, the value and what
     t.match(message, new RegExp(`^${name} `), `${name}: names the variable`)
     t.match(message, allowed, `${name}: says what is allowed`)
     t.notMatch(message, /\n/, `${name}: one line`)
-    if (name === 'LOUPE_ADMIN_TOKEN') t.notMatch(message, value, 'never repeats a secret')
+    if (name === 'LOUPE_ADMIN_TOKEN' || name === 'METRICS_TOKEN') t.notMatch(message, value, 'never repeats a secret')
     else if (value.trim() !== '') t.match(message, JSON.stringify(value), `${name}: shows the value`)
   }
   t.match(loadConfig({ TRUST_PROXY: '' }).trustProxy, false, 'an empty TRUST_PROXY is its default')
