@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
-// The viewer in a real browser against a real server on a fresh database: the live list, filters, a trace's steps
-// and failure reason, the dashboard's figures, a project's key shown once, and protected mode.
+// The viewer in a real browser against a real server on a fresh database: the live list (traces arriving and
+// deleted), filters, a trace's steps and failure reason, the dashboard's figures, a project's key shown once, and protected mode.
 import t, { type Test } from 'tap'
 import type { AnalyticsResponse } from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
@@ -50,7 +50,18 @@ async function run() {
       await page.getByRole('button', { name: /^Resume/ }).click()
       await page.waitForSelector('[data-trace-id="held-2"]')
       t.same(await shownTraceIds(page), ['held-2', 'held-1', 'live-1', 'old'])
+
+      // A deletion leaves the open list at once, and marks the trace's open page.
+      const detail = await openPage(t, browser)
+      await detail.goto(`${url}/ui/traces/live-1`)
+      await detail.waitForSelector('.live-dot.open')
+      t.equal((await app.inject({ method: 'DELETE', url: '/traces/live-1' })).statusCode, 204)
+      await page.waitForSelector('[data-trace-id="live-1"]', { state: 'detached' })
+      t.same(await shownTraceIds(page), ['held-2', 'held-1', 'old'], 'gone without a reload')
+      t.match(await page.textContent('[data-testid="trace-total"]'), /^3 traces/)
+      await detail.waitForSelector('[data-testid="trace-deleted"]')
       noConsoleErrors(t, page)
+      noConsoleErrors(t, detail)
     },
   )
 

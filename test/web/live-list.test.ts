@@ -5,8 +5,10 @@ import {
   HELD_CAP,
   hold,
   insertLive,
+  removeDeleted,
   resumeByRefetch,
   type TracePages,
+  unhold,
 } from '../../web/src/features/traces/live-list.js'
 
 const item = (trace_id: string, created_at = '2026-11-21T13:45:00.000Z') => ({ trace_id, created_at }) as TraceSummary
@@ -51,3 +53,22 @@ t.test(
     t.ok(HELD_CAP >= 100)
   },
 )
+
+t.test('removeDeleted takes a deleted trace out of whichever page holds it, the total one smaller', async (t) => {
+  const before = pages(['c', 'b'], ['a'])
+  const out = removeDeleted(before, 'a')
+  t.same(ids(out), [['c', 'b'], []])
+  t.same(
+    out?.pages.map((p) => p.total),
+    [9, 9],
+  )
+  t.same(ids(removeDeleted(before, 'c')), [['b'], ['a']])
+  t.equal(removeDeleted(before, 'zz'), before, 'a trace the list does not hold: the same object (no re-render)')
+  t.equal(removeDeleted(undefined, 'a'), undefined)
+})
+
+t.test('unhold forgets a deleted trace the pause held, and keeps the count of what came', async (t) => {
+  const held = hold(hold({ items: [], count: 0 }, item('x')), item('y'))
+  t.same(unhold(held, 'x'), { items: [item('y')], count: 2 })
+  t.equal(unhold(held, 'zz'), held)
+})

@@ -1,6 +1,6 @@
 // The live stream: one WebSocket to /ws for the whole app (with the session's credential as ?token=), reconnecting
-// with backoff. Views subscribe to stored traces; after a reconnect they are told, since traces stored while the
-// socket was down are not replayed.
+// with backoff. Views subscribe to stored and deleted traces; after a reconnect they are told, since what happened
+// while the socket was down is not replayed.
 import { createContext, useContext, useEffect, useRef, useState, useSyncExternalStore } from 'react'
 import type { ServerMessage, Trace } from '../../../schemas/index.js'
 import { credential } from './client.js'
@@ -9,6 +9,9 @@ import { throttle } from './throttle.js'
 export type LiveState = 'connecting' | 'open' | 'closed'
 
 type TraceListener = (trace: Trace) => void
+/** A deleted trace, as `trace.deleted` names it. */
+export type DeletedTrace = Extract<ServerMessage, { type: 'trace.deleted' }>['data']
+type DeletedListener = (deleted: DeletedTrace) => void
 type Listener = () => void
 
 const MAX_BACKOFF_MS = 10_000
@@ -16,6 +19,7 @@ const MAX_BACKOFF_MS = 10_000
 export class LiveStream {
   #socket: WebSocket | null = null
   #traces = new Set<TraceListener>()
+  #deleted = new Set<DeletedListener>()
   #reconnects = new Set<Listener>()
   #states = new Set<Listener>()
   #state: LiveState = 'closed'
@@ -50,6 +54,13 @@ export class LiveStream {
     this.#traces.add(listener)
     return () => {
       this.#traces.delete(listener)
+    }
+  }
+
+  onDeleted(listener: DeletedListener) {
+    this.#deleted.add(listener)
+    return () => {
+      this.#deleted.delete(listener)
     }
   }
 
@@ -95,6 +106,7 @@ export class LiveStream {
         return
       }
       if (message.type === 'trace.created') for (const listener of this.#traces) listener(message.data)
+      else if (message.type === 'trace.deleted') for (const listener of this.#deleted) listener(message.data)
     }
     socket.onclose = () => {
       if (this.#socket !== socket) return
@@ -115,17 +127,19 @@ function useStream(): LiveStream {
   return stream
 }
 
-/** Calls `handler` with every stored trace while the component is mounted. */
-export function useLiveTraces(handler: TraceListener, onReconnect?: Listener) {
+/** Calls `handler` with every stored trace, and `onDeleted` with every deleted one, while the component is mounted. */
+export function useLiveTraces(handler: TraceListener, onReconnect?: Listener, onDeleted?: DeletedListener) {
   const stream = useStream()
-  const latest = useRef({ handler, onReconnect })
-  latest.current = { handler, onReconnect }
+  const latest = useRef({ handler, onReconnect, onDeleted })
+  latest.current = { handler, onReconnect, onDeleted }
   useEffect(() => {
     const offTrace = stream.onTrace((trace) => latest.current.handler(trace))
     const offReconnect = stream.onReconnect(() => latest.current.onReconnect?.())
+    const offDeleted = stream.onDeleted((deleted) => latest.current.onDeleted?.(deleted))
     return () => {
       offTrace()
       offReconnect()
+      offDeleted()
     }
   }, [stream])
 }
@@ -139,16 +153,18 @@ export function useLiveState(): LiveState {
 }
 
 /**
- * Runs `refresh` as traces that `accept` lets through arrive, at most once per `intervalMs` (api/throttle.ts), and
- * after a reconnect: a view of aggregates stays current under any ingest rate with a bounded number of requests.
+ * Runs `refresh` as traces that `accept` lets through arrive or traces of a project `acceptDeleted` lets through are
+ * deleted, at most once per `intervalMs` (api/throttle.ts), and after a reconnect: a view of aggregates stays
+ * current under any ingest or deletion rate with a bounded number of requests.
  */
 export function useThrottledOnTrace(
   refresh: () => void,
   intervalMs: number,
   accept: (trace: Trace) => boolean = () => true,
+  acceptDeleted: (deleted: DeletedTrace) => boolean = () => true,
 ) {
-  const latest = useRef({ refresh, accept })
-  latest.current = { refresh, accept }
+  const latest = useRef({ refresh, accept, acceptDeleted })
+  latest.current = { refresh, accept, acceptDeleted }
   const [throttled] = useState(() => throttle(() => latest.current.refresh(), intervalMs))
   useEffect(() => () => throttled.cancel(), [throttled])
   useLiveTraces(
@@ -156,5 +172,8 @@ export function useThrottledOnTrace(
       if (latest.current.accept(trace)) throttled.call()
     },
     () => throttled.call(),
+    (deleted) => {
+      if (latest.current.acceptDeleted(deleted)) throttled.call()
+    },
   )
 }

@@ -26,6 +26,7 @@ export function useScopedLiveQuery<T>(
     () => client.invalidateQueries({ queryKey: queryKey(project) }),
     LIVE_REFRESH_MS,
     (trace) => (project === undefined || trace.project_id === project) && accept(trace),
+    (deleted) => project === undefined || deleted.project_id === project,
   )
   return { project, query }
 }

@@ -29,6 +29,23 @@ export function insertLive(data: TracePages | undefined, fresh: readonly TraceSu
   }
 }
 
+/**
+ * The list without a trace that was deleted, its total one smaller; the same object when the list does not hold it
+ * (a deleted trace outside the loaded pages changes the total only when read again).
+ */
+export function removeDeleted(data: TracePages | undefined, traceId: string): TracePages | undefined {
+  if (!data?.pages.some((page) => page.items.some((item) => item.trace_id === traceId))) return data
+  const total = Math.max(0, (data.pages[0]?.total ?? 1) - 1)
+  return {
+    ...data,
+    pages: data.pages.map((page) => ({
+      ...page,
+      total,
+      items: page.items.filter((item) => item.trace_id !== traceId),
+    })),
+  }
+}
+
 /** Traces held back while the list is paused: at most `cap` of them are kept (the count goes on). */
 export interface Held {
   items: TraceSummary[]
@@ -39,6 +56,13 @@ export const HELD_CAP = 500
 
 export function hold(held: Held, trace: TraceSummary, cap = HELD_CAP): Held {
   return { items: held.items.length < cap ? [...held.items, trace] : held.items, count: held.count + 1 }
+}
+
+/** A deleted trace is no longer held (the count of new ones stays: it only says how many came). */
+export function unhold(held: Held, traceId: string): Held {
+  return held.items.some((item) => item.trace_id === traceId)
+    ? { ...held, items: held.items.filter((item) => item.trace_id !== traceId) }
+    : held
 }
 
 /** On resume: whether the held traces can simply join the list, or so many came that the list is read again. */

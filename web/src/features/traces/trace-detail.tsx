@@ -3,6 +3,7 @@
 import { useEffect, useMemo, useState } from 'react'
 import { Link } from 'wouter'
 import type { Step, Trace } from '../../../../schemas/index.js'
+import { useLiveTraces } from '../../api/live.js'
 import { useTrace } from '../../api/queries.js'
 import { formatCost, formatCount, formatMs, formatTime, formatValue } from '../../ui/format.js'
 import { CopyButton, ErrorBox, LongText, StatusBadge } from '../../ui/parts.js'
@@ -169,6 +170,15 @@ export function TraceDetail({ id }: { id: string }) {
   const trace = useTrace(id)
   const [stepParam, setStepParam] = useSearchParam('step')
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(new Set())
+  // Deleted while open (by someone else, or by retention): it stays on screen, marked, until the reader leaves.
+  const [deleted, setDeleted] = useState(false)
+  useLiveTraces(
+    () => {},
+    undefined,
+    ({ trace_id }) => {
+      if (trace_id === id) setDeleted(true)
+    },
+  )
   const data = trace.data
   const waterfall = useMemo(() => (data ? buildWaterfall(data, collapsed) : null), [data, collapsed])
   const selected = stepParam === null ? null : Number(stepParam)
@@ -202,6 +212,11 @@ export function TraceDetail({ id }: { id: string }) {
       <div className="muted">
         <Link href="/traces">Traces</Link> / {id}
       </div>
+      {deleted && (
+        <div className="error-box" role="alert" data-testid="trace-deleted">
+          This trace has been deleted.
+        </div>
+      )}
       {trace.isError && <ErrorBox error={trace.error} />}
       {trace.isPending && <p className="muted">Loading…</p>}
       {data && waterfall && (

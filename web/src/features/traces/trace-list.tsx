@@ -20,7 +20,7 @@ import {
   toggleSort,
   traceListHref,
 } from './filters.js'
-import { type Held, hold, insertLive, resumeByRefetch, type TracePages } from './live-list.js'
+import { type Held, hold, insertLive, removeDeleted, resumeByRefetch, type TracePages, unhold } from './live-list.js'
 import { TraceFilters } from './trace-filters.js'
 
 const ROW_HEIGHT = 34
@@ -92,6 +92,11 @@ export function TraceList() {
     },
     // Traces stored while the socket was down are not replayed: read the list again.
     () => client.invalidateQueries({ queryKey: key }),
+    // A deleted trace leaves the list (and what the pause holds) at once.
+    ({ trace_id }) => {
+      client.setQueryData<TracePages>(key, (data) => removeDeleted(data, trace_id))
+      setHeld((h) => unhold(h, trace_id))
+    },
   )
 
   const resume = () => {
