@@ -61,6 +61,22 @@ const seededPath = args.database ?? join(root, 'bench', 'data', `loupe-${TRACES}
 const workPath = join(dirname(seededPath), `work-${TRACES}.db`)
 const say = (line: string) => process.stdout.write(`${line}\n`)
 
+/**
+ * fetch for the bench's own requests. autocannon runs synchronously and holds the event loop for whole seconds, so a
+ * keep-alive socket the server closed meanwhile still looks idle in the pool: a turn of the loop first lets its close
+ * be seen, and a GET whose socket was closed under it anyway is sent once more, as any HTTP client does.
+ */
+async function fetch(input: string, init?: RequestInit): Promise<Response> {
+  await new Promise((resolve) => setImmediate(resolve))
+  try {
+    return await globalThis.fetch(input, init)
+  } catch (err) {
+    const code = (err as { cause?: { code?: string } }).cause?.code
+    if (code !== 'UND_ERR_SOCKET' || (init?.method ?? 'GET') !== 'GET') throw err
+    return globalThis.fetch(input, init)
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers: free ports, child processes, autocannon in its own process.
 
