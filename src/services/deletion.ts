@@ -42,6 +42,15 @@ const count = (byProject: Map<string, number>, deleted: readonly DeletedTrace[])
 export const totalOf = (byProject: ReadonlyMap<string, number>) => [...byProject.values()].reduce((a, b) => a + b, 0)
 
 export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }: DeletionDeps): DeletionService {
+  /** What the batches left of the freed space goes back too, a short step at a time with the same rests. */
+  async function reclaimRest() {
+    for (;;) {
+      const started = performance.now()
+      if (!(await store.reclaimSpace())) return
+      await sleep(Math.min(Math.max(performance.now() - started, 1), 4 * BATCH_BUDGET_MS))
+    }
+  }
+
   async function deleteMatching(
     filter: TraceFilter,
     { max = Number.POSITIVE_INFINITY, shouldStop = () => false }: { max?: number; shouldStop?: () => boolean } = {},
@@ -64,6 +73,7 @@ export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }:
       // loop (body, hooks, handler), and one turn alone would let the next batch in before it is answered.
       await sleep(Math.min(Math.max(took, 1), 4 * BATCH_BUDGET_MS))
     }
+    await reclaimRest()
     return byProject
   }
 
@@ -76,7 +86,7 @@ export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }:
       })
       if (deleted.length === 0) throw new TraceNotFound(traceId)
       hub.publishDeleted(deleted)
-      await store.reclaimSpace()
+      await reclaimRest()
     },
 
     deleteMatching,

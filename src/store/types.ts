@@ -282,8 +282,11 @@ export interface Store {
   listRetention(): Promise<(RetentionSettings & { project_id: string })[]>
   /** Sets a project's own retention (null fields follow the server's); false when there is no such project. */
   setRetention(projectId: string, settings: RetentionSettings): Promise<boolean>
-  /** Gives the space of deleted rows back to the file system (SQLite); a no-op where the database does it itself. */
-  reclaimSpace(): Promise<void>
+  /**
+   * Gives some of the space of deleted rows back to the file system (SQLite), in one short step; true while more is
+   * left to give back. A no-op (false) where the database does it itself.
+   */
+  reclaimSpace(): Promise<boolean>
   readonly alerts: AlertStore
   /** Counts of the traces created at or after `since` (one project or all), for alert rules. */
   windowStats(params: WindowQuery): Promise<WindowStats>

@@ -323,7 +323,9 @@ export async function createPostgresStore(
     },
 
     // PostgreSQL's autovacuum makes the space of deleted rows reusable by itself.
-    async reclaimSpace() {},
+    async reclaimSpace() {
+      return false
+    },
 
     walkTraces(filter, chunk) {
       return walkChunks(

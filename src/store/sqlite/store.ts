@@ -222,7 +222,9 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     async reclaimSpace() {
       // Gives the free pages back to the file system, a bounded number at a time (each call is one short write: 256
       // pages, 1 MiB, about what a deletion batch frees).
-      if (sqlite.pragma('auto_vacuum', { simple: true }) === 2) sqlite.pragma('incremental_vacuum(256)')
+      if (sqlite.pragma('auto_vacuum', { simple: true }) !== 2) return false
+      sqlite.pragma('incremental_vacuum(256)')
+      return (sqlite.pragma('freelist_count', { simple: true }) as number) > 0
     },
 
     walkTraces(filter, chunk) {
