@@ -798,6 +798,8 @@ async function main() {
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
+  // However the run ends (a failure included), its server ends with it instead of staying behind on its port.
+  process.once('exit', () => server.kill('SIGKILL'))
   await waitFor(`${base}/`, server)
   const created = (await (
     await fetch(`${base}/projects?name=bench-${Date.now()}&environment=production`, { method: 'POST' })
