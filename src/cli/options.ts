@@ -37,6 +37,13 @@ export const withNewKeyOptions = (command: Command) =>
     .option('-q, --quiet', 'print only the key (for scripts)')
     .option('--json', 'print the server’s answer as JSON')
 
+/** The paging of a list command (`-n, --limit` of 1–1000, default 20; `--offset`) and its `--json`. */
+export const withPaging = (command: Command, things: string) =>
+  command
+    .option('-n, --limit <n>', `at most n ${things} (1–1000)`, integer('--limit', 1, 1000), 20)
+    .option('--offset <n>', 'skip the first n', integer('--offset', 0), 0)
+    .option('--json', 'print the server’s answer as JSON')
+
 export const checkUrl = (value: string) => {
   let url: URL
   try {

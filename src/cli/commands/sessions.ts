@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import type { SessionSummary, UserSummary } from '../../client/index.js'
 import type { CliContext } from '../context.js'
 import { formatCost, formatTimestamp, table, traceLine } from '../format.js'
-import { integer } from '../options.js'
+import { withPaging } from '../options.js'
 
 export function addSessionsCommands(program: Command, { io, out, paint, json, client }: CliContext): void {
   // loupe sessions …
@@ -22,30 +22,29 @@ export function addSessionsCommands(program: Command, { io, out, paint, json, cl
     { header: 'SESSION', value: (s: SessionSummary) => s.session_id, flex: true },
   ]
   const sessionsCommand = program.command('sessions').description('conversations: the traces sharing a session_id')
-  sessionsCommand
-    .command('list', { isDefault: true })
-    .description('list sessions, newest activity first')
-    .option('-p, --project <project_id>', 'only this project')
-    .option('--user <user_id>', 'only the sessions of this user')
-    .option('--since <time>', 'active at or after (ISO 8601 or epoch)')
-    .option('--until <time>', 'active before (ISO 8601 or epoch)')
-    .option('-n, --limit <n>', 'at most n sessions (1–1000)', integer('--limit', 1, 1000), 20)
-    .option('--offset <n>', 'skip the first n', integer('--offset', 0), 0)
-    .option('--json', 'print the server’s answer as JSON')
-    .action(async (options, command: Command) => {
-      const list = await client(command).sessions.list({
-        project_id: options.project,
-        user_id: options.user,
-        since: options.since,
-        until: options.until,
-        limit: options.limit,
-        offset: options.offset,
-      })
-      if (options.json) return json(list)
-      if (list.items.length === 0) return out(list.total === 0 ? 'No sessions match.\n' : 'No sessions past offset.\n')
-      out(table(list.items, sessionColumns, io.stdout, paint))
-      out(paint('dim', `${list.items.length} of ${list.total} session(s), newest activity first\n`))
+  withPaging(
+    sessionsCommand
+      .command('list', { isDefault: true })
+      .description('list sessions, newest activity first')
+      .option('-p, --project <project_id>', 'only this project')
+      .option('--user <user_id>', 'only the sessions of this user')
+      .option('--since <time>', 'active at or after (ISO 8601 or epoch)')
+      .option('--until <time>', 'active before (ISO 8601 or epoch)'),
+    'sessions',
+  ).action(async (options, command: Command) => {
+    const list = await client(command).sessions.list({
+      project_id: options.project,
+      user_id: options.user,
+      since: options.since,
+      until: options.until,
+      limit: options.limit,
+      offset: options.offset,
     })
+    if (options.json) return json(list)
+    if (list.items.length === 0) return out(list.total === 0 ? 'No sessions match.\n' : 'No sessions past offset.\n')
+    out(table(list.items, sessionColumns, io.stdout, paint))
+    out(paint('dim', `${list.items.length} of ${list.total} session(s), newest activity first\n`))
+  })
   sessionsCommand
     .command('get')
     .description('show a session: its totals, then its traces in order')
@@ -63,37 +62,36 @@ export function addSessionsCommands(program: Command, { io, out, paint, json, cl
       const width = io.stdout.isTTY && io.stdout.columns ? io.stdout.columns : 160
       for (const trace of found.traces) out(traceLine(trace, paint, width))
     })
-  program
-    .command('users')
-    .description('list users, newest activity first')
-    .option('-p, --project <project_id>', 'only this project')
-    .option('-n, --limit <n>', 'at most n users (1–1000)', integer('--limit', 1, 1000), 20)
-    .option('--offset <n>', 'skip the first n', integer('--offset', 0), 0)
-    .option('--json', 'print the server’s answer as JSON')
-    .action(async (options, command: Command) => {
-      const list = await client(command).users.list({
-        project_id: options.project,
-        limit: options.limit,
-        offset: options.offset,
-      })
-      if (options.json) return json(list)
-      if (list.items.length === 0) return out('No users match.\n')
-      out(
-        table(
-          list.items,
-          [
-            { header: 'LAST ACTIVE (UTC)', value: (u: UserSummary) => formatTimestamp(u.last_at) },
-            { header: 'PROJECT', value: (u) => u.project_id, style: () => 'cyan' },
-            { header: 'SESSIONS', value: (u) => String(u.sessions), align: 'right' },
-            { header: 'TRACES', value: (u) => String(u.traces), align: 'right' },
-            { header: 'FAILED', value: (u) => String(u.failed), align: 'right' },
-            { header: 'COST', value: (u) => formatCost(u.unpriced === u.traces ? null : u.cost), align: 'right' },
-            { header: 'USER', value: (u) => u.user_id, flex: true },
-          ],
-          io.stdout,
-          paint,
-        ),
-      )
-      out(paint('dim', `${list.items.length} of ${list.total} user(s), newest activity first\n`))
+  withPaging(
+    program
+      .command('users')
+      .description('list users, newest activity first')
+      .option('-p, --project <project_id>', 'only this project'),
+    'users',
+  ).action(async (options, command: Command) => {
+    const list = await client(command).users.list({
+      project_id: options.project,
+      limit: options.limit,
+      offset: options.offset,
     })
+    if (options.json) return json(list)
+    if (list.items.length === 0) return out('No users match.\n')
+    out(
+      table(
+        list.items,
+        [
+          { header: 'LAST ACTIVE (UTC)', value: (u: UserSummary) => formatTimestamp(u.last_at) },
+          { header: 'PROJECT', value: (u) => u.project_id, style: () => 'cyan' },
+          { header: 'SESSIONS', value: (u) => String(u.sessions), align: 'right' },
+          { header: 'TRACES', value: (u) => String(u.traces), align: 'right' },
+          { header: 'FAILED', value: (u) => String(u.failed), align: 'right' },
+          { header: 'COST', value: (u) => formatCost(u.unpriced === u.traces ? null : u.cost), align: 'right' },
+          { header: 'USER', value: (u) => u.user_id, flex: true },
+        ],
+        io.stdout,
+        paint,
+      ),
+    )
+    out(paint('dim', `${list.items.length} of ${list.total} user(s), newest activity first\n`))
+  })
 }

@@ -4,18 +4,15 @@ import { TRACE_SORTS } from '../../../schemas/index.js'
 import type { Trace } from '../../client/index.js'
 import type { CliContext } from '../context.js'
 import { formatCost, formatLatency, formatTimestamp, STATUS_STYLE, table } from '../format.js'
-import { integer, traceFilterQuery, withTraceFilters } from '../options.js'
+import { traceFilterQuery, withPaging, withTraceFilters } from '../options.js'
 
 export function addTracesCommand(program: Command, { io, out, paint, json, client }: CliContext): void {
   // loupe traces …
   const traces = program.command('traces').description('list, show and delete traces')
-  withTraceFilters(traces.command('list').description('list traces, newest first'))
+  withPaging(withTraceFilters(traces.command('list').description('list traces, newest first')), 'traces')
     .addOption(new Option('--sort <field>', 'order by this field').choices(TRACE_SORTS).default('created_at'))
     .addOption(new Option('--order <order>', 'descending or ascending').choices(['desc', 'asc']).default('desc'))
-    .option('-n, --limit <n>', 'at most n traces (1–1000)', integer('--limit', 1, 1000), 20)
-    .option('--offset <n>', 'skip the first n', integer('--offset', 0), 0)
     .option('--cursor <cursor>', 'the page after this one (printed below each page that has more)')
-    .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
       const list = await client(command).listTraces({
         ...traceFilterQuery(options),
