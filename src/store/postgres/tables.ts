@@ -24,6 +24,9 @@ import type { AlertMetric, Environment, OtlpSpan, Step, Trace, TraceStatus } fro
  */
 const id = customType<{ data: string }>({ dataType: () => 'text collate "C"' })
 
+/** A transaction id (64 bits, never wrapping around); read back as its decimal text. */
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' })
+
 /** Epoch milliseconds: fits a double exactly, so it is read back as a number. */
 const epochMs = (name: string) => bigint(name, { mode: 'number' })
 
@@ -132,6 +135,13 @@ export const traces = pgTable(
      * `traces_search` is written by hand in its migration (its operator class lives in the extension).
      */
     search_text: text('search_text'),
+    /**
+     * The transaction that stored the trace (null: stored before this column existed). Every trace of a transaction
+     * older than a snapshot's xmin is in that snapshot for good, which seq cannot tell (a transaction holding a lower
+     * seq may commit later): what kept search totals count up to (src/store/search-counts.ts). Its default is set
+     * in the migration, so that adding the column did not rewrite the table.
+     */
+    xid: xid8('xid').default(sql`pg_current_xact_id()`),
   },
   // One index per filter and sort of GET /traces, /failures and /analytics, each ending in the list order. The two
   // newest-first walks also carry latency and token_count (as on SQLite), so a range filter is checked in the index.
@@ -155,6 +165,7 @@ export const traces = pgTable(
     index('traces_retried_created').on(t.created_at, t.trace_id).where(sql`retry_count > 0`),
     index('traces_project_retried_created').on(t.project_id, t.created_at, t.trace_id).where(sql`retry_count > 0`),
     index('traces_seq').on(t.seq),
+    index('traces_xid').on(t.xid),
   ],
 )
 
@@ -300,7 +311,7 @@ export const loupeMeta = pgTable('loupe_meta', {
   value: text('value').notNull(),
 })
 
-export type TraceRow = Omit<typeof traces.$inferSelect, 'seq' | 'reported_cost' | 'search_text'>
+export type TraceRow = Omit<typeof traces.$inferSelect, 'seq' | 'reported_cost' | 'search_text' | 'xid'>
 export type ProjectRow = typeof projects.$inferSelect
 export type ApiKeyRow = typeof apiKeys.$inferSelect
 

@@ -25,6 +25,7 @@ import {
   sessionUserSet,
   TOTALS_COUNTS,
 } from '../rollups.js'
+import { BUMP_REMOVALS, createSearchCounts, keepsCount, REMOVALS_NOW } from '../search-counts.js'
 import { SUMMARY_KEYS, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
@@ -449,10 +450,14 @@ export async function fillSearchText(db: Queryable): Promise<void> {
       [REBUILD_CHUNK],
     )
     if (rows.length === 0) break
+    // Traces found by a search for the first time: the search totals kept until now no longer hold (one statement,
+    // so the counter moves with the text).
     await db.query(
-      `update traces t set search_text = u.search_text
-       from unnest($1::text[], $2::text[], $3::text[]) as u(project_id, trace_id, search_text)
-       where t.project_id = u.project_id and t.trace_id = u.trace_id`,
+      `with filled as (
+         update traces t set search_text = u.search_text
+         from unnest($1::text[], $2::text[], $3::text[]) as u(project_id, trace_id, search_text)
+         where t.project_id = u.project_id and t.trace_id = u.trace_id)
+       ${BUMP_REMOVALS}`,
       [
         rows.map((r) => r.project_id),
         rows.map((r) => encodeText(r.trace_id)),
@@ -573,6 +578,8 @@ export async function deleteTraces(
   if (rows.length === 0) return []
   await db.query('delete from traces where seq = any($1::int8[])', [rows.map((r) => r.seq)])
   await db.query('delete from trace_ids where trace_id = any($1::text[])', [rows.map((r) => encodeText(r.trace_id))])
+  // Search totals kept by any replica counted these traces; the counter's row, locked last, is held only to the commit.
+  await db.query(BUMP_REMOVALS)
   const deltas = removalDeltas(rows.map(rollupInput))
   await applyDeltas(db, deltas)
   const gone: Record<string, { project_id: string }[]> = {}
@@ -611,8 +618,48 @@ export async function deleteTraces(
   return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
 }
 
+/** The search totals a store instance keeps: up to a snapshot's xmin (an xid8, in its decimal text). */
+export const createPostgresSearchCounts = () => createSearchCounts<string>((kept, now) => BigInt(kept) <= BigInt(now))
+
+/**
+ * The exact total of a search, from the count kept by this instance when one is usable: the matches among the traces
+ * of transactions that had all ended before its snapshot (xid below the snapshot's xmin — no trace can join them
+ * later, whatever seq it holds), plus the matches among the traces of later transactions that this snapshot sees,
+ * each tested as it is read through the xid index. The count is kept again up to this snapshot's own xmin. Runs
+ * inside the read-only repeatable-read snapshot of the request (store.ts), which the removal counter is read in too.
+ */
+async function countSearch(db: Queryable, counts: PostgresSearchCounts, f: TraceFilter): Promise<number> {
+  const [now] = await prepared<{ horizon: string; removals: string }>(
+    db,
+    `select pg_snapshot_xmin(pg_current_snapshot())::text as horizon, ${REMOVALS_NOW} as removals`,
+    [],
+  )
+  const { horizon, removals } = now!
+  const kept = counts.usable(f, removals, horizon)
+  const w = pgWhere(f, {}, kept !== undefined)
+  const n = w.params.length
+  const [row] = kept
+    ? await prepared<{ n: number; settled: number }>(
+        db,
+        `select count(*) as n, count(*) filter (where xid < $${n + 1}::xid8) as settled
+         from traces ${w.sql} and xid >= $${n + 2}::xid8`,
+        [...w.params, horizon, kept.horizon],
+      )
+    : await prepared<{ n: number; settled: number }>(
+        db,
+        `select count(*) as n, count(*) filter (where xid is null or xid < $${n + 1}::xid8) as settled
+         from traces ${w.sql}`,
+        [...w.params, horizon],
+      )
+  const base = kept?.n ?? 0
+  counts.keep(f, { removals, horizon, n: base + (row?.settled ?? 0) })
+  return base + (row?.n ?? 0)
+}
+
+export type PostgresSearchCounts = ReturnType<typeof createPostgresSearchCounts>
+
 /** The shared read plan over one connection (inside a read-only snapshot, see store.ts). */
-export function traceReads(db: Queryable) {
+export function traceReads(db: Queryable, searchCounts: PostgresSearchCounts) {
   /** A statement with the project condition (and its parameter) only when a project is given. */
   const scoped = (projectId: string | undefined, params: unknown[] = []) =>
     projectId === undefined
@@ -702,6 +749,7 @@ export function traceReads(db: Queryable) {
     },
 
     async count(f) {
+      if (keepsCount(f)) return countSearch(db, searchCounts, f)
       const w = where(f)
       const rows = await prepared<{ n: number }>(db, `select count(*) as n from traces ${w.sql}`, w.params)
       return rows[0]?.n ?? 0
