@@ -303,7 +303,7 @@ export async function createPostgresStore(
     async deleteProject(rawProjectId) {
       const projectId = encodeText(rawProjectId)
       return transaction((client) =>
-        runStepsAsync(projectDeletion(ROLLUP_TABLES), async ({ sql, read, lock }) => {
+        runStepsAsync(projectDeletion([...ROLLUP_TABLES, 'activity_counts']), async ({ sql, read, lock }) => {
           // Deletes return a row each so that the count comes back the same way as a read's.
           const text = `${sql.replace('?', '$1')}${lock ? ' for update' : read ? '' : ' returning 1'}`
           return (await client.query(text, [projectId])).rows.length

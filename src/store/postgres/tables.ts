@@ -259,7 +259,10 @@ export const sessionTotals = pgTable(
     primaryKey({ columns: [t.project_id, t.session_id] }),
     index('session_totals_last').on(t.last_at, t.session_id),
     index('session_totals_project_last').on(t.project_id, t.last_at, t.session_id),
-    index('session_totals_user_last').on(t.user_id, t.last_at, t.session_id),
+    // A user's sessions newest first; with project_id, also how many a user has in a project (from the index alone).
+    index('session_totals_user_last').on(t.user_id, t.last_at, t.session_id, t.project_id),
+    // GET /sessions/{id} without a project: the most recently active session of that id, one index seek.
+    index('session_totals_session_last').on(t.session_id, t.last_at, t.project_id),
   ],
 )
 
@@ -275,8 +278,20 @@ export const userTotals = pgTable(
     primaryKey({ columns: [t.project_id, t.user_id] }),
     index('user_totals_last').on(t.last_at, t.user_id),
     index('user_totals_project_last').on(t.project_id, t.last_at, t.user_id),
+    // GET /users/{id} without a project: the most recently active user of that id, one index seek.
+    index('user_totals_user_last').on(t.user_id, t.last_at, t.project_id),
   ],
 )
+
+/**
+ * How many sessions and users each project has, kept with their rollup rows (a row created counts one, a row deleted
+ * takes one away): the totals of GET /sessions and GET /users without counting every row of those rollups.
+ */
+export const activityCounts = pgTable('activity_counts', {
+  project_id: id('project_id').primaryKey(),
+  sessions: bigint('sessions', { mode: 'number' }).notNull(),
+  users: bigint('users', { mode: 'number' }).notNull(),
+})
 
 /** Operators' prices per model-name pattern (src/costs/pricing.ts), ahead of the price database. */
 export const modelPrices = pgTable('model_prices', {
