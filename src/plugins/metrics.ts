@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { IngestObserver } from '../ingest/service.js'
+import type { StoreStats } from '../store/types.js'
 
 /** Why an ingest request was refused before its traces were read (counted per request). */
 const REFUSALS: Record<number, string> = {
@@ -109,7 +110,7 @@ export default fp(
       },
     })
     // One store read per scrape serves both gauges.
-    let storeStats: Promise<{ traces: number; bytes: number }> | null = null
+    let storeStats: Promise<StoreStats> | null = null
     const readStats = () => {
       storeStats ??= app.store.stats().finally(() => {
         setImmediate(() => {
@@ -132,6 +133,17 @@ export default fp(
       registers: [registry],
       async collect() {
         this.set((await readStats()).bytes)
+      },
+    })
+    // The store counts them itself (this app's instance only); exposed as a counter that follows it.
+    new Counter({
+      name: 'loupe_search_full_counts_total',
+      help: 'Searches whose exact total was counted in full, no count kept by this instance being usable.',
+      registers: [registry],
+      async collect() {
+        const full = (await readStats()).search_full_counts
+        this.reset()
+        this.inc(full)
       },
     })
 

@@ -2,7 +2,8 @@
 // which no trace can appear any more, so that the next request only tests the traces stored after it. A trace's
 // searchable text and the other filters kept never change once it is stored; only a removal does, and every
 // transaction that removes traces (or fills in their text) bumps a counter in loupe_meta, read in the same snapshot as
-// the count: a count kept under another value of it is never used, whichever instance removed the traces.
+// the count: a count kept under another value of it is never used, whichever instance removed the traces — except
+// by the instance that removed them, which takes what it removed away from the counts it keeps (`removable`).
 import type { TraceFilter } from './types.js'
 
 /** The loupe_meta key of the removal counter. */
@@ -11,6 +12,9 @@ const REMOVALS = 'traces_removed'
 /** Bumps the removal counter: one statement, the same text on both stores, inside the removing transaction. */
 export const BUMP_REMOVALS = `insert into loupe_meta (key, value) values ('${REMOVALS}', '1')
   on conflict (key) do update set value = cast(cast(loupe_meta.value as bigint) + 1 as text)`
+
+/** The same, answering the counter's new value (`value`), which the removing transaction holds locked to its end. */
+export const BUMP_REMOVALS_RETURNING = `${BUMP_REMOVALS} returning value`
 
 /** The removal counter as a select-list expression ('0' before any removal). */
 export const REMOVALS_NOW = `coalesce((select value from loupe_meta where key = '${REMOVALS}'), '0')`
@@ -36,20 +40,71 @@ export const keepsCount = (f: TraceFilter): boolean =>
  * `kept` horizon that will ever exist (and the counts kept were taken under the same removal counter).
  */
 export function createSearchCounts<H>(covers: (kept: H, now: H) => boolean) {
-  const counts = new Map<string, KeptCount<H>>()
+  const counts = new Map<string, RemovableCount<H>>()
+  let full = 0
   return {
     /** The count kept for a filter that a read at this removal counter and horizon may start from. */
     usable(f: TraceFilter, removals: string, horizon: H): KeptCount<H> | undefined {
-      const kept = counts.get(JSON.stringify(f))
-      return kept && kept.removals === removals && covers(kept.horizon, horizon) ? kept : undefined
+      const kept = counts.get(JSON.stringify(f))?.count
+      if (kept && kept.removals === removals && covers(kept.horizon, horizon)) return kept
+      full++
+      return undefined
     },
     keep(f: TraceFilter, count: KeptCount<H>): void {
       const key = JSON.stringify(f)
       counts.delete(key)
-      counts.set(key, count)
+      counts.set(key, { f, count })
       if (counts.size > KEPT) counts.delete(counts.keys().next().value!)
     },
+    /**
+     * The counts a removal by this instance can take its traces away from, inside the removing transaction: those kept
+     * under the counter's value just before its bump (`bumped` is what the bump answered, under the row's lock, so no
+     * other removal came between the count and this one). The others stay unusable.
+     */
+    removable(bumped: string): RemovableCount<H>[] {
+      const before = String(BigInt(bumped) - 1n)
+      return [...counts.values()].filter(({ count }) => count.removals === before)
+    },
+    /**
+     * Once the removing transaction committed: each count, if it is still the one kept (no read replaced it
+     * meanwhile), replaced by what it is past the removal.
+     */
+    passed(counted: readonly PassedCount<H>[]): void {
+      for (const { f, count, next } of counted) {
+        const key = JSON.stringify(f)
+        if (counts.get(key)?.count === count) counts.set(key, { f, count: next })
+      }
+    },
+    /** How many searches were counted in full (no kept count could serve) since the instance started. */
+    fullCounts: (): number => full,
   }
+}
+
+/** A count kept, with its filter. */
+export interface RemovableCount<H> {
+  f: TraceFilter
+  count: KeptCount<H>
+}
+
+/** A count kept and what it becomes once a removal by this instance commits. */
+export interface PassedCount<H> extends RemovableCount<H> {
+  next: KeptCount<H>
+}
+
+/**
+ * The counts past a removal by this instance, from the counter's new value and each removable count's matches among
+ * the removed traces it holds (`less`, in the same order).
+ */
+export function passRemoval<H>(
+  counted: readonly RemovableCount<H>[],
+  bumped: string,
+  less: readonly number[],
+): PassedCount<H>[] {
+  return counted.map(({ f, count }, i) => ({
+    f,
+    count,
+    next: { removals: bumped, horizon: count.horizon, n: count.n - less[i]! },
+  }))
 }
 
 export type SearchCounts<H> = ReturnType<typeof createSearchCounts<H>>

@@ -234,6 +234,8 @@ export interface WindowStats {
 export interface StoreStats {
   traces: number
   bytes: number
+  /** Searches whose exact total this instance counted in full, no count it kept being usable, since it started. */
+  search_full_counts: number
 }
 
 export interface Store {

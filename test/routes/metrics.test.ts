@@ -67,6 +67,8 @@ t.test('a scrape parses as Prometheus text and counts requests, ingest, rejectio
   t.equal((await postTrace(app, other.key, { trace_id: 'm-1', prompt: 'a' })).statusCode, 409)
   t.equal((await app.inject({ method: 'POST', url: '/traces', payload: { prompt: 'x' } })).statusCode, 401)
   await app.inject('/traces/none-such')
+  // A search's total counted once, then brought up to date from the count kept.
+  for (const q of ['a', 'a']) t.equal((await app.inject({ url: '/traces', query: { q } })).json().total, 1)
 
   const res = await app.inject('/metrics')
   t.equal(res.statusCode, 200)
@@ -81,6 +83,7 @@ t.test('a scrape parses as Prometheus text and counts requests, ingest, rejectio
   t.equal(find(samples, 'loupe_store_traces')?.value, 3)
   t.ok((find(samples, 'loupe_store_size_bytes')?.value ?? 0) > 0, 'the store has a size')
   t.equal(find(samples, 'loupe_otlp_spans_pending')?.value, 0)
+  t.equal(find(samples, 'loupe_search_full_counts_total')?.value, 1, 'a search counted in full once')
   t.equal(find(samples, 'loupe_http_requests_total', { route: '/traces', method: 'POST', status: '201' })?.value, 1)
   t.equal(
     find(samples, 'loupe_http_request_duration_seconds_count', { route: '/traces/:trace_id', status: '404' })?.value,

@@ -326,7 +326,7 @@ async function replicas(t: Test, name: string) {
       }
     }
   }
-  return { a, b, storeB, one, two, scopes, check }
+  return { a, b, storeA, storeB, one, two, scopes, check }
 }
 
 const wordy = (prefix: string, from: number, n: number) =>
@@ -393,5 +393,70 @@ t.test(
       'the late trace is found',
     )
     await check('once the lower seq is committed', 'common', scopes)
+  },
+)
+
+t.test(
+  'a deletion by the instance that keeps a total brings it past the deletion, without counting again',
+  async (t) => {
+    const { a, b, storeA, storeB, one, two, scopes, check } = await replicas(t, 'Own')
+    await postBatch(a, one.key, wordy('x', 0, 30))
+    await postBatch(b, two.key, wordy('y', 30, 12))
+    const words = ['common', 'rare'] as const
+    const checkAll = async (what: string) => {
+      for (const q of words) await check(what, q, scopes)
+    }
+    await checkAll('first counts')
+    const fullCounts = async () => (await storeB.stats()).search_full_counts
+    /** After a deletion by B: each of B's totals equals a recount, none counted in full; A's are exact too. */
+    const afterOwnDeletion = async (what: string) => {
+      const before = await fullCounts()
+      await checkAll(what)
+      t.equal(await fullCounts(), before, `${what}: B counted nothing in full`)
+    }
+
+    // By id: the newest traces.
+    const newest = (await b.inject({ url: '/traces', query: { q: 'common', limit: '2' } })).json().items as Trace[]
+    for (const tr of newest) {
+      t.equal((await b.inject({ method: 'DELETE', url: `/traces/${tr.trace_id}` })).statusCode, 204)
+    }
+    await afterOwnDeletion('after deletions by id')
+    // The last trace stored, which B's counts hold (SQLite gives its rowid to the next trace stored), then a match.
+    await postBatch(a, two.key, wordy('z', 42, 6))
+    await checkAll('after new traces')
+    t.equal((await b.inject({ method: 'DELETE', url: '/traces/z047' })).statusCode, 204)
+    await postTrace(a, two.key, { trace_id: 'after-last', prompt: 'common rare, stored after the last was deleted' })
+    await afterOwnDeletion('after the last trace stored was deleted, then a match stored')
+    // Traces stored after B's counts (not in them), one deleted before B asks again.
+    await postBatch(a, two.key, wordy('v', 48, 6))
+    t.equal((await b.inject({ method: 'DELETE', url: '/traces/v049' })).statusCode, 204)
+    await afterOwnDeletion('after new traces, one of them deleted before B asked again')
+
+    // By filter, oldest first.
+    t.equal((await storeB.deleteTraces({ filter: { q: ['rare'] }, limit: 2 })).length, 2)
+    t.equal((await storeB.deleteTraces({ filter: { project_id: one.project_id }, limit: 4 })).length, 4)
+    await afterOwnDeletion('after deletions by filter')
+
+    // Retention's pass.
+    const kept = async () =>
+      (await b.inject({ url: '/traces', query: { project_id: one.project_id, limit: '1' } })).json().total as number
+    const stored = await kept()
+    const put = await b.inject({
+      method: 'PUT',
+      url: `/projects/${one.project_id}/retention`,
+      payload: { retention_days: 0, retention_max_traces: 10 },
+    })
+    t.equal(put.statusCode, 200)
+    t.same(await b.retention.runOnce(), [{ project_id: one.project_id, reason: 'count', deleted: stored - 10 }])
+    t.equal(await kept(), 10)
+    await afterOwnDeletion("after retention's pass")
+
+    // A deletion by the other instance: B's counts are not used any more, and every total stays exact.
+    const aBefore = (await storeA.stats()).search_full_counts
+    t.equal((await storeA.deleteTraces({ filter: { q: ['common'] }, limit: 1 })).length, 1)
+    const before = await fullCounts()
+    await checkAll('after a deletion by the other instance')
+    t.ok((await fullCounts()) > before, 'B counted again after the other instance deleted')
+    t.equal((await storeA.stats()).search_full_counts, aBefore, 'A did not')
   },
 )

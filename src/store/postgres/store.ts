@@ -297,7 +297,10 @@ export async function createPostgresStore(
     },
 
     async deleteTraces(selection) {
-      return transaction((client) => deleteTraces(client, selection))
+      const { deleted, counts } = await transaction((client) => deleteTraces(client, selection, searchCounts))
+      // Committed: the search counts this instance keeps are brought past the deletion.
+      searchCounts.passed(counts)
+      return deleted
     },
 
     async deleteProject(rawProjectId) {
@@ -347,7 +350,11 @@ export async function createPostgresStore(
                   where n.nspname = $1 and c.relkind = 'r') as bytes`,
         [schema],
       )
-      return { traces: Number(rows[0]?.traces ?? 0), bytes: Number(rows[0]?.bytes ?? 0) }
+      return {
+        traces: Number(rows[0]?.traces ?? 0),
+        bytes: Number(rows[0]?.bytes ?? 0),
+        search_full_counts: searchCounts.fullCounts(),
+      }
     },
 
     async listSessions(filter, page) {

@@ -25,7 +25,15 @@ import {
   sessionUserSet,
   TOTALS_COUNTS,
 } from '../rollups.js'
-import { BUMP_REMOVALS, createSearchCounts, keepsCount, REMOVALS_NOW } from '../search-counts.js'
+import {
+  BUMP_REMOVALS,
+  BUMP_REMOVALS_RETURNING,
+  createSearchCounts,
+  keepsCount,
+  type PassedCount,
+  passRemoval,
+  REMOVALS_NOW,
+} from '../search-counts.js'
 import { SUMMARY_KEYS, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
@@ -568,18 +576,22 @@ const spanOf = (table: string, column: string) => `
 export async function deleteTraces(
   db: Queryable,
   { filter, trace_ids, limit }: DeleteSelection,
-): Promise<DeletedTrace[]> {
+  searchCounts: PostgresSearchCounts,
+): Promise<{ deleted: DeletedTrace[]; counts: PassedCount<string>[] }> {
   const w = pgWhere(filter, trace_ids ? { traceIds: trace_ids } : {})
   const { rows } = await db.query<RollupRow & { trace_id: string; seq: number }>(
     `select seq, trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql}
      order by created_at, trace_id limit $${w.params.length + 1} for update`,
     [...w.params, limit],
   )
-  if (rows.length === 0) return []
-  await db.query('delete from traces where seq = any($1::int8[])', [rows.map((r) => r.seq)])
+  if (rows.length === 0) return { deleted: [], counts: [] }
+  // Search totals kept by any replica counted these traces; the counter's row, locked after the traces', is held to
+  // the commit. The counts this instance kept under the value before are tested against the traces, still there.
+  const [{ value: bumped }] = (await db.query<{ value: string }>(BUMP_REMOVALS_RETURNING)).rows as [{ value: string }]
+  const seqs = rows.map((r) => r.seq)
+  const counts = await lessOfCounts(db, searchCounts, seqs, bumped)
+  await db.query('delete from traces where seq = any($1::int8[])', [seqs])
   await db.query('delete from trace_ids where trace_id = any($1::text[])', [rows.map((r) => encodeText(r.trace_id))])
-  // Search totals kept by any replica counted these traces; the counter's row, locked last, is held only to the commit.
-  await db.query(BUMP_REMOVALS)
   const deltas = removalDeltas(rows.map(rollupInput))
   await applyDeltas(db, deltas)
   const gone: Record<string, { project_id: string }[]> = {}
@@ -615,7 +627,34 @@ export async function deleteTraces(
     }
   }
   await countActivity(db, -1, gone.session_totals ?? [], gone.user_totals ?? [])
-  return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
+  return { deleted: rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id })), counts }
+}
+
+/**
+ * The search counts this instance keeps, past the deletion of the traces of these seqs (still there): each one's
+ * matches among those it counted (of a transaction below its horizon, or stored before the xid was kept), each tested
+ * as a read tests the traces stored after a count.
+ */
+async function lessOfCounts(
+  db: Queryable,
+  searchCounts: PostgresSearchCounts,
+  seqs: readonly number[],
+  bumped: string,
+): Promise<PassedCount<string>[]> {
+  const counted = searchCounts.removable(bumped)
+  const less: number[] = []
+  for (const { f, count } of counted) {
+    const w = pgWhere(f, {}, true)
+    const n = w.params.length
+    const [row] = await prepared<{ n: number }>(
+      db,
+      `select count(*)::int as n from traces ${w.sql}
+       and seq = any($${n + 1}::int8[]) and (xid is null or xid < $${n + 2}::xid8)`,
+      [...w.params, seqs, count.horizon],
+    )
+    less.push(row?.n ?? 0)
+  }
+  return passRemoval(counted, bumped, less)
 }
 
 /** The search totals a store instance keeps: up to a snapshot's xmin (an xid8, in its decimal text). */

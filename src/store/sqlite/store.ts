@@ -237,7 +237,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     async stats() {
       const pages = sqlite.pragma('page_count', { simple: true }) as number
       const pageSize = sqlite.pragma('page_size', { simple: true }) as number
-      return { traces: traces.count(), bytes: pages * pageSize }
+      return { traces: traces.count(), bytes: pages * pageSize, search_full_counts: traces.searchFullCounts() }
     },
 
     async listSessions(filter, page) {

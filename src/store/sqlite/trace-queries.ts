@@ -23,7 +23,15 @@ import {
   sessionUserSet,
   TOTALS_COUNTS,
 } from '../rollups.js'
-import { BUMP_REMOVALS, createSearchCounts, keepsCount, REMOVALS_NOW } from '../search-counts.js'
+import {
+  BUMP_REMOVALS,
+  BUMP_REMOVALS_RETURNING,
+  createSearchCounts,
+  keepsCount,
+  type PassedCount,
+  passRemoval,
+  REMOVALS_NOW,
+} from '../search-counts.js'
 import { SUMMARY_KEYS, storedTrace, storedTraceOf, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
@@ -200,6 +208,8 @@ export function createTraceQueries(db: Database.Database) {
   const SEARCH_COUNT_CATCH_UP = 20_000
   const searchCounts = createSearchCounts<number>((upTo, top) => upTo <= top && top - upTo <= SEARCH_COUNT_CATCH_UP)
   const bumpRemovals = db.prepare(BUMP_REMOVALS)
+  const bumpRemovalsReturning = db.prepare(BUMP_REMOVALS_RETURNING)
+  const lastRowid = db.prepare('select coalesce(max(rowid), 0) as top from traces')
 
   const deleteByRowid = db.prepare('delete from traces where rowid = ?')
   const deleteSearch = db.prepare('delete from traces_search where rowid = ?')
@@ -233,32 +243,62 @@ export function createTraceQueries(db: Database.Database) {
    * — the exact inverse of insertBatch (removalDeltas) — then the rollup rows they touched that hold no trace any more
    * go, and the sessions and users they belonged to get their span (and a session its user) from the traces left.
    */
-  const deleteBatch = db.transaction(({ filter, trace_ids, limit }: DeleteSelection): DeletedTrace[] => {
-    const w = where(filter, trace_ids ? { traceIds: trace_ids } : {})
-    const rows = stmt(
-      `select rowid as row_id, trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql}
-       order by created_at, trace_id limit ?`,
-    ).all(...w.params, limit) as (RollupRow & { trace_id: string; row_id: number })[]
-    if (rows.length === 0) return []
-    for (const row of rows) {
-      deleteByRowid.run(row.row_id)
-      deleteSearch.run(row.row_id)
-    }
-    // A freed rowid may be given again, and the counts kept include these traces: none is trusted after this.
-    bumpRemovals.run()
-    const deltas = removalDeltas(rows.map(rollupInput))
-    applyDeltas(deltas)
-    for (const [table, touched] of deltaRows(deltas)) {
-      const keys = ROLLUP_KEYS[table]
-      for (const row of touched) {
-        const key = Object.fromEntries(keys.map((k) => [k, (row as Record<string, unknown>)[k]]))
-        if (dropEmpty[table].run(key).changes > 0) continue
-        if (table === 'session_totals') respanSession.run(key)
-        if (table === 'user_totals') respanUser.run(key)
+  const deleteBatch = db.transaction(
+    ({ filter, trace_ids, limit }: DeleteSelection): { deleted: DeletedTrace[]; counts: PassedCount<number>[] } => {
+      const w = where(filter, trace_ids ? { traceIds: trace_ids } : {})
+      const rows = stmt(
+        `select rowid as row_id, trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql}
+         order by created_at, trace_id limit ?`,
+      ).all(...w.params, limit) as (RollupRow & { trace_id: string; row_id: number })[]
+      if (rows.length === 0) return { deleted: [], counts: [] }
+      const { value: bumped } = bumpRemovalsReturning.get() as { value: string }
+      const counts = lessOfCounts(rows, bumped)
+      for (const row of rows) {
+        deleteByRowid.run(row.row_id)
+        deleteSearch.run(row.row_id)
       }
-    }
-    return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
-  })
+      // A freed rowid is given again only above the highest one left: the counts kept end there at most.
+      const { top } = lastRowid.get() as { top: number }
+      const deltas = removalDeltas(rows.map(rollupInput))
+      applyDeltas(deltas)
+      for (const [table, touched] of deltaRows(deltas)) {
+        const keys = ROLLUP_KEYS[table]
+        for (const row of touched) {
+          const key = Object.fromEntries(keys.map((k) => [k, (row as Record<string, unknown>)[k]]))
+          if (dropEmpty[table].run(key).changes > 0) continue
+          if (table === 'session_totals') respanSession.run(key)
+          if (table === 'user_totals') respanUser.run(key)
+        }
+      }
+      return {
+        deleted: rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id })),
+        counts: counts.map((c) => ({ ...c, next: { ...c.next, horizon: Math.min(c.next.horizon, top) } })),
+      }
+    },
+  )
+  /**
+   * The search counts this instance keeps, past the deletion of these rows (still there): each one's matches among
+   * them up to the last rowid it counted, tested as a read tests the traces stored after a count.
+   */
+  const lessOfCounts = (rows: readonly { row_id: number }[], bumped: string): PassedCount<number>[] => {
+    const counted = searchCounts.removable(bumped)
+    const rowids = JSON.stringify(rows.map((r) => r.row_id))
+    const less = counted.map(({ f, count }) => {
+      const w = where(f, {}, true)
+      return (
+        stmt(
+          `select count(*) as n from traces ${w.sql} and rowid in (select value from json_each(?)) and rowid <= ?`,
+        ).get(...w.params, rowids, count.horizon) as { n: number }
+      ).n
+    })
+    return passRemoval(counted, bumped, less)
+  }
+  /** Deletes in one transaction, then (once it committed) keeps the search counts past it. */
+  const deleteTraces = (selection: DeleteSelection): DeletedTrace[] => {
+    const { deleted, counts } = deleteBatch(selection)
+    searchCounts.passed(counts)
+    return deleted
+  }
   /** Every rollup recounted from the traces, in one transaction (see rollup-rebuild.ts). */
   const rebuildRollups = db.transaction(() => {
     for (const table of ROLLUP_TABLES) db.prepare(`delete from ${table}`).run()
@@ -551,7 +591,9 @@ export function createTraceQueries(db: Database.Database) {
       return row ? fromValues(row) : null
     },
 
-    deleteTraces: (selection: DeleteSelection) => deleteBatch(selection),
+    deleteTraces,
+    /** How many searches were counted in full since this instance started. */
+    searchFullCounts: searchCounts.fullCounts,
     walkTraces: (filter: TraceFilter, chunk: number) =>
       walkChunks(async (after, limit) => reads.afterCursor(filter, after, limit), chunk),
 
