@@ -12,6 +12,7 @@ import { toJson } from './lib/json.js'
 import { createValidators, describeErrors, validatorCompiler } from './lib/validation.js'
 import auth from './plugins/auth.js'
 import configPlugin from './plugins/config.js'
+import deadline from './plugins/deadline.js'
 import docs from './plugins/docs.js'
 import errors, { errorReply } from './plugins/errors.js'
 import limits from './plugins/limits.js'
@@ -110,10 +111,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     trustProxy: config.trustProxy,
     // Slow clients: the whole request must arrive within the timeout (else Node answers 408 and closes; it checks
     // every `connectionsCheckingInterval`, and honours requestTimeout only when the server is constructed with it,
-    // hence `http`). A request not answered a second after that gets 503 from Fastify: the 408 comes first for a
-    // slow upload, the 503 only for a slow answer.
+    // hence `http`). A request not answered a second after that gets 503 (plugins/deadline.ts): the 408 comes first
+    // for a slow upload, the 503 only for a slow answer.
     requestTimeout: config.requestTimeoutMs,
-    handlerTimeout: config.requestTimeoutMs + 1000,
     http: {
       requestTimeout: config.requestTimeoutMs,
       headersTimeout: Math.min(60_000, config.requestTimeoutMs),
@@ -139,6 +139,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   for (const schema of componentSchemas) app.addSchema(schema)
 
   await app.register(configPlugin, { config, now: options.now ?? Date.now, validators })
+  await app.register(deadline)
   await app.register(metricsPlugin)
   await app.register(limits)
   await app.register(errors)

@@ -2,7 +2,10 @@
 // (scripts/test.ts): on in-memory SQLite, and with LOUPE_TEST_DATABASE=postgres://… on PostgreSQL, where every app
 // gets a schema of its own, dropped when its test ends.
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { type AddressInfo, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import pg from 'pg'
@@ -10,7 +13,7 @@ import type { Test } from 'tap'
 import { componentSchemas } from '../schemas/index.js'
 import { type BuildOptions, buildApp, type LoupeApp } from '../src/app.js'
 import { type Config, defaultConfig } from '../src/config.js'
-import { createPostgresStore } from '../src/store/postgres/store.js'
+import { createPostgresStore, postgresTarget } from '../src/store/postgres/store.js'
 import { createSqliteStore } from '../src/store/sqlite/store.js'
 import type { Store } from '../src/store/types.js'
 
@@ -55,6 +58,31 @@ export async function createTestStore(t: Test): Promise<Store> {
     await dispose()
   })
   return store
+}
+
+/**
+ * Two stores of the kind under test on one new database, as two replicas (or two processes) share one: a SQLite
+ * file, or a PostgreSQL schema. Closed and dropped when the test ends.
+ */
+export async function createSharedStores(t: Test): Promise<[Store, Store]> {
+  let stores: [Store, Store]
+  let dispose: () => Promise<void>
+  if (TEST_DATABASE) {
+    const url = withSchema(TEST_DATABASE, testSchemaName())
+    const first = await createPostgresStore(url, { poolSize: 3 })
+    stores = [first, await createPostgresStore(url, { poolSize: 3 })]
+    dispose = () => dropSchema(TEST_DATABASE!, postgresTarget(url).schema)
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'loupe-shared-'))
+    const path = join(dir, 'loupe.db')
+    stores = [createSqliteStore(path), createSqliteStore(path)]
+    dispose = async () => rmSync(dir, { recursive: true, force: true })
+  }
+  t.teardown(async () => {
+    for (const store of stores) await store.close()
+    await dispose()
+  })
+  return stores
 }
 
 export interface TestAppOptions extends BuildOptions {

@@ -7,7 +7,8 @@ export const DAY_MS = 24 * HOUR_MS
 /**
  * The answer time of a route that streams or works through every matching trace (export, deletion by filter, a
  * project's deletion, re-pricing): minutes at a million traces, so REQUEST_TIMEOUT_MS must not cut it midway.
- * Fastify lets a route only raise the server's handler timeout, at most to setTimeout's limit (about 24 days).
+ * Such a route sets it as its own `handlerTimeout` (then Fastify times it, not src/plugins/deadline.ts), at most
+ * setTimeout's limit (about 24 days).
  */
 export const LONG_RUNNING_MS = 2_147_483_647
 

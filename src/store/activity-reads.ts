@@ -34,6 +34,8 @@ export type Query = <R>(build: (bind: (value: unknown) => string) => string) => 
 export interface ActivityQueries {
   query: Query
   select(selection: Selection): Promise<Trace[]>
+  /** How many sessions or users there are (of a project), where the store keeps that count; else they are counted. */
+  countAll?(kind: 'sessions' | 'users', projectId: string | undefined): Promise<number>
 }
 
 const TABLE = { sessions: 'session_totals', users: 'user_totals' } as const
@@ -79,6 +81,9 @@ export function createActivityReads(q: ActivityQueries) {
          order by last_at desc, ${ID[kind]} desc, project_id desc limit ${bind(limit)} offset ${bind(offset)}`,
     )
   const count = async (kind: keyof typeof TABLE, f: ActivityFilter) => {
+    if (q.countAll && f.user_id === undefined && f.since === undefined && f.until === undefined) {
+      return q.countAll(kind, f.project_id)
+    }
     const [row] = await q.query<{ n: number }>(
       (bind) => `select count(*) as n from ${TABLE[kind]} ${activityWhere(kind, f, bind)}`,
     )

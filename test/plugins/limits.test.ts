@@ -1,8 +1,9 @@
 // Abuse limits: per-address rate limit on every route but ingest, per-key on ingest, 413 for large bodies, 503 with
-// Retry-After when the event loop is saturated, and 408 for a request that never finishes arriving.
+// Retry-After when the event loop is saturated, 408 for a request that never finishes arriving, and 503 for one not
+// answered in time.
 import { connect as tcpConnect } from 'node:net'
 import t from 'tap'
-import { buildTestApp, createProject, postBatch, postTrace } from '../helper.js'
+import { buildTestApp, createProject, createTestStore, postBatch, postTrace } from '../helper.js'
 import { connect as connectPeer, startServer, within } from '../ws-peer.js'
 
 const ERROR_SHAPE = { statusCode: Number, error: String, message: String }
@@ -124,4 +125,25 @@ t.test('a request that never finishes arriving is answered 408 and closed', { ti
   await within(5000, 'the server to close the connection', new Promise((resolve) => socket.on('close', resolve)))
   t.match(answer, /^HTTP\/1\.1 408/, 'Request Timeout')
   t.ok(Date.now() - started < 3000, `closed after ${Date.now() - started} ms`)
+})
+
+t.test('a request not answered a second after REQUEST_TIMEOUT_MS gets 503 with Retry-After', async (t) => {
+  // The store takes far longer than the timeout to find one trace; every other read answers at once.
+  const store = await createTestStore(t)
+  const slow = {
+    ...store,
+    getTrace: async (id: string) => {
+      await new Promise((r) => setTimeout(r, 3000))
+      return store.getTrace(id)
+    },
+  }
+  const app = await buildTestApp(t, { store: slow, config: { requestTimeoutMs: 100 } })
+  const started = Date.now()
+  const [late, quick] = await Promise.all([app.inject('/traces/some-trace'), app.inject('/traces')])
+  const ms = Date.now() - started
+  t.equal(quick.statusCode, 200, 'a request answered in time is not touched')
+  t.equal(late.statusCode, 503)
+  t.match(late.json(), { ...ERROR_SHAPE, statusCode: 503, code: 'LOUPE_UNAVAILABLE' })
+  t.ok(Number(late.headers['retry-after']) > 0, `Retry-After: ${late.headers['retry-after']}`)
+  t.ok(ms >= 1100, `answered after ${ms} ms, not before the timeout and a second more`)
 })

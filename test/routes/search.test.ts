@@ -1,9 +1,21 @@
 // Full-text search (`q` of GET /traces), one suite for both stores: every word of q must occur in the trace's name,
 // prompt, response, failure reason or step inputs, outputs and errors — as a substring, whatever the case, in any
 // language — combined with every other filter, sort and cursor; each answer equals a recount by a plain scan.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { ListTracesResponse, type Trace } from '../../schemas/index.js'
-import { buildTestApp, createProject, postBatch, postTrace, schemaErrors } from '../helper.js'
+import type { LoupeApp } from '../../src/app.js'
+import { normalizeTrace } from '../../src/ingest/normalize.js'
+import type { createPostgresStore } from '../../src/store/postgres/store.js'
+import { insertTraces } from '../../src/store/postgres/trace-queries.js'
+import {
+  buildTestApp,
+  createProject,
+  createSharedStores,
+  postBatch,
+  postTrace,
+  schemaErrors,
+  TEST_DATABASE,
+} from '../helper.js'
 
 const NOW = Date.parse('2026-11-21T13:45:00.000Z')
 
@@ -278,3 +290,108 @@ t.test('a common word and a rare one find the same pages by either plan, and tot
   await postBatch(app, a.key, traces(300, 6))
   t.equal((await list({ q: 'common' })).total, (await recount('common')).length, 'after a deletion, then new traces')
 })
+
+/**
+ * Two apps on one database, as two replicas, with a project made by each, and what checks a search's total on both
+ * against a recount.
+ */
+async function replicas(t: Test, name: string) {
+  const [storeA, storeB] = await createSharedStores(t)
+  const a = await buildTestApp(t, { store: storeA, now: () => NOW })
+  const b = await buildTestApp(t, { store: storeB, now: () => NOW })
+  const one = await createProject(a, `${name} one`)
+  const two = await createProject(b, `${name} two`)
+  const scopes = [{ project_id: one.project_id }, { project_id: two.project_id }]
+  const total = async (app: LoupeApp, query: Record<string, string>) =>
+    (await app.inject({ url: '/traces', query: { fields: 'summary', limit: '5', ...query } })).json().total as number
+  const recount = async (q: string, query: Record<string, string>) => {
+    const everything = await a.inject({ url: '/traces', query: { limit: '1000', ...query } })
+    return (everything.json().items as Trace[]).filter((tr) => matches(tr, q)).length
+  }
+  /** Each app's total of q (alone and within each scope) equals a recount; twice, so a kept count is used too. */
+  const check = async (what: string, q: string, scopes: Record<string, string>[]) => {
+    for (const scope of [{}, ...scopes]) {
+      const expected = await recount(q, scope)
+      for (const [name, app] of [
+        ['A', a],
+        ['B', b],
+      ] as const) {
+        for (const ask of ['asked once', 'asked again']) {
+          t.equal(
+            await total(app, { q, ...scope }),
+            expected,
+            `${what}: ${name}'s total of q=${q} ${JSON.stringify(scope)} (${ask})`,
+          )
+        }
+      }
+    }
+  }
+  return { a, b, storeB, one, two, scopes, check }
+}
+
+const wordy = (prefix: string, from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    trace_id: `${prefix}${String(from + i).padStart(3, '0')}`,
+    created_at: NOW - (from + i) * 1000,
+    prompt: `${(from + i) % 3 === 0 ? 'plain' : 'common'} words ${(from + i) % 10 === 4 ? 'rare' : ''}`,
+  }))
+
+t.test('kept search totals stay exact as another instance on the same database stores and deletes', async (t) => {
+  const { a, b, storeB, one, two, scopes, check } = await replicas(t, 'Shared')
+  await postBatch(a, one.key, wordy('x', 0, 30))
+  await check('first counts', 'common', scopes)
+  await check('first counts', 'rare', scopes)
+
+  await postBatch(b, two.key, wordy('y', 30, 12))
+  await postBatch(b, one.key, wordy('y', 42, 5))
+  await check('after the other instance stored', 'common', scopes)
+  await check('after the other instance stored', 'rare', scopes)
+
+  // The newest trace deleted by the other instance (its rowid may be given again), then new traces.
+  const newest = (await b.inject({ url: '/traces', query: { q: 'common', limit: '2' } })).json().items as Trace[]
+  for (const tr of newest) {
+    t.equal((await b.inject({ method: 'DELETE', url: `/traces/${tr.trace_id}` })).statusCode, 204)
+  }
+  await check('after the other instance deleted', 'common', scopes)
+  await postBatch(b, one.key, wordy('z', 47, 4))
+  await check('after the other instance deleted, then stored', 'common', scopes)
+
+  // A deletion by filter (as retention's), oldest first, from the other instance's store.
+  t.equal((await storeB.deleteTraces({ filter: { q: ['rare'] }, limit: 3 })).length, 3)
+  await check('after a deletion by filter', 'rare', scopes)
+  await check('after a deletion by filter', 'common', scopes)
+})
+
+t.test(
+  'a trace whose transaction took a lower seq and commits later is counted once it commits',
+  { skip: !TEST_DATABASE && 'PostgreSQL only: SQLite writers take turns, none commits late' },
+  async (t) => {
+    // The late trace is another project's than the early one: its open transaction holds its project's rollup rows.
+    const { a, b, storeB, one, two, scopes, check } = await replicas(t, 'Late')
+    await postBatch(a, one.key, wordy('x', 0, 20))
+    await check('before', 'common', scopes)
+
+    const { pool } = storeB as Awaited<ReturnType<typeof createPostgresStore>>
+    const held = await pool.connect()
+    t.teardown(() => held.release())
+    await held.query('begin')
+    const late = normalizeTrace(
+      { trace_id: 'late', prompt: 'common, stored late' },
+      { project_id: two.project_id, environment: 'development' },
+      { now: NOW, newId: () => 'unused' },
+    )
+    const { seqs } = await insertTraces(held, [late], null)
+    await postBatch(b, one.key, [{ trace_id: 'early', prompt: 'common, stored early', created_at: NOW }])
+    const early = await pool.query<{ seq: number }>(`select seq from traces where trace_id = 'early'`)
+    t.ok(seqs[0]! < early.rows[0]!.seq, 'the open transaction holds the lower seq')
+    await check('while the lower seq is not committed', 'common', scopes)
+
+    await held.query('commit')
+    t.equal(
+      (await a.inject({ url: '/traces', query: { q: 'common', project_id: two.project_id } })).json().total,
+      1,
+      'the late trace is found',
+    )
+    await check('once the lower seq is committed', 'common', scopes)
+  },
+)

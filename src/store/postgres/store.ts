@@ -33,6 +33,7 @@ import { createPendingSpanQueries } from './pending-spans.js'
 import { createReplicaFeed, type FeedLog, type ReplicaFeed } from './replica-feed.js'
 import { apiKeys, modelPrices, projectRetention, projects } from './tables.js'
 import {
+  createPostgresSearchCounts,
   deleteTraces,
   fillSearchText,
   getTrace,
@@ -176,6 +177,9 @@ export async function createPostgresStore(
   const snapshot = <T>(fn: (client: Queryable) => Promise<T>) =>
     transaction(fn, 'begin isolation level repeatable read read only')
 
+  const searchCounts = createPostgresSearchCounts()
+  const reads = (client: Queryable) => traceReads(client, searchCounts)
+
   const pendingSpans = createPendingSpanQueries(pool, transaction)
   const { alerts, windowStats } = createPostgresAlerts(pool, db)
 
@@ -277,19 +281,19 @@ export async function createPostgresStore(
     },
 
     async listTraces(filter, page) {
-      return snapshot((client) => traceReads(client).listTraces(filter, page))
+      return snapshot((client) => reads(client).listTraces(filter, page))
     },
 
     async listTraceSummaries(filter, page) {
-      return snapshot((client) => traceReads(client).listTraceSummaries(filter, page))
+      return snapshot((client) => reads(client).listTraceSummaries(filter, page))
     },
 
     async analytics(params) {
-      return snapshot((client) => traceReads(client).analytics(params))
+      return snapshot((client) => reads(client).analytics(params))
     },
 
     async failures(params) {
-      return snapshot((client) => traceReads(client).failures(params))
+      return snapshot((client) => reads(client).failures(params))
     },
 
     async deleteTraces(selection) {
@@ -299,7 +303,7 @@ export async function createPostgresStore(
     async deleteProject(rawProjectId) {
       const projectId = encodeText(rawProjectId)
       return transaction((client) =>
-        runStepsAsync(projectDeletion(ROLLUP_TABLES), async ({ sql, read, lock }) => {
+        runStepsAsync(projectDeletion([...ROLLUP_TABLES, 'activity_counts']), async ({ sql, read, lock }) => {
           // Deletes return a row each so that the count comes back the same way as a read's.
           const text = `${sql.replace('?', '$1')}${lock ? ' for update' : read ? '' : ' returning 1'}`
           return (await client.query(text, [projectId])).rows.length
@@ -328,10 +332,7 @@ export async function createPostgresStore(
     },
 
     walkTraces(filter, chunk) {
-      return walkChunks(
-        (after, limit) => snapshot((client) => traceReads(client).afterCursor(filter, after, limit)),
-        chunk,
-      )
+      return walkChunks((after, limit) => snapshot((client) => reads(client).afterCursor(filter, after, limit)), chunk)
     },
 
     alerts,
@@ -350,19 +351,19 @@ export async function createPostgresStore(
     },
 
     async listSessions(filter, page) {
-      return snapshot((client) => traceReads(client).listSessions(filter, page))
+      return snapshot((client) => reads(client).listSessions(filter, page))
     },
 
     async getSession(sessionId, projectId, limit) {
-      return snapshot((client) => traceReads(client).getSession(sessionId, projectId, limit))
+      return snapshot((client) => reads(client).getSession(sessionId, projectId, limit))
     },
 
     async listUsers(filter, page) {
-      return snapshot((client) => traceReads(client).listUsers(filter, page))
+      return snapshot((client) => reads(client).listUsers(filter, page))
     },
 
     async getUser(userId, projectId, limit) {
-      return snapshot((client) => traceReads(client).getUser(userId, projectId, limit))
+      return snapshot((client) => reads(client).getUser(userId, projectId, limit))
     },
 
     async listPriceRules() {

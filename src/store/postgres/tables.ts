@@ -24,6 +24,9 @@ import type { AlertMetric, Environment, OtlpSpan, Step, Trace, TraceStatus } fro
  */
 const id = customType<{ data: string }>({ dataType: () => 'text collate "C"' })
 
+/** A transaction id (64 bits, never wrapping around); read back as its decimal text. */
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' })
+
 /** Epoch milliseconds: fits a double exactly, so it is read back as a number. */
 const epochMs = (name: string) => bigint(name, { mode: 'number' })
 
@@ -132,6 +135,13 @@ export const traces = pgTable(
      * `traces_search` is written by hand in its migration (its operator class lives in the extension).
      */
     search_text: text('search_text'),
+    /**
+     * The transaction that stored the trace (null: stored before this column existed). Every trace of a transaction
+     * older than a snapshot's xmin is in that snapshot for good, which seq cannot tell (a transaction holding a lower
+     * seq may commit later): what kept search totals count up to (src/store/search-counts.ts). Its default is set
+     * in the migration, so that adding the column did not rewrite the table.
+     */
+    xid: xid8('xid').default(sql`pg_current_xact_id()`),
   },
   // One index per filter and sort of GET /traces, /failures and /analytics, each ending in the list order. The two
   // newest-first walks also carry latency and token_count (as on SQLite), so a range filter is checked in the index.
@@ -155,6 +165,7 @@ export const traces = pgTable(
     index('traces_retried_created').on(t.created_at, t.trace_id).where(sql`retry_count > 0`),
     index('traces_project_retried_created').on(t.project_id, t.created_at, t.trace_id).where(sql`retry_count > 0`),
     index('traces_seq').on(t.seq),
+    index('traces_xid').on(t.xid),
   ],
 )
 
@@ -248,7 +259,10 @@ export const sessionTotals = pgTable(
     primaryKey({ columns: [t.project_id, t.session_id] }),
     index('session_totals_last').on(t.last_at, t.session_id),
     index('session_totals_project_last').on(t.project_id, t.last_at, t.session_id),
-    index('session_totals_user_last').on(t.user_id, t.last_at, t.session_id),
+    // A user's sessions newest first; with project_id, also how many a user has in a project (from the index alone).
+    index('session_totals_user_last').on(t.user_id, t.last_at, t.session_id, t.project_id),
+    // GET /sessions/{id} without a project: the most recently active session of that id, one index seek.
+    index('session_totals_session_last').on(t.session_id, t.last_at, t.project_id),
   ],
 )
 
@@ -264,8 +278,20 @@ export const userTotals = pgTable(
     primaryKey({ columns: [t.project_id, t.user_id] }),
     index('user_totals_last').on(t.last_at, t.user_id),
     index('user_totals_project_last').on(t.project_id, t.last_at, t.user_id),
+    // GET /users/{id} without a project: the most recently active user of that id, one index seek.
+    index('user_totals_user_last').on(t.user_id, t.last_at, t.project_id),
   ],
 )
+
+/**
+ * How many sessions and users each project has, kept with their rollup rows (a row created counts one, a row deleted
+ * takes one away): the totals of GET /sessions and GET /users without counting every row of those rollups.
+ */
+export const activityCounts = pgTable('activity_counts', {
+  project_id: id('project_id').primaryKey(),
+  sessions: bigint('sessions', { mode: 'number' }).notNull(),
+  users: bigint('users', { mode: 'number' }).notNull(),
+})
 
 /** Operators' prices per model-name pattern (src/costs/pricing.ts), ahead of the price database. */
 export const modelPrices = pgTable('model_prices', {
@@ -285,7 +311,7 @@ export const loupeMeta = pgTable('loupe_meta', {
   value: text('value').notNull(),
 })
 
-export type TraceRow = Omit<typeof traces.$inferSelect, 'seq' | 'reported_cost' | 'search_text'>
+export type TraceRow = Omit<typeof traces.$inferSelect, 'seq' | 'reported_cost' | 'search_text' | 'xid'>
 export type ProjectRow = typeof projects.$inferSelect
 export type ApiKeyRow = typeof apiKeys.$inferSelect
 

@@ -25,6 +25,7 @@ import {
   sessionUserSet,
   TOTALS_COUNTS,
 } from '../rollups.js'
+import { BUMP_REMOVALS, createSearchCounts, keepsCount, REMOVALS_NOW } from '../search-counts.js'
 import { SUMMARY_KEYS, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
@@ -147,15 +148,51 @@ async function upsertRollup<R extends object>(
   counted: readonly string[],
   rows: readonly R[],
   more: { columns: Record<string, string>; set: string } = { columns: {}, set: addExcluded(table, counted) },
-) {
-  if (rows.length === 0) return
+): Promise<{ project_id: string }[]> {
+  if (rows.length === 0) return []
   const columns = [...Object.keys(keys), ...counted, ...Object.keys(more.columns)]
   const types = columns.map((c) => keys[c] ?? more.columns[c] ?? 'int8')
-  await db.query(
-    `insert into ${table} (${columns.join(', ')})
-     select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
-     on conflict (${Object.keys(keys).join(', ')}) do update set ${more.set}`,
+  // The rows this statement created (xmax = 0: inserted, not updated), by their project.
+  const { rows: created } = await db.query<{ project_id: string }>(
+    `with written as (
+       insert into ${table} (${columns.join(', ')})
+       select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
+       on conflict (${Object.keys(keys).join(', ')}) do update set ${more.set}
+       returning project_id, xmax = 0 as created)
+     select project_id from written where created`,
     columns.map((c) => rows.map((r) => (r as Record<string, unknown>)[c])),
+  )
+  return created
+}
+
+/**
+ * Adds sessions and users created (or, with `sign` -1, deleted) to their projects' counts: the totals of
+ * GET /sessions and GET /users. Written only when a session or a user comes or goes, projects in key order.
+ */
+async function countActivity(
+  db: Queryable,
+  sign: 1 | -1,
+  sessions: readonly { project_id: string }[],
+  users: readonly { project_id: string }[],
+) {
+  if (sessions.length === 0 && users.length === 0) return
+  const counts = new Map<string, { sessions: number; users: number }>()
+  const tally = (rows: readonly { project_id: string }[], kind: 'sessions' | 'users') => {
+    for (const { project_id } of rows) {
+      const entry = counts.get(project_id) ?? { sessions: 0, users: 0 }
+      entry[kind] += sign
+      counts.set(project_id, entry)
+    }
+  }
+  tally(sessions, 'sessions')
+  tally(users, 'users')
+  // Read back through the U+0000 escape: written again through it.
+  const projects = [...counts.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  await db.query(
+    `insert into activity_counts (project_id, sessions, users)
+     select * from unnest($1::text[], $2::int8[], $3::int8[])
+     on conflict (project_id) do update set ${addExcluded('activity_counts', ['sessions', 'users'])}`,
+    [projects.map(encodeText), projects.map((p) => counts.get(p)!.sessions), projects.map((p) => counts.get(p)!.users)],
   )
 }
 
@@ -315,7 +352,7 @@ async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
   }
   const span = { first_at: 'int8', last_at: 'int8' }
   const sessions = sortedBy(deltas.sessions, (r) => JSON.stringify([r.project_id, r.session_id]))
-  await upsertRollup(
+  const newSessions = await upsertRollup(
     db,
     'session_totals',
     { project_id: 'text', session_id: 'text' },
@@ -327,7 +364,7 @@ async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
     },
   )
   const users = sortedBy(deltas.users, (r) => JSON.stringify([r.project_id, r.user_id]))
-  await upsertRollup(
+  const newUsers = await upsertRollup(
     db,
     'user_totals',
     { project_id: 'text', user_id: 'text' },
@@ -335,11 +372,12 @@ async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
     users.map((r) => ({ ...r, user_id: encodeText(r.user_id) })),
     { columns: span, set: activityUpsertSet('user_totals', ACTIVITY_COUNTED, 'least', 'greatest') },
   )
+  await countActivity(db, 1, newSessions, newUsers)
 }
 
 /** Every rollup recounted from the traces, in chunks, inside the caller's transaction (see rollup-rebuild.ts). */
 export async function rebuildRollups(db: Queryable): Promise<void> {
-  for (const table of ROLLUP_TABLES) await db.query(`delete from ${table}`)
+  for (const table of [...ROLLUP_TABLES, 'activity_counts']) await db.query(`delete from ${table}`)
   let cursor = 0
   for (;;) {
     const { rows } = await db.query<RollupRow & { cursor: number }>(
@@ -412,10 +450,14 @@ export async function fillSearchText(db: Queryable): Promise<void> {
       [REBUILD_CHUNK],
     )
     if (rows.length === 0) break
+    // Traces found by a search for the first time: the search totals kept until now no longer hold (one statement,
+    // so the counter moves with the text).
     await db.query(
-      `update traces t set search_text = u.search_text
-       from unnest($1::text[], $2::text[], $3::text[]) as u(project_id, trace_id, search_text)
-       where t.project_id = u.project_id and t.trace_id = u.trace_id`,
+      `with filled as (
+         update traces t set search_text = u.search_text
+         from unnest($1::text[], $2::text[], $3::text[]) as u(project_id, trace_id, search_text)
+         where t.project_id = u.project_id and t.trace_id = u.trace_id)
+       ${BUMP_REMOVALS}`,
       [
         rows.map((r) => r.project_id),
         rows.map((r) => encodeText(r.trace_id)),
@@ -536,8 +578,11 @@ export async function deleteTraces(
   if (rows.length === 0) return []
   await db.query('delete from traces where seq = any($1::int8[])', [rows.map((r) => r.seq)])
   await db.query('delete from trace_ids where trace_id = any($1::text[])', [rows.map((r) => encodeText(r.trace_id))])
+  // Search totals kept by any replica counted these traces; the counter's row, locked last, is held only to the commit.
+  await db.query(BUMP_REMOVALS)
   const deltas = removalDeltas(rows.map(rollupInput))
   await applyDeltas(db, deltas)
+  const gone: Record<string, { project_id: string }[]> = {}
   for (const [table, touched] of deltaRows(deltas)) {
     if (touched.length === 0) continue
     const keys = ROLLUP_KEYS[table]
@@ -549,7 +594,11 @@ export async function deleteTraces(
         return typeof value === 'string' ? encodeText(value) : value
       }),
     )
-    await db.query(`delete from ${table} using ${from} where ${matches} and ${table}.traces = 0`, params)
+    const deleted = await db.query<{ project_id: string }>(
+      `delete from ${table} using ${from} where ${matches} and ${table}.traces = 0 returning ${table}.project_id`,
+      params,
+    )
+    gone[table] = deleted.rows
     if (table === 'session_totals') {
       await db.query(
         `update session_totals set ${spanOf(table, 'session_id')},
@@ -565,11 +614,52 @@ export async function deleteTraces(
       await db.query(`update user_totals set ${spanOf(table, 'user_id')} from ${from} where ${matches}`, params)
     }
   }
+  await countActivity(db, -1, gone.session_totals ?? [], gone.user_totals ?? [])
   return rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id }))
 }
 
+/** The search totals a store instance keeps: up to a snapshot's xmin (an xid8, in its decimal text). */
+export const createPostgresSearchCounts = () => createSearchCounts<string>((kept, now) => BigInt(kept) <= BigInt(now))
+
+/**
+ * The exact total of a search, from the count kept by this instance when one is usable: the matches among the traces
+ * of transactions that had all ended before its snapshot (xid below the snapshot's xmin — no trace can join them
+ * later, whatever seq it holds), plus the matches among the traces of later transactions that this snapshot sees,
+ * each tested as it is read through the xid index. The count is kept again up to this snapshot's own xmin. Runs
+ * inside the read-only repeatable-read snapshot of the request (store.ts), which the removal counter is read in too.
+ */
+async function countSearch(db: Queryable, counts: PostgresSearchCounts, f: TraceFilter): Promise<number> {
+  const [now] = await prepared<{ horizon: string; removals: string }>(
+    db,
+    `select pg_snapshot_xmin(pg_current_snapshot())::text as horizon, ${REMOVALS_NOW} as removals`,
+    [],
+  )
+  const { horizon, removals } = now!
+  const kept = counts.usable(f, removals, horizon)
+  const w = pgWhere(f, {}, kept !== undefined)
+  const n = w.params.length
+  const [row] = kept
+    ? await prepared<{ n: number; settled: number }>(
+        db,
+        `select count(*) as n, count(*) filter (where xid < $${n + 1}::xid8) as settled
+         from traces ${w.sql} and xid >= $${n + 2}::xid8`,
+        [...w.params, horizon, kept.horizon],
+      )
+    : await prepared<{ n: number; settled: number }>(
+        db,
+        `select count(*) as n, count(*) filter (where xid is null or xid < $${n + 1}::xid8) as settled
+         from traces ${w.sql}`,
+        [...w.params, horizon],
+      )
+  const base = kept?.n ?? 0
+  counts.keep(f, { removals, horizon, n: base + (row?.settled ?? 0) })
+  return base + (row?.n ?? 0)
+}
+
+export type PostgresSearchCounts = ReturnType<typeof createPostgresSearchCounts>
+
 /** The shared read plan over one connection (inside a read-only snapshot, see store.ts). */
-export function traceReads(db: Queryable) {
+export function traceReads(db: Queryable, searchCounts: PostgresSearchCounts) {
   /** A statement with the project condition (and its parameter) only when a project is given. */
   const scoped = (projectId: string | undefined, params: unknown[] = []) =>
     projectId === undefined
@@ -659,6 +749,7 @@ export function traceReads(db: Queryable) {
     },
 
     async count(f) {
+      if (keepsCount(f)) return countSearch(db, searchCounts, f)
       const w = where(f)
       const rows = await prepared<{ n: number }>(db, `select count(*) as n from traces ${w.sql}`, w.params)
       return rows[0]?.n ?? 0
@@ -697,6 +788,15 @@ export function traceReads(db: Queryable) {
       return (await prepared(db, text, params)) as R[]
     },
     select: queries.select,
+    async countAll(kind, projectId) {
+      const s = scoped(projectId === undefined ? undefined : encodeText(projectId))
+      const rows = await prepared<{ n: number }>(
+        db,
+        `select coalesce(sum(${kind}), 0) as n from activity_counts where ${s.cond}`,
+        s.params,
+      )
+      return rows[0]?.n ?? 0
+    },
   })
   return { ...createTraceReads(queries), ...activity }
 }

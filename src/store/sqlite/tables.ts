@@ -206,7 +206,10 @@ export const sessionTotals = sqliteTable(
     primaryKey({ columns: [t.project_id, t.session_id] }),
     index('session_totals_last').on(t.last_at, t.session_id),
     index('session_totals_project_last').on(t.project_id, t.last_at, t.session_id),
-    index('session_totals_user_last').on(t.user_id, t.last_at, t.session_id),
+    // A user's sessions newest first; with project_id, also how many a user has in a project (from the index alone).
+    index('session_totals_user_last').on(t.user_id, t.last_at, t.session_id, t.project_id),
+    // GET /sessions/{id} without a project: the most recently active session of that id, one index seek.
+    index('session_totals_session_last').on(t.session_id, t.last_at, t.project_id),
   ],
 )
 
@@ -222,6 +225,8 @@ export const userTotals = sqliteTable(
     primaryKey({ columns: [t.project_id, t.user_id] }),
     index('user_totals_last').on(t.last_at, t.user_id),
     index('user_totals_project_last').on(t.project_id, t.last_at, t.user_id),
+    // GET /users/{id} without a project: the most recently active user of that id, one index seek.
+    index('user_totals_user_last').on(t.user_id, t.last_at, t.project_id),
   ],
 )
 

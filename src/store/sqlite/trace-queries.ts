@@ -25,6 +25,7 @@ import {
   TOTALS_COUNTS,
   type UserDelta,
 } from '../rollups.js'
+import { BUMP_REMOVALS, createSearchCounts, keepsCount, REMOVALS_NOW } from '../search-counts.js'
 import { SUMMARY_KEYS, storedTrace, storedTraceOf, TRACE_KEYS } from '../stored-trace.js'
 import {
   createTraceReads,
@@ -193,16 +194,14 @@ export function createTraceQueries(db: Database.Database) {
     `select rowid as cursor, ${ROLLUP_SOURCE_COLUMNS} from traces where rowid > ? order by rowid limit ?`,
   )
   /**
-   * Counts of searches, kept per filter with the last rowid they counted. A trace's text never changes and, between
-   * deletions, traces are only added with growing rowids, so a count is brought up to date by testing the traces
-   * added since; a deletion (through this store: retention and the API's deletes) forgets every count. Filters on
-   * cost are not kept (re-pricing changes costs). A viewer paging through a search, or refreshing it as traces
-   * arrive, counts a common word once.
+   * Counts of searches (search-counts.ts), kept up to the last rowid they counted: writers take turns, so every
+   * trace below the highest rowid a read sees is there for good, and a count is brought up to date by testing the
+   * traces added since. A viewer paging through a search, or refreshing it as traces arrive, counts a common word once.
    */
-  const searchCounts = new Map<string, { upTo: number; n: number }>()
-  const SEARCH_COUNTS_KEPT = 256
   /** Beyond this many new traces, counting again through the index is cheaper than testing each. */
   const SEARCH_COUNT_CATCH_UP = 20_000
+  const searchCounts = createSearchCounts<number>((upTo, top) => upTo <= top && top - upTo <= SEARCH_COUNT_CATCH_UP)
+  const bumpRemovals = db.prepare(BUMP_REMOVALS)
 
   const deleteByRowid = db.prepare('delete from traces where rowid = ?')
   const deleteSearch = db.prepare('delete from traces_search where rowid = ?')
@@ -254,8 +253,8 @@ export function createTraceQueries(db: Database.Database) {
       deleteByRowid.run(row.row_id)
       deleteSearch.run(row.row_id)
     }
-    // A freed rowid may be given again: counts kept up to it would miss the trace that gets it.
-    searchCounts.clear()
+    // A freed rowid may be given again, and the counts kept include these traces: none is trusted after this.
+    bumpRemovals.run()
     const deltas = removalDeltas(rows.map(rollupInput))
     applyDeltas(deltas)
     for (const [table, touched] of deltaRows(deltas)) {
@@ -343,6 +342,7 @@ export function createTraceQueries(db: Database.Database) {
       cursor = rows.at(-1)!.cursor
     }
     db.prepare(`delete from loupe_meta where key = 'search_stale'`).run()
+    bumpRemovals.run()
   })
 
   /**
@@ -408,28 +408,28 @@ export function createTraceQueries(db: Database.Database) {
   }
 
   const countSearch = db.transaction((f: TraceFilter): number => {
-    const top = (stmt('select max(rowid) as top from traces').get() as { top: number | null }).top ?? 0
-    const key = JSON.stringify(f)
-    const kept = searchCounts.get(key)
+    const now = stmt(`select coalesce(max(rowid), 0) as top, ${REMOVALS_NOW} as removals from traces`).get() as {
+      top: number
+      removals: string
+    }
+    const kept = searchCounts.usable(f, now.removals, now.top)
     let n: number
-    if (kept && kept.upTo <= top && top - kept.upTo <= SEARCH_COUNT_CATCH_UP) {
+    if (kept) {
       n = kept.n
-      if (top > kept.upTo) {
+      if (now.top > kept.horizon) {
         const w = where(f, {}, true)
         n += (
           stmt(`select count(*) as n from traces ${w.sql} and rowid > ? and rowid <= ?`).get(
             ...w.params,
-            kept.upTo,
-            top,
+            kept.horizon,
+            now.top,
           ) as { n: number }
         ).n
       }
     } else {
       n = countNow(f)
     }
-    searchCounts.delete(key)
-    searchCounts.set(key, { upTo: top, n })
-    if (searchCounts.size > SEARCH_COUNTS_KEPT) searchCounts.delete(searchCounts.keys().next().value!)
+    searchCounts.keep(f, { removals: now.removals, horizon: now.top, n })
     return n
   })
 
@@ -504,7 +504,7 @@ export function createTraceQueries(db: Database.Database) {
     },
 
     async count(f) {
-      if (f.q !== undefined && f.min_cost === undefined && f.max_cost === undefined) return countSearch(f)
+      if (keepsCount(f)) return countSearch(f)
       return countNow(f)
     },
 
