@@ -908,16 +908,18 @@ async function main() {
     }
   }
   if (wants('search')) {
-    // A rare word (one small-talk prompt of ten, in German) and a common one.
-    for (const [label, word] of [
-      ['rare', 'können'],
-      ['common', 'the'],
+    // A rare word (one small-talk prompt of ten, in German) and a common one; the rare one also by cost, whose index
+    // holds the German prompts far from its top.
+    for (const [label, word, sort] of [
+      ['rare', 'können', ''],
+      ['common', 'the', ''],
+      ['rare, by cost', 'können', '&sort=cost'],
     ] as const) {
       // The light list, as the viewer asks: the 1000-step traces posted above are the newest and hold "the", and whole
       // they would make this row a measure of 50 × 1000 steps of JSON instead of the search.
       read(
-        `GET /traces?q=${word}&limit=50&fields=summary (${label})`,
-        `/traces?q=${encodeURIComponent(word)}&limit=50&fields=summary`,
+        `GET /traces?q=${word}${sort}&limit=50&fields=summary (${label})`,
+        `/traces?q=${encodeURIComponent(word)}${sort}&limit=50&fields=summary`,
         'p50 ≤ 50 ms',
         postgres ? await postgres.floorNaiveSearch(word, 50) : floorNaiveSearch(word, 50),
       )
