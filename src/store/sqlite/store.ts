@@ -9,7 +9,7 @@ import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso } from '../../lib/time.js'
-import { apiKeyFromRow, type KeyRow, keyContextFromRow } from '../key-rows.js'
+import { apiKeyFromRow, keyContextFromRow } from '../key-rows.js'
 import {
   activeKeyByHash,
   activeKeyById,
@@ -99,16 +99,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       .select(keyWithProjectColumns(apiKeys, projects))
       .from(apiKeys)
       .innerJoin(projects, keyProjectJoin(apiKeys, projects))
-  // Every authenticated request looks its key up: the query drizzle builds, prepared once and read as plain values
-  // (drizzle's row mapping cost each request more than the lookup itself).
-  const keyColumns = Object.keys(keyWithProjectColumns(apiKeys, projects)) as (keyof KeyRow)[]
-  const liveKeyByHash = sqlite
-    .prepare(
-      keysWithProject()
-        .where(activeKeyByHash(apiKeys, sql.placeholder('hash')))
-        .toSQL().sql,
-    )
-    .raw(true)
+  // Every authenticated request looks its key up: prepared once, so no request builds this query again.
+  const liveKeyByHash = keysWithProject()
+    .where(activeKeyByHash(apiKeys, sql.placeholder('hash')))
+    .prepare()
 
   return {
     dialect: 'sqlite',
@@ -166,10 +160,8 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async findApiKey(keyHash): Promise<KeyContext | null> {
-      const values = liveKeyByHash.get(keyHash) as unknown[] | undefined
-      return values
-        ? keyContextFromRow(Object.fromEntries(keyColumns.map((key, i) => [key, values[i]])) as KeyRow)
-        : null
+      const row = liveKeyByHash.get({ hash: keyHash })
+      return row ? keyContextFromRow(row) : null
     },
 
     async touchApiKey(keyId, at) {
