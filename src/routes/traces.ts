@@ -140,7 +140,9 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { format = 'ndjson', ...query } = request.query
-      const stream = Readable.from(exportTraces(app.store, traceFilter(query, request.scope), format))
+      const stream = Readable.from(exportTraces(app.store, traceFilter(query, request.scope), format), {
+        highWaterMark: 2,
+      })
       // Headers are gone once the first line is: a store failure midway can only cut the answer short (and log).
       stream.on('error', (err) => request.log.error({ err }, 'export failed midway'))
       return reply

@@ -42,13 +42,22 @@ const count = (byProject: Map<string, number>, deleted: readonly DeletedTrace[])
 export const totalOf = (byProject: ReadonlyMap<string, number>) => [...byProject.values()].reduce((a, b) => a + b, 0)
 
 export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }: DeletionDeps): DeletionService {
-  /** What the batches left of the freed space goes back too, a short step at a time with the same rests. */
+  /**
+   * One step that holds the store (a batch, a step of giving space back), then a rest as long as the step held it: a
+   * request takes several turns of the event loop (body, hooks, handler), and one turn alone would let the next step
+   * in before it is answered. Two steps never follow each other without a rest.
+   */
+  async function step<T>(work: () => Promise<T>): Promise<{ result: T; took: number }> {
+    const started = performance.now()
+    const result = await work()
+    const took = performance.now() - started
+    await sleep(Math.min(Math.max(took, 1), 4 * BATCH_BUDGET_MS))
+    return { result, took }
+  }
+
+  /** What the batches left of the freed space goes back too, a short step at a time. */
   async function reclaimRest() {
-    for (;;) {
-      const started = performance.now()
-      if (!(await store.reclaimSpace())) return
-      await sleep(Math.min(Math.max(performance.now() - started, 1), 4 * BATCH_BUDGET_MS))
-    }
+    while ((await step(() => store.reclaimSpace())).result) {}
   }
 
   async function deleteMatching(
@@ -60,18 +69,14 @@ export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }:
     let size = Math.min(batch, FIRST_BATCH)
     while (total < max && !shouldStop()) {
       const limit = Math.min(size, max - total)
-      const started = performance.now()
-      const deleted = await store.deleteTraces({ filter, limit })
-      if (deleted.length > 0) await store.reclaimSpace()
-      const took = performance.now() - started
+      const { result: deleted, took } = await step(() => store.deleteTraces({ filter, limit }))
       count(byProject, deleted)
       total += deleted.length
       hub.publishDeleted(deleted)
       if (deleted.length < limit) break
       size = Math.max(1, Math.min(batch, Math.round((size * BATCH_BUDGET_MS) / Math.max(took, 1))))
-      // Between two batches the store rests as long as the batch held it: a request takes several turns of the event
-      // loop (body, hooks, handler), and one turn alone would let the next batch in before it is answered.
-      await sleep(Math.min(Math.max(took, 1), 4 * BATCH_BUDGET_MS))
+      // The space a batch freed goes back as the next step, so that the file does not grow meanwhile.
+      await step(() => store.reclaimSpace())
     }
     await reclaimRest()
     return byProject

@@ -1,12 +1,13 @@
 // Streamed export of traces: NDJSON (each line a trace exactly as the API answers it) or CSV (one row per trace with
 // its flat fields). Lines are produced chunk by chunk from the store's keyset walk, so memory stays constant however
 // many traces match.
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { CSV_COLUMNS, type ExportFormat, type Trace } from '../../schemas/index.js'
 import { toJson } from '../lib/json.js'
 import type { Store, TraceFilter } from '../store/types.js'
 
 /** Traces read from the store at a time. */
-export const EXPORT_CHUNK = 500
+export const EXPORT_CHUNK = 200
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; null is empty. */
 export function csvField(value: unknown): string {
@@ -23,15 +24,30 @@ export function traceCsvRow(trace: Trace): string {
   return csvRow(CSV_COLUMNS.map((c) => (c === 'step_count' ? trace.steps.length : record[c])))
 }
 
-/** The text of an export, a chunk of lines at a time. */
+/** Lines as one Buffer, written line by line: no string of the whole chunk is ever made. */
+function linesBuffer(lines: readonly string[]): Buffer {
+  const bytes = Buffer.allocUnsafe(lines.reduce((n, line) => n + Buffer.byteLength(line), 0))
+  let at = 0
+  for (const line of lines) at += bytes.write(line, at)
+  return bytes
+}
+
+/**
+ * The bytes of an export, a chunk of lines at a time, in constant memory: each line is a short-lived string and each
+ * chunk a Buffer outside the JavaScript heap (a string of the whole chunk went to V8's large-object space, which only a
+ * full collection empties: a million traces grew the heap by hundreds of MB of garbage). Each chunk waits for a turn of
+ * the event loop first: SQLite answers at once and a socket that keeps up takes every write at once, so without it the
+ * whole export ran in one turn, every other request (and every timer) waiting until its last line.
+ */
 export async function* exportTraces(
   store: Store,
   filter: TraceFilter,
   format: ExportFormat,
   chunk = EXPORT_CHUNK,
-): AsyncGenerator<string> {
-  if (format === 'csv') yield csvRow(CSV_COLUMNS)
+): AsyncGenerator<Buffer> {
+  if (format === 'csv') yield Buffer.from(csvRow(CSV_COLUMNS))
   for await (const traces of store.walkTraces(filter, chunk)) {
-    yield traces.map((t) => (format === 'csv' ? traceCsvRow(t) : `${toJson(t)}\n`)).join('')
+    yield linesBuffer(traces.map((t) => (format === 'csv' ? traceCsvRow(t) : `${toJson(t)}\n`)))
+    await nextTurn()
   }
 }

@@ -1,12 +1,13 @@
 // GET /traces/export: NDJSON lines are the traces exactly as GET /traces/{trace_id} answers them, CSV rows hold the
 // flat fields (parsed back by an independent RFC 4180 reader), every GET /traces filter applies, the walk crosses
 // chunk boundaries without losing or repeating a trace (ties on created_at included), and a project key exports
-// only its own project; an export that takes longer than REQUEST_TIMEOUT_MS is not cut short.
+// only its own project; an export that takes longer than REQUEST_TIMEOUT_MS is not cut short, and one that could run
+// at once still lets the event loop turn between its chunks.
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { exportCsvExample, traceExample } from '../../schemas/examples.js'
 import { CSV_COLUMNS, type Trace } from '../../schemas/index.js'
-import { csvRow, traceCsvRow } from '../../src/services/export.js'
+import { csvRow, EXPORT_CHUNK, traceCsvRow } from '../../src/services/export.js'
 import { buildTestApp, createProject, createTestStore, postBatch } from '../helper.js'
 
 /** RFC 4180 records of a CSV text (quoted fields may hold commas, quotes and line breaks). */
@@ -142,7 +143,7 @@ t.test('an export longer than REQUEST_TIMEOUT_MS runs to its end', async (t) => 
     ...store,
     async *walkTraces(...args: Parameters<typeof store.walkTraces>) {
       for await (const chunk of store.walkTraces(...args)) {
-        await sleep(400)
+        await sleep(200)
         yield chunk
       }
     },
@@ -169,8 +170,29 @@ t.test('an export longer than REQUEST_TIMEOUT_MS runs to its end', async (t) => 
     ).json().accepted,
     600,
   )
-  // Four chunks of 500 at most, 400 ms each: past the handler's 1.1 s.
+  // Chunks of EXPORT_CHUNK traces, 200 ms each: past the handler's 1.1 s.
   const res = await app.inject('/traces/export?format=ndjson')
   t.equal(res.statusCode, 200)
   t.equal(res.body.split('\n').filter((line) => line !== '').length, 1600, 'every trace, none cut off')
+})
+
+t.test('an export lets the event loop turn between its chunks', async (t) => {
+  const app = await buildTestApp(t)
+  const { key } = await createProject(app)
+  const traces = Array.from({ length: 5 * EXPORT_CHUNK }, (_, i) => ({ prompt: `p${i}` }))
+  for (let i = 0; i < traces.length; i += 1000) {
+    t.equal((await postBatch(app, key, traces.slice(i, i + 1000))).json().accepted, Math.min(1000, traces.length - i))
+  }
+  // The store answers at once and inject takes every write at once: only the export's own waits let a turn happen.
+  let turns = 0
+  let ticking = true
+  const tick = () => {
+    turns++
+    if (ticking) setImmediate(tick)
+  }
+  setImmediate(tick)
+  const res = await app.inject('/traces/export?format=ndjson')
+  ticking = false
+  t.equal(res.body.split('\n').filter((line) => line !== '').length, traces.length, 'every trace')
+  t.ok(turns >= 5, `the event loop turned ${turns} times during the 5 chunks`)
 })

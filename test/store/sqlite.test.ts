@@ -1,11 +1,13 @@
-// The SQLite store: migrations at open, rows read back conform to the contract, file and URL forms.
-import { mkdtempSync, rmSync } from 'node:fs'
+// The SQLite store: migrations at open, rows read back conform to the contract, file and URL forms, a file's log
+// checkpointed by its worker.
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { TraceSchema } from '../../schemas/index.js'
 import { createSqliteStore, sqlitePath } from '../../src/store/sqlite/store.js'
-import { buildTestApp, createProject, postTrace, schemaErrors } from '../helper.js'
+import { buildTestApp, createProject, postBatch, postTrace, schemaErrors } from '../helper.js'
 
 t.test('database URL forms', async (t) => {
   t.equal(sqlitePath(':memory:'), ':memory:')
@@ -53,4 +55,20 @@ t.test('a file database is created with its folder, migrated, and keeps data acr
     ['p'],
   )
   t.equal(second.raw.pragma('journal_mode', { simple: true }), 'wal')
+})
+
+t.test("a file database's log is copied into it by a worker, never by a commit on the event loop", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-store-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const path = join(dir, 'loupe.db')
+  const store = createSqliteStore(path)
+  t.equal(store.raw.pragma('wal_autocheckpoint', { simple: true }), 0, 'commits do not checkpoint')
+  const app = await buildTestApp(t, { store })
+  const { key } = await createProject(app)
+  const before = statSync(path).size
+  // About 100 pages: below SQLite's own threshold, so only the worker copies them into the file.
+  const traces = Array.from({ length: 100 }, (_, i) => ({ prompt: `${i} ${'x'.repeat(3000)}` }))
+  t.equal((await postBatch(app, key, traces)).json().accepted, 100)
+  for (let i = 0; i < 100 && statSync(path).size <= before; i++) await sleep(50)
+  t.ok(statSync(path).size > before, `the database file grew (${before} → ${statSync(path).size} bytes)`)
 })

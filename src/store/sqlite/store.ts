@@ -25,6 +25,7 @@ import {
 import { ROLLUP_TABLES } from '../rollups.js'
 import type { KeyContext, Store } from '../types.js'
 import { createSqliteAlerts } from './alerts.js'
+import { startCheckpointer } from './checkpointer.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { apiKeys, modelPrices, projectRetention, projects } from './tables.js'
 import { createTraceQueries } from './trace-queries.js'
@@ -87,6 +88,9 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     traces.rebuildRollupsIfStale()
     traces.rebuildSearchIfStale()
   }
+  // A file's log is checkpointed by a worker, not by the commits on the event loop (checkpointer.ts).
+  const checkpointer =
+    sqlite.pragma('journal_mode', { simple: true }) === 'wal' ? startCheckpointer(sqlite, path) : null
   const pendingSpans = createPendingSpanQueries(sqlite)
   const { alerts, windowStats } = createSqliteAlerts(sqlite, db)
 
@@ -109,6 +113,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async close() {
+      await checkpointer?.stop()
       if (sqlite.open) sqlite.close()
     },
 

@@ -19,9 +19,11 @@ import {
   type RollupDeltas,
   removalDeltas,
   rollupDeltas,
+  type SessionDelta,
   SUM_COLUMNS,
   sessionUserSet,
   TOTALS_COUNTS,
+  type UserDelta,
 } from '../rollups.js'
 import {
   BUMP_REMOVALS,
@@ -221,17 +223,24 @@ export function createTraceQueries(db: Database.Database) {
     ]),
   ) as Record<keyof typeof ROLLUP_KEYS, Database.Statement>
   // A session's or a user's activity span and a session's user are a minimum, a maximum and a first: worked out again
-  // from the traces left (each one seek of the session's or the user's index).
-  const spanOf = (column: string) => `
-    first_at = (select created_at from traces where ${column} = @${column} and project_id = @project_id
-                order by created_at limit 1),
-    last_at = (select created_at from traces where ${column} = @${column} and project_id = @project_id
-               order by created_at desc limit 1)`
+  // from the traces left (each one seek of the session's or the user's index), but only those the deleted traces may
+  // have been (@first_at, @last_at and @user_at are theirs): deleting the oldest traces moves a first_at, seldom a
+  // last_at. An update reads the row's old values throughout, so a condition sees the span as it was.
+  const spanOf = (column: string) => {
+    const ofKey = `from traces where ${column} = @${column} and project_id = @project_id`
+    return `
+      first_at = case when @first_at <= first_at then (select created_at ${ofKey} order by created_at limit 1)
+                 else first_at end,
+      last_at = case when @last_at >= last_at then (select created_at ${ofKey} order by created_at desc limit 1)
+                else last_at end`
+  }
+  const sessionUser = `from traces where session_id = @session_id and project_id = @project_id and user_id is not null
+                       order by created_at, user_id limit 1`
+  const userGone = '@user_at is not null and user_at is not null and @user_at <= user_at'
   const respanSession = db.prepare(
     `update session_totals set ${spanOf('session_id')},
-       (user_id, user_at) = (select user_id, created_at from traces
-                             where session_id = @session_id and project_id = @project_id and user_id is not null
-                             order by created_at, user_id limit 1)
+       user_id = case when ${userGone} then (select user_id ${sessionUser}) else user_id end,
+       user_at = case when ${userGone} then (select created_at ${sessionUser}) else user_at end
      where project_id = @project_id and session_id = @session_id`,
   )
   const respanUser = db.prepare(
@@ -266,8 +275,14 @@ export function createTraceQueries(db: Database.Database) {
         for (const row of touched) {
           const key = Object.fromEntries(keys.map((k) => [k, (row as Record<string, unknown>)[k]]))
           if (dropEmpty[table].run(key).changes > 0) continue
-          if (table === 'session_totals') respanSession.run(key)
-          if (table === 'user_totals') respanUser.run(key)
+          if (table === 'session_totals') {
+            const { first_at, last_at, user_at } = row as SessionDelta
+            respanSession.run({ ...key, first_at, last_at, user_at })
+          }
+          if (table === 'user_totals') {
+            const { first_at, last_at } = row as UserDelta
+            respanUser.run({ ...key, first_at, last_at })
+          }
         }
       }
       return {
