@@ -244,3 +244,21 @@ t.test('the database keeps only the SHA-256 hash of a key, never the secret', as
     }
   }
 })
+
+t.test(
+  'the store finds a live key by the hash of its secret, with its project, and no longer once revoked',
+  async (t) => {
+    const app = await buildTestApp(t, { now: () => NOW })
+    const { key, key_id } = await createProject(app, 'Acme Corp', 'staging')
+    t.strictSame(await app.store.findApiKey(sha256(key)), {
+      key_id,
+      project_id: 'acme-corp',
+      project_name: 'Acme Corp',
+      environment: 'staging',
+      last_used_at: null,
+    })
+    t.equal(await app.store.findApiKey(sha256(`${key}x`)), null, 'another secret finds nothing')
+    t.equal((await revoke(app, key_id)).statusCode, 200)
+    t.equal(await app.store.findApiKey(sha256(key)), null, 'a revoked key is not found')
+  },
+)

@@ -9,6 +9,7 @@ import type { Trace } from '../../schemas/trace.js'
 import { normalizeTrace } from '../../src/ingest/normalize.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { PendingSpan } from '../../src/store/types.js'
+import { createTestStore } from '../helper.js'
 import { span, spanId, TRACE_ID } from '../otlp/spans.js'
 
 const pending = (id: string, fields: Partial<PendingSpan> & { parent?: string } = {}): PendingSpan => {
@@ -34,8 +35,7 @@ const storedTrace = (project_id: string): Trace =>
   )
 
 t.test('a span is added once; the same trace_id + span_id again is a duplicate, even within one call', async (t) => {
-  const store = createSqliteStore(':memory:')
-  t.teardown(() => store.close())
+  const store = await createTestStore(t)
   t.same(await store.addPendingSpans([pending('a', { parent: 'r' }), pending('a', { parent: 'r' })]), [
     'added',
     'duplicate',
@@ -45,21 +45,42 @@ t.test('a span is added once; the same trace_id + span_id again is a duplicate, 
 })
 
 t.test('a trace id pending or stored for another project is a conflict; stored for this one is `stored`', async (t) => {
-  const store = createSqliteStore(':memory:')
-  t.teardown(() => store.close())
+  const store = await createTestStore(t)
   t.same(await store.addPendingSpans([pending('a', { parent: 'r' })]), ['added'])
   t.same(await store.addPendingSpans([pending('b', { project_id: 'other' })]), ['conflict'])
 
-  const other = createSqliteStore(':memory:')
-  t.teardown(() => other.close())
+  const other = await createTestStore(t)
   await other.insertTraces([storedTrace('p')])
   t.same(await other.addPendingSpans([pending('a'), pending('b', { project_id: 'q' })]), ['stored', 'conflict'])
   t.same(await other.listPendingTraces(), [], 'nothing is kept for a stored trace')
 })
 
+t.test('within one call, each span is judged after the ones before it', async (t) => {
+  const store = await createTestStore(t)
+  t.same(
+    await store.addPendingSpans([
+      pending('a', { parent: 'r' }),
+      pending('b', { project_id: 'other' }),
+      pending('c', { parent: 'r' }),
+      pending('a', { parent: 'r' }),
+      pending('d', { trace_id: 'f'.repeat(32), project_id: 'other' }),
+      pending('e', { trace_id: 'f'.repeat(32) }),
+    ]),
+    ['added', 'conflict', 'added', 'duplicate', 'added', 'conflict'],
+  )
+  t.same(
+    (await store.getPendingSpans(TRACE_ID)).map((r) => r.span_id),
+    [spanId('a'), spanId('c')],
+    'only what was added is kept, in arrival order',
+  )
+  t.same(await store.addPendingSpans([pending('c', { parent: 'r' }), pending('f', { parent: 'r' })]), [
+    'duplicate',
+    'added',
+  ])
+})
+
 t.test('pending traces: when the first root arrived, when the latest span did, how many spans', async (t) => {
-  const store = createSqliteStore(':memory:')
-  t.teardown(() => store.close())
+  const store = await createTestStore(t)
   await store.addPendingSpans([pending('c1', { parent: 'r', received_at: 1000 })])
   t.same(await store.listPendingTraces(), [
     {
@@ -79,8 +100,7 @@ t.test('pending traces: when the first root arrived, when the latest span did, h
 t.test(
   'spans come back in arrival order, conform to OtlpSpanSchema, and only the named ones are deleted',
   async (t) => {
-    const store = createSqliteStore(':memory:')
-    t.teardown(() => store.close())
+    const store = await createTestStore(t)
     await store.addPendingSpans([pending('z', { parent: 'r' }), pending('a', { parent: 'r' })])
     await store.addPendingSpans([pending('r', { received_at: 500 })])
     const rows = await store.getPendingSpans(TRACE_ID)

@@ -18,34 +18,79 @@ export function createPendingSpanQueries(
   return {
     async addPendingSpans(spans) {
       if (spans.length === 0) return []
+      // A few statements for the whole export, not three per span: who holds each trace, which projects its
+      // pending spans belong to, then one insert of the spans that may be kept. The outcomes are decided span by
+      // span, in order, as if each were added alone.
+      const traceIds = [...new Set(spans.map((s) => s.trace_id))]
       return transaction(async (client) => {
-        const outcomes: PendingSpanOutcome[] = []
-        for (const s of spans) {
-          const stored = await client.query<{ project_id: string }>(
-            'select project_id from trace_ids where trace_id = $1',
-            [s.trace_id],
-          )
-          const owner = stored.rows[0]
-          if (owner) {
-            outcomes.push(owner.project_id === s.project_id ? 'stored' : 'conflict')
-            continue
+        const owners = new Map(
+          (
+            await client.query<{ trace_id: string; project_id: string }>(
+              'select trace_id, project_id from trace_ids where trace_id = any($1::text[])',
+              [traceIds],
+            )
+          ).rows.map((r) => [r.trace_id, r.project_id]),
+        )
+        const pendingProjects = new Map<string, Set<string>>()
+        const pendingOf = (traceId: string) => {
+          let set = pendingProjects.get(traceId)
+          if (!set) {
+            set = new Set()
+            pendingProjects.set(traceId, set)
           }
-          const other = await client.query(
-            'select 1 from otlp_pending_spans where trace_id = $1 and project_id <> $2 limit 1',
-            [s.trace_id, s.project_id],
-          )
-          if (other.rows.length > 0) {
-            outcomes.push('conflict')
-            continue
-          }
-          const inserted = await client.query(
-            `insert into otlp_pending_spans (project_id, trace_id, span_id, environment, is_root, received_at, span)
-             values ($1, $2, $3, $4, $5, $6, $7::jsonb) on conflict do nothing returning 1`,
-            [s.project_id, s.trace_id, s.span_id, s.environment, s.is_root, s.received_at, encodeJson(s.span)],
-          )
-          outcomes.push(inserted.rows.length > 0 ? 'added' : 'duplicate')
+          return set
         }
-        return outcomes
+        const waiting = await client.query<{ trace_id: string; project_id: string }>(
+          'select distinct trace_id, project_id from otlp_pending_spans where trace_id = any($1::text[])',
+          [traceIds],
+        )
+        for (const r of waiting.rows) pendingOf(r.trace_id).add(r.project_id)
+
+        const outcomes: (PendingSpanOutcome | undefined)[] = []
+        const keyOf = (s: PendingSpan) => JSON.stringify([s.project_id, s.trace_id, s.span_id])
+        const candidates: PendingSpan[] = []
+        const candidateAt = new Map<string, number>()
+        spans.forEach((s, i) => {
+          const owner = owners.get(s.trace_id)
+          if (owner !== undefined) {
+            outcomes.push(owner === s.project_id ? 'stored' : 'conflict')
+            return
+          }
+          const projects = pendingOf(s.trace_id)
+          if ([...projects].some((p) => p !== s.project_id)) {
+            outcomes.push('conflict')
+            return
+          }
+          // Decided once the insert answers; a second copy within the export is a duplicate of the first.
+          outcomes.push(candidateAt.has(keyOf(s)) ? 'duplicate' : undefined)
+          if (!candidateAt.has(keyOf(s))) {
+            candidateAt.set(keyOf(s), i)
+            candidates.push(s)
+          }
+          projects.add(s.project_id)
+        })
+        if (candidates.length > 0) {
+          const inserted = await client.query<Pick<PendingSpan, 'project_id' | 'trace_id' | 'span_id'>>(
+            `insert into otlp_pending_spans (project_id, trace_id, span_id, environment, is_root, received_at, span)
+             select project_id, trace_id, span_id, environment, is_root, received_at, span::jsonb
+             from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bool[], $6::int8[], $7::text[])
+               with ordinality as t(project_id, trace_id, span_id, environment, is_root, received_at, span, ord)
+             order by ord
+             on conflict do nothing returning project_id, trace_id, span_id`,
+            [
+              candidates.map((s) => s.project_id),
+              candidates.map((s) => s.trace_id),
+              candidates.map((s) => s.span_id),
+              candidates.map((s) => s.environment),
+              candidates.map((s) => s.is_root),
+              candidates.map((s) => s.received_at),
+              candidates.map((s) => encodeJson(s.span)),
+            ],
+          )
+          const added = new Set(inserted.rows.map((r) => keyOf(r as PendingSpan)))
+          for (const [key, i] of candidateAt) outcomes[i] = added.has(key) ? 'added' : 'duplicate'
+        }
+        return outcomes as PendingSpanOutcome[]
       })
     },
 
