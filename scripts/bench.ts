@@ -11,6 +11,7 @@
 //                                      lifecycle), to measure one change without the whole run
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -626,6 +627,25 @@ async function bigTraces(base: string, key: string) {
   return { row, id }
 }
 
+/** A request answered with 200 however long the answer takes; resolves with its body. */
+function untimedRequest(method: string, url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        body += chunk
+      })
+      res.on('error', reject)
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(body) : reject(new Error(`${method} ${url}: ${res.statusCode} ${body}`)),
+      )
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
 /**
  * Deletes the oldest tenth of the traces with one DELETE /traces?until=… while reading GET /analytics in a loop:
  * how long any read waits behind the deletion's batches, and whether the totals are exact afterwards.
@@ -649,25 +669,32 @@ async function deleteWhileReading(base: string) {
   const reads: number[] = []
   let done = false
   let failedReads = 0
+  let firstFailure = ''
   const reader = (async () => {
     while (!done) {
       // A read that fails is counted, not thrown: the run goes on to write its table.
       await timedRead().then(
         (ms) => reads.push(ms),
-        () => failedReads++,
+        (err: Error & { cause?: { code?: string; message?: string } }) => {
+          failedReads++
+          firstFailure ||= `${err.message} (${err.cause?.code ?? err.cause?.message ?? 'no cause'})`
+        },
       )
     }
   })()
   const started = performance.now()
-  const res = await fetch(`${base}/traces?until=${until}`, { method: 'DELETE' }).finally(() => {
-    done = true
-  })
-  const { deleted } = (await res.json()) as { deleted: number }
+  // The answer comes when the last batch is done: fetch gives up on headers after 300 s and closes the socket
+  // (a slow run looked like a reset), so this request has no timeout.
+  const { deleted } = JSON.parse(
+    await untimedRequest('DELETE', `${base}/traces?until=${until}`).finally(() => {
+      done = true
+    }),
+  ) as { deleted: number }
   const ms = performance.now() - started
   await reader
   const after = ((await (await fetch(`${base}/analytics`)).json()) as { summary: { total_traces: number } }).summary
     .total_traces
-  if (failedReads > 0) say(`deletion: ${failedReads} /analytics reads failed meanwhile`)
+  if (failedReads > 0) say(`deletion: ${failedReads} /analytics reads failed meanwhile, the first: ${firstFailure}`)
   return { deleted, ms, reads, before, after, expected: total - matching }
 }
 
