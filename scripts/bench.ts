@@ -210,27 +210,30 @@ function syntheticInput(i: number) {
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** The seeded file holds at least TRACES traces afterwards: it is created, or topped up (never replaced: it may be
+ * a database of someone's own, given with --database). */
 async function ensureSeeded() {
+  let n = 0
   if (existsSync(seededPath)) {
     const db = new Database(seededPath, { readonly: true })
-    const n = (db.prepare('select count(*) as n from traces').get() as { n: number }).n
+    n = (db.prepare('select count(*) as n from traces').get() as { n: number }).n
     db.close()
     if (n >= TRACES) {
       say(`re-using ${seededPath} (${n.toLocaleString('en-US')} traces)`)
       return
     }
-    rmSync(seededPath, { force: true })
   }
   mkdirSync(dirname(seededPath), { recursive: true })
-  say(`seeding ${TRACES.toLocaleString('en-US')} traces into ${seededPath}`)
+  const missing = TRACES - n
+  say(`seeding ${missing.toLocaleString('en-US')} traces into ${seededPath}`)
   const store = createSqliteStore(seededPath)
   const bar = new cliProgress.SingleBar(
     { format: 'seeding [{bar}] {percentage}% {value}/{total} traces, eta {eta}s' },
     cliProgress.Presets.shades_classic,
   )
-  bar.start(TRACES, 0)
+  bar.start(missing, 0)
   const start = performance.now()
-  await seed({ store, traces: TRACES, random: mulberry32(1), onProgress: (done) => bar.update(done) })
+  await seed({ store, traces: missing, random: mulberry32(1), onProgress: (done) => bar.update(done) })
   bar.stop()
   say(`seeded in ${((performance.now() - start) / 1000).toFixed(1)} s`)
   store.raw.pragma('wal_checkpoint(TRUNCATE)')
