@@ -15,6 +15,12 @@ const FIRST_BATCH = 10
  * ingest that arrives meanwhile waits about this long (SQLite answers on the event loop), whatever the traces' size.
  */
 export const BATCH_BUDGET_MS = 15
+/**
+ * The same where queries do not run on the event loop (PostgreSQL): a batch holds only the rollup rows it changes,
+ * which an ingest touching the same rows waits for, while reads go on from their snapshots. A batch there also costs
+ * a fixed ~20 ms of round trips, which a 15 ms budget would spend on a handful of traces each time.
+ */
+export const ASYNC_BATCH_BUDGET_MS = 100
 
 export interface DeletionService {
   /** Deletes one trace within `scope` (null: any project); 404 when it is unknown or outside the scope. */
@@ -42,6 +48,7 @@ const count = (byProject: Map<string, number>, deleted: readonly DeletedTrace[])
 export const totalOf = (byProject: ReadonlyMap<string, number>) => [...byProject.values()].reduce((a, b) => a + b, 0)
 
 export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }: DeletionDeps): DeletionService {
+  const budget = store.blocksEventLoop ? BATCH_BUDGET_MS : ASYNC_BATCH_BUDGET_MS
   /**
    * One step that holds the store (a batch, a step of giving space back), then a rest as long as the step held it: a
    * request takes several turns of the event loop (body, hooks, handler), and one turn alone would let the next step
@@ -51,7 +58,7 @@ export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }:
     const started = performance.now()
     const result = await work()
     const took = performance.now() - started
-    await sleep(Math.min(Math.max(took, 1), 4 * BATCH_BUDGET_MS))
+    await sleep(Math.min(Math.max(took, 1), 4 * budget))
     return { result, took }
   }
 
@@ -76,7 +83,7 @@ export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }:
       if (deleted.length < limit) break
       // At most twice the last size: a batch that ran from cached pages says little of the next one, and at 1M traces
       // a batch five times the size of a fast one often took 100 ms or more.
-      const paced = Math.round((size * BATCH_BUDGET_MS) / Math.max(took, 1))
+      const paced = Math.round((size * budget) / Math.max(took, 1))
       size = Math.max(1, Math.min(batch, 2 * size, paced))
       // The space a batch freed goes back as the next step, so that the file does not grow meanwhile.
       await step(() => store.reclaimSpace())

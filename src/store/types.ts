@@ -240,6 +240,11 @@ export interface StoreStats {
 
 export interface Store {
   readonly dialect: string
+  /**
+   * Whether queries run on the event loop (SQLite): a long write then holds every request, not only other writes to
+   * the rows it locks. Long jobs (deletion) size their transactions by it.
+   */
+  readonly blocksEventLoop: boolean
   /** Throws when the database cannot answer. */
   ping(): Promise<void>
   close(): Promise<void>

@@ -191,6 +191,7 @@ export async function createPostgresStore(
 
   return {
     dialect: 'postgresql',
+    blocksEventLoop: false,
     pool,
     schema,
     feed: () => feed,

@@ -106,6 +106,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
 
   return {
     dialect: 'sqlite',
+    blocksEventLoop: true,
     raw: sqlite,
 
     async ping() {
