@@ -783,7 +783,8 @@ async function dataLifecycleRows(base: string, pid: number): Promise<Row[]> {
     result:
       `deleted in ${fmt(deletion.ms / 1000, 1)} s (${fmt(deletion.deleted / (deletion.ms / 1000))} traces/s); ` +
       `${fmt(deletion.reads.length)} /analytics answers meanwhile, p50 ${fmt(percentile(deletion.reads, 50), 1)} ms, ` +
-      `longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms`,
+      `p99 ${fmt(percentile(deletion.reads, 99), 1)} ms, longest ${fmt(Math.max(...deletion.reads, 0), 1)} ms, ` +
+      `${fmt(deletion.reads.filter((ms) => ms > 50).length)} over 50 ms`,
     floor: `/analytics alone: longest ${fmt(Math.max(...deletion.before, 0), 1)} ms`,
     ratio: `${deletion.after === deletion.expected ? 'totals exact after' : `TOTALS OFF: ${deletion.after} ≠ ${deletion.expected}`}`,
     goal: 'no /analytics answer over 50 ms',
