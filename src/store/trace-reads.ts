@@ -95,11 +95,16 @@ export async function* walkChunks(
   }
 }
 
-/** The ORDER BY of an ordering (newest first without one); `nulls` says where null costs go when the dialect needs telling. */
-export function orderBy(ordering: Ordering | undefined, nulls: boolean): string {
+/**
+ * The ORDER BY of an ordering (newest first without one); `nulls` says where null costs go when the dialect needs
+ * telling. `collected`: the rows are collected first (a search's matches from the search index) and only then put in
+ * order, so the order is an expression no index serves — else a planner that misjudges how many rows match walks the
+ * order's index, testing each trace, until the page is full.
+ */
+export function orderBy(ordering: Ordering | undefined, nulls: boolean, collected = false): string {
   const { sort, order } = ordering ?? { sort: 'created_at', order: 'desc' }
   const place = nulls && sort === 'cost' ? (order === 'asc' ? ' nulls first' : ' nulls last') : ''
-  return `order by ${sort} ${order}${place}, trace_id ${order}`
+  return `order by ${sort}${collected ? ' + 0' : ''} ${order}${place}, trace_id ${order}`
 }
 
 /** The order of a selection: newest first unless told. */

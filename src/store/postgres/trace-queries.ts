@@ -719,12 +719,14 @@ export function traceReads(db: Queryable, searchCounts: PostgresSearchCounts) {
   ) => {
     const w = where(filter, extra, probe)
     const n = w.params.length
-    const text = `${select} ${w.sql} ${orderBy(ordering, true)} limit $${n + 1} offset $${n + 2}`
+    // A search served by the trigram index collects its matches, then orders them (the read plan chose it over a
+    // walk): planned at each run, with its words, which a generic plan could not weigh; and in an order no index
+    // serves, which PostgreSQL, misjudging how many traces a word matches, took the cost index for and tested trace
+    // after trace (a rare word sorted by cost: 1 s at 1M traces).
+    const collected = filter.q !== undefined && !probe
+    const text = `${select} ${w.sql} ${orderBy(ordering, true, collected)} limit $${n + 1} offset $${n + 2}`
     const values = [...w.params, limit, offset]
-    // A search through the trigram index is planned at each run, with its words: the generic plan a named statement
-    // falls back to after a few runs cannot tell a rare word from a common one, and walked the cost index testing
-    // every trace for a rare word (1 s at 1M traces instead of 15 ms).
-    if (filter.q !== undefined && !probe) return (await db.query<R>(text, values)).rows
+    if (collected) return (await db.query<R>(text, values)).rows
     return prepared<R>(db, text, values)
   }
 
