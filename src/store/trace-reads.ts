@@ -147,6 +147,11 @@ export interface Selection {
    * collecting every match from the search index and ordering them: the plan for a common word.
    */
   probe?: boolean
+  /**
+   * The plan for a rare word, chosen over the walk: collect every match from the search index, then order them (a
+   * store whose planner decides, PostgreSQL, is kept from walking an order's index instead).
+   */
+  collect?: boolean
 }
 
 /** The rollup dimensions a tally is taken over (each absent one: all of its values). */
@@ -426,7 +431,7 @@ export function createTraceReads(q: TraceReadQueries) {
     wanted: number,
     total: number,
     walk: NonNullable<Selection['walk']> = 'created',
-  ): Promise<Pick<Selection, 'walk' | 'probe'>> {
+  ): Promise<Pick<Selection, 'walk' | 'probe' | 'collect'>> {
     const shape = shapeOf(f)
     const onlySearch =
       f.q !== undefined &&
@@ -439,7 +444,7 @@ export function createTraceReads(q: TraceReadQueries) {
     const scope = sum(await q.totals(f.project_id), (r) => r.traces)
     const walked = (wanted * scope) / total
     const probe = walk === 'created' ? SEARCH_PROBE_COST : SEARCH_PROBE_RANDOM_COST
-    return walked * probe < total * SEARCH_COLLECT_COST ? { walk, probe: true } : {}
+    return walked * probe < total * SEARCH_COLLECT_COST ? { walk, probe: true } : { collect: true }
   }
 
   /** A page in the order asked for, and whether more traces follow it. */
@@ -473,7 +478,7 @@ export function createTraceReads(q: TraceReadQueries) {
     // the walk steps over about (limit + offset) × scope / matches entries and reads only the page's rows), or
     // through the range's own index, reading every match and sorting them. The rollups give both sizes.
     let walk: Selection['walk']
-    let probe: boolean | undefined
+    let plan: Pick<Selection, 'probe' | 'collect'> = {}
     const [range] = shape.ranges
     if (
       range &&
@@ -486,7 +491,7 @@ export function createTraceReads(q: TraceReadQueries) {
       const newest = total === 0 ? Number.POSITIVE_INFINITY : ((limit + offset) * scope) / total
       walk = total * ROW_READ_COST_IN_INDEX_STEPS < newest ? range : 'created'
     }
-    if (f.q !== undefined) ({ walk, probe } = await searchPlan(f, limit + offset, total))
+    if (f.q !== undefined) ({ walk, ...plan } = await searchPlan(f, limit + offset, total))
     const extra: ExtraConditions = {}
     let skip = offset
     const plain =
@@ -503,7 +508,7 @@ export function createTraceReads(q: TraceReadQueries) {
         before += h.traces
       }
     }
-    return read({ filter: f, extra, limit, offset: skip, walk, probe })
+    return read({ filter: f, extra, limit, offset: skip, walk, ...plan })
   }
 
   /** The exact p95 (nearest rank) of latency: the histogram finds the bucket, the index the value. */

@@ -3,7 +3,14 @@
 // direct count.
 import t from 'tap'
 import { bucketOf } from '../../src/store/rollups.js'
-import { createTraceReads, type HistogramKind, type TraceReadQueries } from '../../src/store/trace-reads.js'
+import {
+  createTraceReads,
+  type HistogramKind,
+  type Selection,
+  type TotalsRow,
+  type TraceReadQueries,
+} from '../../src/store/trace-reads.js'
+import type { TraceFilter } from '../../src/store/types.js'
 
 /** A linear congruential generator: the same values every run. */
 function values(n: number): number[] {
@@ -88,3 +95,37 @@ t.test('an empty range counts nothing and asks for no boundary', async (t) => {
   t.same(items, [], 'and reads no page')
   t.equal(calls.boundary, 0)
 })
+
+t.test(
+  'a search is walked for a common word, collected for a rare one, and left to the store with other filters',
+  async (t) => {
+    const STORED = 100_000
+    const asked: Selection[] = []
+    const { q } = fakeQueries([])
+    const reads = createTraceReads({
+      ...q,
+      totals: async () => [{ traces: STORED } as TotalsRow],
+      tally: async () => ({ traces: STORED, retries: 0, failed: 0 }),
+      // "the" matches most traces, "können" a few.
+      count: async (f) => (f.q?.[0] === 'the' ? 60_000 : 50),
+      select: async (selection) => {
+        asked.push(selection)
+        return []
+      },
+    })
+    const plan = async (f: TraceFilter, sort?: 'cost') => {
+      asked.length = 0
+      await reads.listTraces(f, { limit: 50, offset: 0, sort })
+      const { probe, collect } = asked[0] ?? {}
+      return { probe, collect }
+    }
+    t.same(await plan({ q: ['the'] }), { probe: true, collect: undefined }, 'a common word: walked')
+    t.same(await plan({ q: ['können'] }), { probe: undefined, collect: true }, 'a rare word: collected')
+    t.same(await plan({ q: ['können'] }, 'cost'), { probe: undefined, collect: true }, 'a rare word by cost: collected')
+    t.same(
+      await plan({ q: ['the'], status: 'failed' }),
+      { probe: undefined, collect: undefined },
+      'with a filter: neither',
+    )
+  },
+)

@@ -715,18 +715,16 @@ export function traceReads(db: Queryable, searchCounts: PostgresSearchCounts) {
   /** A page of rows of `select` (a select … from traces) in the selection's order; PostgreSQL's planner picks the index. */
   const selectPage = async <R extends QueryResultRow>(
     select: string,
-    { filter, extra, limit, offset, ordering, probe }: Selection,
+    { filter, extra, limit, offset, ordering, probe, collect }: Selection,
   ) => {
     const w = where(filter, extra, probe)
     const n = w.params.length
-    // A search served by the trigram index collects its matches, then orders them (the read plan chose it over a
-    // walk): planned at each run, with its words, which a generic plan could not weigh; and in an order no index
-    // serves, which PostgreSQL, misjudging how many traces a word matches, took the cost index for and tested trace
-    // after trace (a rare word sorted by cost: 1 s at 1M traces).
-    const collected = filter.q !== undefined && !probe
-    const text = `${select} ${w.sql} ${orderBy(ordering, true, collected)} limit $${n + 1} offset $${n + 2}`
+    // The read plan's collection of a rare word's matches: planned at each run, with its words, which a generic plan
+    // could not weigh; and in an order no index serves, which PostgreSQL, misjudging how many traces a word matches,
+    // took the cost index for and tested trace after trace (a rare word sorted by cost: 1 s at 1M traces).
+    const text = `${select} ${w.sql} ${orderBy(ordering, true, collect)} limit $${n + 1} offset $${n + 2}`
     const values = [...w.params, limit, offset]
-    if (collected) return (await db.query<R>(text, values)).rows
+    if (collect) return (await db.query<R>(text, values)).rows
     return prepared<R>(db, text, values)
   }
 
