@@ -46,8 +46,10 @@ export async function* exportTraces(
   chunk = EXPORT_CHUNK,
 ): AsyncGenerator<Buffer> {
   if (format === 'csv') yield Buffer.from(csvRow(CSV_COLUMNS))
-  for await (const traces of store.walkTraces(filter, chunk)) {
-    yield linesBuffer(traces.map((t) => (format === 'csv' ? traceCsvRow(t) : `${toJson(t)}\n`)))
+  // Each trace becomes its line as it is read: only the lines are held until the chunk is complete.
+  const line = format === 'csv' ? traceCsvRow : (t: Trace) => `${toJson(t)}\n`
+  for await (const lines of store.walkTraces(filter, chunk, line)) {
+    yield linesBuffer(lines)
     await nextTurn()
   }
 }

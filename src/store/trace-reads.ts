@@ -79,19 +79,24 @@ export interface ExtraConditions {
 
 /**
  * Every trace of a filter, newest first, in chunks of `chunk`: each chunk is one indexed keyset read (constant
- * memory, and each as fast as the first), so an export or a deletion of millions never holds more than a chunk.
+ * memory, and each as fast as the first), so an export or a deletion of millions never holds more than a chunk. Each
+ * trace is handed to `each` as it is read and only what `each` makes of it is kept: a store that reads rows one at a
+ * time lets each trace go before the next is read.
  */
-export async function* walkChunks(
-  read: (after: PageAfter | undefined, limit: number) => Promise<Trace[]>,
+export async function* walkChunks<T>(
+  read: (after: PageAfter | undefined, limit: number, each: (trace: Trace) => T) => Promise<T[]>,
   chunk: number,
-): AsyncGenerator<Trace[]> {
+  each: (trace: Trace) => T,
+): AsyncGenerator<T[]> {
   let after: PageAfter | undefined
+  const marked = (trace: Trace) => {
+    after = { value: Date.parse(trace.created_at), trace_id: trace.trace_id }
+    return each(trace)
+  }
   for (;;) {
-    const rows = await read(after, chunk)
-    if (rows.length > 0) yield rows
-    if (rows.length < chunk) return
-    const last = rows.at(-1)!
-    after = { value: Date.parse(last.created_at), trace_id: last.trace_id }
+    const items = await read(after, chunk, marked)
+    if (items.length > 0) yield items
+    if (items.length < chunk) return
   }
 }
 
@@ -223,6 +228,8 @@ export interface TraceReadQueries {
   /** select count(*) of a filter. */
   count(filter: TraceFilter): Promise<number>
   select(selection: Selection): Promise<Trace[]>
+  /** The same page as `select`, each trace handed to `each` in order as it is read; what `each` returns, in order. */
+  selectEach<T>(selection: Selection, each: (trace: Trace) => T): Promise<T[]>
   /** The same page as `select`, as summaries (no bodies). */
   selectSummaries(selection: Selection): Promise<TraceSummary[]>
   /** The latency at 0-based rank `offset` among latencies lo ≤ v < hi (ascending). */
@@ -544,9 +551,14 @@ export function createTraceReads(q: TraceReadQueries) {
 
   return {
     /** One chunk of a newest-first walk over every match (see walkChunks). */
-    afterCursor(filter: TraceFilter, after: PageAfter | undefined, limit: number): Promise<Trace[]> {
+    afterCursor<T>(
+      filter: TraceFilter,
+      after: PageAfter | undefined,
+      limit: number,
+      each: (trace: Trace) => T,
+    ): Promise<T[]> {
       const extra: ExtraConditions = after ? { after: { sort: 'created_at', order: 'desc', at: after } } : {}
-      return q.select({ filter, extra, limit, offset: 0, walk: 'created' })
+      return q.selectEach({ filter, extra, limit, offset: 0, walk: 'created' }, each)
     },
 
     listTraces: (f: TraceFilter, p: Page): Promise<TracePage> => listPage(f, p, q.select),

@@ -273,8 +273,9 @@ export interface Store {
   /**
    * Every trace matching a filter, newest first, in chunks of at most `chunk` (each one indexed read): constant
    * memory however many match. Traces stored after the walk began are not included; one deleted meanwhile may be.
+   * Each chunk holds what `each` made of its traces: each trace is handed to it as it is read, and need not be kept.
    */
-  walkTraces(filter: TraceFilter, chunk: number): AsyncIterable<Trace[]>
+  walkTraces<T>(filter: TraceFilter, chunk: number, each: (trace: Trace) => T): AsyncIterable<T[]>
   /**
    * Deletes up to `limit` matching traces, oldest first, in one transaction with their rollups (each decremented by
    * exactly what the trace added), so every figure stays equal to a recount. Returns what was deleted.

@@ -8,6 +8,7 @@ import t from 'tap'
 import { exportCsvExample, traceExample } from '../../schemas/examples.js'
 import { CSV_COLUMNS, type Trace } from '../../schemas/index.js'
 import { csvRow, EXPORT_CHUNK, traceCsvRow } from '../../src/services/export.js'
+import type { TraceFilter } from '../../src/store/types.js'
 import { buildTestApp, createProject, createTestStore, postBatch } from '../helper.js'
 
 /** RFC 4180 records of a CSV text (quoted fields may hold commas, quotes and line breaks). */
@@ -49,6 +50,10 @@ t.test('NDJSON: every trace, newest first, each line exactly the API answer; fil
     trace_id: `ex-${String(i).padStart(4, '0')}`,
     prompt: `p${i}`,
     status: i % 3 === 0 ? 'failed' : 'success',
+    // Keys out of order (jsonb keeps its own) and numbers JSON writes its own way: the line must still be the API's.
+    tags: ['zeta', 'alpha'],
+    metadata: { zulu: i, alpha: { two: 2, one: 1.5 }, big: 1e21, tiny: 1e-7 },
+    steps: [{ name: 'retrieve', tool: 'search', latency: 12.5, metadata: { zulu: 'z', alpha: 'a' } }],
     // Many traces share each instant: the walk must order ties by trace_id across chunk boundaries.
     created_at: new Date(Date.parse(AT) + Math.floor(i / 7) * 1000).toISOString(),
   }))
@@ -141,10 +146,10 @@ t.test('an export longer than REQUEST_TIMEOUT_MS runs to its end', async (t) => 
   const store = await createTestStore(t)
   const slow = {
     ...store,
-    async *walkTraces(...args: Parameters<typeof store.walkTraces>) {
-      for await (const chunk of store.walkTraces(...args)) {
+    async *walkTraces<T>(filter: TraceFilter, chunk: number, each: (trace: Trace) => T) {
+      for await (const items of store.walkTraces(filter, chunk, each)) {
         await sleep(200)
-        yield chunk
+        yield items
       }
     },
   }

@@ -1,5 +1,6 @@
 // The PostgreSQL store: URL forms, migrations under the advisory lock, the schema's keys and types, the replica
-// feed's catch-up after a lost connection, and 503 when the database is gone. (Runs in the PostgreSQL run.)
+// feed's catch-up after a lost connection, 503 when the database is gone, and reads handed over row by row. (Runs in
+// the PostgreSQL run.)
 import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import t from 'tap'
@@ -7,7 +8,7 @@ import type { Trace } from '../../schemas/index.js'
 import { isStoreUnavailableError } from '../../src/store/index.js'
 import { decodeText, encodeJson, encodeText, parseEncodedJson } from '../../src/store/postgres/nul.js'
 import { createPostgresStore, postgresTarget } from '../../src/store/postgres/store.js'
-import { notifyPayloads, parseNotifyPayload } from '../../src/store/postgres/trace-queries.js'
+import { eachRow, notifyPayloads, parseNotifyPayload } from '../../src/store/postgres/trace-queries.js'
 import {
   buildTestApp,
   createProject,
@@ -186,3 +187,29 @@ t.test('GET /traces answers 503 when the database is gone', onPostgres, async (t
   t.equal(res.statusCode, 503)
   t.equal((await app.inject('/health')).statusCode, 503)
 })
+
+t.test(
+  'rows handed over one by one: in order, and a failure in one fails the read, not the connection',
+  onPostgres,
+  async (t) => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE })
+    await client.connect()
+    t.teardown(() => client.end())
+    const text = 'select n from generate_series(1, $1::int) as n'
+    t.strictSame(
+      await eachRow<{ n: number }, number>(client, { text, values: [5] }, (row) => row.n * 10),
+      [10, 20, 30, 40, 50],
+    )
+    let seen = 0
+    await t.rejects(
+      eachRow<{ n: number }, number>(client, { text, values: [100] }, (row) => {
+        seen++
+        if (row.n === 3) throw new Error('row 3')
+        return row.n
+      }),
+      /row 3/,
+    )
+    t.equal(seen, 3, 'no row is handed over after the failure')
+    t.strictSame((await client.query('select 1 as one')).rows, [{ one: 1 }], 'the connection goes on')
+  },
+)

@@ -50,6 +50,7 @@ function fakeQueries(latencies: number[]) {
     hoursBetween: unused('hoursBetween'),
     count: unused('count (a scan)'),
     select: async () => [],
+    selectEach: async () => [],
     selectSummaries: async () => [],
     latencyAt: unused('latencyAt'),
   }

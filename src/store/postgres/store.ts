@@ -39,7 +39,6 @@ import {
   getTrace,
   insertTraces,
   maxSeq,
-  type Queryable,
   rebuildRollups,
   repriceChunk,
   traceReads,
@@ -151,7 +150,7 @@ export async function createPostgresStore(
   let feed: ReplicaFeed | null = null
 
   /** Runs `fn` in a transaction, again on a deadlock or serialization failure. */
-  async function transaction<T>(fn: (client: Queryable) => Promise<T>, begin = 'begin'): Promise<T> {
+  async function transaction<T>(fn: (client: pg.PoolClient) => Promise<T>, begin = 'begin'): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await pool.connect()
       let broken: Error | undefined
@@ -174,11 +173,11 @@ export async function createPostgresStore(
   }
 
   /** Reads of several statements see one snapshot (totals, histograms and pages agree with each other). */
-  const snapshot = <T>(fn: (client: Queryable) => Promise<T>) =>
+  const snapshot = <T>(fn: (client: pg.PoolClient) => Promise<T>) =>
     transaction(fn, 'begin isolation level repeatable read read only')
 
   const searchCounts = createPostgresSearchCounts()
-  const reads = (client: Queryable) => traceReads(client, searchCounts)
+  const reads = (client: pg.ClientBase) => traceReads(client, searchCounts)
 
   const pendingSpans = createPendingSpanQueries(pool, transaction)
   const { alerts, windowStats } = createPostgresAlerts(pool, db)
@@ -335,8 +334,12 @@ export async function createPostgresStore(
       return false
     },
 
-    walkTraces(filter, chunk) {
-      return walkChunks((after, limit) => snapshot((client) => reads(client).afterCursor(filter, after, limit)), chunk)
+    walkTraces(filter, chunk, each) {
+      return walkChunks(
+        (after, limit, mark) => snapshot((client) => reads(client).afterCursor(filter, after, limit, mark)),
+        chunk,
+        each,
+      )
     },
 
     alerts,

@@ -2,7 +2,7 @@
 // notification to other replicas, together) and the primitive reads the shared plan (src/store/trace-reads.ts) is
 // answered with. Every value is bound as a parameter; arrays go through unnest, one statement per table per batch.
 import { createHash } from 'node:crypto'
-import type { QueryResultRow } from 'pg'
+import pg, { type QueryResultRow } from 'pg'
 import { StepSchema, type Trace, type TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
 import { searchText } from '../../search/text.js'
@@ -73,12 +73,46 @@ const statementNames = new Map<string, string>()
  * shapes the read plan builds, so the names stay few.
  */
 export async function prepared<R extends QueryResultRow>(db: Queryable, text: string, values: unknown[]): Promise<R[]> {
+  return (await db.query<R>({ name: statementName(text), text, values })).rows
+}
+
+/** The name a statement text is prepared under. */
+function statementName(text: string): string {
   let name = statementNames.get(text)
   if (name === undefined) {
     name = `loupe_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`
     statementNames.set(text, name)
   }
-  return (await db.query<R>({ name, text, values })).rows
+  return name
+}
+
+/**
+ * Runs a read whose rows are handed to `each` one by one as they arrive, instead of being gathered by the driver until
+ * the last one: a row is garbage as soon as `each` is done with it. A chunk of rows held for the whole read outlived
+ * the young generation, so that an export of a million traces grew the heap by hundreds of MB of garbage.
+ */
+export function eachRow<R extends QueryResultRow, T>(
+  db: pg.ClientBase,
+  statement: { name?: string; text: string; values: unknown[] },
+  each: (row: R) => T,
+): Promise<T[]> {
+  return new Promise((resolve, reject) => {
+    const out: T[] = []
+    // A throw out of a row listener would land in the driver's socket handler: it is kept, and the read fails at its end.
+    let failure: { err: unknown } | undefined
+    const query = new pg.Query<R>(statement)
+    query.on('row', (row: R) => {
+      if (failure) return
+      try {
+        out.push(each(row))
+      } catch (err) {
+        failure = { err }
+      }
+    })
+    query.on('error', reject)
+    query.on('end', () => (failure ? reject(failure.err) : resolve(out)))
+    db.query(query)
+  })
 }
 
 /** The columns of a trace in the contract's order, so that a trace read back serializes as SQLite's does. */
@@ -703,7 +737,7 @@ async function countSearch(db: Queryable, counts: PostgresSearchCounts, f: Trace
 export type PostgresSearchCounts = ReturnType<typeof createPostgresSearchCounts>
 
 /** The shared read plan over one connection (inside a read-only snapshot, see store.ts). */
-export function traceReads(db: Queryable, searchCounts: PostgresSearchCounts) {
+export function traceReads(db: pg.ClientBase, searchCounts: PostgresSearchCounts) {
   /** A statement with the project condition (and its parameter) only when a project is given. */
   const scoped = (projectId: string | undefined, params: unknown[] = []) =>
     projectId === undefined
@@ -712,20 +746,21 @@ export function traceReads(db: Queryable, searchCounts: PostgresSearchCounts) {
 
   const where = pgWhere
 
-  /** A page of rows of `select` (a select … from traces) in the selection's order; PostgreSQL's planner picks the index. */
-  const selectPage = async <R extends QueryResultRow>(
-    select: string,
-    { filter, extra, limit, offset, ordering, probe, collect }: Selection,
-  ) => {
+  /** The statement of a page of rows of `select` (a select … from traces) in the selection's order. */
+  const pageQuery = (select: string, { filter, extra, limit, offset, ordering, probe, collect }: Selection) => {
     const w = where(filter, extra, probe)
     const n = w.params.length
     // The read plan's collection of a rare word's matches: planned at each run, with its words, which a generic plan
     // could not weigh; and in an order no index serves, which PostgreSQL, misjudging how many traces a word matches,
     // took the cost index for and tested trace after trace (a rare word sorted by cost: 1 s at 1M traces).
     const text = `${select} ${w.sql} ${orderBy(ordering, true, collect)} limit $${n + 1} offset $${n + 2}`
-    const values = [...w.params, limit, offset]
-    if (collect) return (await db.query<R>(text, values)).rows
-    return prepared<R>(db, text, values)
+    return { text, values: [...w.params, limit, offset], name: collect ? undefined : statementName(text) }
+  }
+
+  /** A page of rows of `select`; PostgreSQL's planner picks the index. */
+  const selectPage = async <R extends QueryResultRow>(select: string, selection: Selection) => {
+    const { text, values, name } = pageQuery(select, selection)
+    return (await db.query<R>(name === undefined ? { text, values } : { name, text, values })).rows
   }
 
   const queries: TraceReadQueries = {
@@ -803,6 +838,12 @@ export function traceReads(db: Queryable, searchCounts: PostgresSearchCounts) {
 
     async select(selection) {
       return (await selectPage<TraceRow>(SELECT_TRACE, selection)).map(fromRow)
+    },
+
+    async selectEach(selection, each) {
+      return eachRow<TraceRow, ReturnType<typeof each>>(db, pageQuery(SELECT_TRACE, selection), (row) =>
+        each(fromRow(row)),
+      )
     },
 
     async selectSummaries(selection) {

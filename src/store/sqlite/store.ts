@@ -233,8 +233,8 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       return (sqlite.pragma('freelist_count', { simple: true }) as number) > 0
     },
 
-    walkTraces(filter, chunk) {
-      return traces.walkTraces(filter, chunk)
+    walkTraces(filter, chunk, each) {
+      return traces.walkTraces(filter, chunk, each)
     },
 
     alerts,

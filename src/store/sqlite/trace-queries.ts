@@ -552,6 +552,10 @@ export function createTraceQueries(db: Database.Database) {
       return (selectPage(TRACE_COLUMNS, selection, rawStmt) as unknown[][]).map(fromValues)
     },
 
+    async selectEach(selection, each) {
+      return (await queries.select(selection)).map(each)
+    },
+
     async selectSummaries(selection) {
       const columns = `${SUMMARY_KEYS.join(', ')}, json_array_length(steps) as step_count`
       return (selectPage(columns, selection) as RawSummaryRow[]).map(summaryFromRow)
@@ -609,8 +613,12 @@ export function createTraceQueries(db: Database.Database) {
     deleteTraces,
     /** How many searches were counted in full since this instance started. */
     searchFullCounts: searchCounts.fullCounts,
-    walkTraces: (filter: TraceFilter, chunk: number) =>
-      walkChunks(async (after, limit) => reads.afterCursor(filter, after, limit), chunk),
+    walkTraces: <T>(filter: TraceFilter, chunk: number, each: (trace: Trace) => T) =>
+      walkChunks(
+        (after, limit, mark: (trace: Trace) => T) => reads.afterCursor(filter, after, limit, mark),
+        chunk,
+        each,
+      ),
 
     repriceTraces: (since: number | undefined, reprice: Repricer): Promise<RepriceOutcome> =>
       repriceAll((from) => repriceChunk(from, since ?? Number.MIN_SAFE_INTEGER, reprice)),
