@@ -187,6 +187,11 @@ export async function createPostgresStore(
       .select(keyWithProjectColumns(apiKeys, projects))
       .from(apiKeys)
       .innerJoin(projects, keyProjectJoin(apiKeys, projects))
+  // Every authenticated request looks its key up: built once and prepared on each connection once, so no request
+  // builds this query again nor has it parsed and planned.
+  const liveKeyByHash = keysWithProject()
+    .where(activeKeyByHash(apiKeys, sql.placeholder('hash')))
+    .prepare('loupe_live_key_by_hash')
 
   return {
     dialect: 'postgresql',
@@ -251,7 +256,7 @@ export async function createPostgresStore(
     },
 
     async findApiKey(keyHash): Promise<KeyContext | null> {
-      const [row] = await keysWithProject().where(activeKeyByHash(apiKeys, keyHash))
+      const [row] = await liveKeyByHash.execute({ hash: keyHash })
       return row ? keyContextFromRow(decoded(row)) : null
     },
 

@@ -1,6 +1,7 @@
 // Traces on PostgreSQL: the ingest transaction (the trace_id directory, trace rows, their rollups and the
 // notification to other replicas, together) and the primitive reads the shared plan (src/store/trace-reads.ts) is
-// answered with. Every value is bound as a parameter; arrays go through unnest, one statement per table per batch.
+// answered with. Every value is bound as a parameter; arrays go through unnest. Storing a batch takes two statements:
+// the trace_ids and the traces, then every rollup and the notification.
 import { createHash } from 'node:crypto'
 import pg, { type QueryResultRow } from 'pg'
 import { StepSchema, type Trace, type TraceSummary } from '../../../schemas/index.js'
@@ -15,6 +16,7 @@ import {
   activityUpsertSet,
   addExcluded,
   deltaRows,
+  type HistogramDelta,
   type HistogramRow,
   ROLLUP_KEYS,
   ROLLUP_TABLES,
@@ -172,39 +174,78 @@ const toColumnValue = (t: Trace, column: InsertColumn): unknown => {
   return typeof value === 'string' ? encodeText(value) : value
 }
 
-const INSERT_TRACES = `insert into traces (${INSERT_COLUMNS.join(', ')})
+/**
+ * Claims each trace_id in the directory (ids in order, so that two transactions lock them in the same order) and
+ * stores the traces whose id it claimed, in one statement: the ids taken before are left to the caller.
+ */
+const CLAIM_AND_INSERT = `with claimed as (
+    insert into trace_ids (trace_id, project_id)
+    select trace_id, project_id from unnest($1::text[], $2::text[]) as c(trace_id, project_id) order by trace_id
+    on conflict (trace_id) do nothing returning trace_id)
+  insert into traces (${INSERT_COLUMNS.join(', ')})
   select ${INSERT_COLUMNS.map((c) => (INSERT_TYPES[c] === 'jsonb' ? `${c}::jsonb` : c)).join(', ')}
-  from unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${INSERT_TYPES[c] === 'jsonb' ? 'text' : INSERT_TYPES[c]}[]`).join(', ')})
+  from unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 3}::${INSERT_TYPES[c] === 'jsonb' ? 'text' : INSERT_TYPES[c]}[]`).join(', ')})
     with ordinality as t(${INSERT_COLUMNS.join(', ')}, ord)
+  where t.trace_id in (select trace_id from claimed)
   order by ord
   returning trace_id, seq`
 
 /**
- * Adds rows to a rollup in one statement: `keys` (column → SQL type) identify a row, the `counted` columns (int8) are
- * added to what the row holds.
+ * One rollup's part of the statement that adds deltas to every rollup: `keys` (column → SQL type) identify a row, the
+ * `counted` columns (int8) are added to what the row holds; `more` columns are set as `set` says.
  */
-async function upsertRollup<R extends object>(
-  db: Queryable,
-  table: string,
-  keys: Record<string, string>,
-  counted: readonly string[],
-  rows: readonly R[],
-  more: { columns: Record<string, string>; set: string } = { columns: {}, set: addExcluded(table, counted) },
-): Promise<{ project_id: string }[]> {
-  if (rows.length === 0) return []
-  const columns = [...Object.keys(keys), ...counted, ...Object.keys(more.columns)]
-  const types = columns.map((c) => keys[c] ?? more.columns[c] ?? 'int8')
-  // The rows this statement created (xmax = 0: inserted, not updated), by their project.
-  const { rows: created } = await db.query<{ project_id: string }>(
-    `with written as (
-       insert into ${table} (${columns.join(', ')})
-       select * from unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})
-       on conflict (${Object.keys(keys).join(', ')}) do update set ${more.set}
-       returning project_id, xmax = 0 as created)
-     select project_id from written where created`,
-    columns.map((c) => rows.map((r) => (r as Record<string, unknown>)[c])),
-  )
-  return created
+interface RollupUpsert {
+  table: string
+  keys: Record<string, string>
+  counted: readonly string[]
+  rows: readonly object[]
+  more?: { columns: Record<string, string>; set: string }
+}
+
+/**
+ * Every rollup's upsert, the count of the sessions and users they create (activity_counts), and the notifications, as
+ * one statement of data-modifying CTEs: one round trip instead of one per table, and the rows it locks are held for
+ * that one round trip and the commit. Each CTE writes its own table, rows in key order (no deadlock between two
+ * transactions); empty parts are left out.
+ */
+function rollupStatement(
+  parts: readonly RollupUpsert[],
+  notify: { channel: string; payloads: readonly string[] } | null,
+): { text: string; values: unknown[] } | null {
+  const values: unknown[] = []
+  const ctes: string[] = []
+  const created: string[] = []
+  parts.forEach(({ table, keys, counted, rows, more }, n) => {
+    if (rows.length === 0) return
+    const columns = [...Object.keys(keys), ...counted, ...Object.keys(more?.columns ?? {})]
+    const types = columns.map((c) => keys[c] ?? more?.columns[c] ?? 'int8')
+    const params = types.map((type, i) => `$${values.length + i + 1}::${type}[]`)
+    for (const c of columns) values.push(rows.map((r) => (r as Record<string, unknown>)[c]))
+    const activity = table === 'session_totals' ? 'sessions' : table === 'user_totals' ? 'users' : null
+    ctes.push(
+      `r${n} as (insert into ${table} (${columns.join(', ')}) select * from unnest(${params.join(', ')})
+         on conflict (${Object.keys(keys).join(', ')}) do update set ${more?.set ?? addExcluded(table, counted)}
+         returning project_id, xmax = 0 as created)`,
+    )
+    // The rows this statement created (xmax = 0: inserted, not updated), by their project.
+    if (activity) {
+      created.push(`select project_id, ${activity === 'sessions' ? '1, 0' : '0, 1'} from r${n} where created`)
+    }
+  })
+  if (created.length > 0) {
+    ctes.push(
+      `activity as (insert into activity_counts (project_id, sessions, users)
+         select project_id, sum(s), sum(u) from (${created.join(' union all ')}) as c(project_id, s, u)
+         group by project_id order by project_id
+         on conflict (project_id) do update set ${addExcluded('activity_counts', ['sessions', 'users'])})`,
+    )
+  }
+  let main = 'select 1'
+  if (notify && notify.payloads.length > 0) {
+    values.push(notify.channel, notify.payloads)
+    main = `select pg_notify($${values.length - 1}, p) from unnest($${values.length}::text[]) as p`
+  } else if (ctes.length === 0) return null
+  return { text: ctes.length > 0 ? `with ${ctes.join(',\n')}\n${main}` : main, values }
 }
 
 /**
@@ -316,13 +357,13 @@ export async function insertTraces(
     firstIndex.set(t.trace_id, i)
   })
   const candidates = [...first.values()]
-  const claimed = await db.query<{ trace_id: string }>(
-    `insert into trace_ids (trace_id, project_id)
-     select * from unnest($1::text[], $2::text[]) as t(trace_id, project_id) order by trace_id
-     on conflict (trace_id) do nothing returning trace_id`,
-    [candidates.map((t) => t.trace_id), candidates.map((t) => t.project_id)],
-  )
-  const createdIds = new Set(claimed.rows.map((r) => r.trace_id))
+  // trace_ids are ASCII (TRACE_ID_PATTERN): the directory and the traces table hold them alike.
+  const inserted = await db.query<{ trace_id: string; seq: number }>(CLAIM_AND_INSERT, [
+    candidates.map((t) => t.trace_id),
+    candidates.map((t) => t.project_id),
+    ...INSERT_COLUMNS.map((c) => candidates.map((t) => toColumnValue(t, c))),
+  ])
+  const createdIds = new Set(inserted.rows.map((r) => r.trace_id))
   const created = candidates.filter((t) => createdIds.has(t.trace_id))
 
   // Ids stored before: by the same project → the stored trace; by another → a conflict.
@@ -356,65 +397,76 @@ export async function insertTraces(
   })
   if (created.length === 0) return { outcomes, seqs: [] }
 
-  const inserted = await db.query<{ trace_id: string; seq: number }>(
-    INSERT_TRACES,
-    INSERT_COLUMNS.map((c) => created.map((t) => toColumnValue(t, c))),
-  )
-
-  await applyDeltas(db, rollupDeltas(created))
-
   const seqs = inserted.rows.map((r) => r.seq)
-  if (notify) {
-    for (const payload of notifyPayloads(notify.origin, seqs)) {
-      await db.query('select pg_notify($1, $2)', [notify.channel, payload])
-    }
-  }
+  await applyDeltas(
+    db,
+    rollupDeltas(created),
+    notify && { channel: notify.channel, payloads: notifyPayloads(notify.origin, seqs) },
+  )
   return { outcomes, seqs }
 }
 
 /** Adds what some traces count to every rollup (inside the caller's transaction), rows in key order. */
-async function applyDeltas(db: Queryable, deltas: RollupDeltas) {
+async function applyDeltas(
+  db: Queryable,
+  deltas: RollupDeltas,
+  notify: { channel: string; payloads: string[] } | null = null,
+) {
+  const statement = rollupStatement(rollupUpserts(deltas), notify)
+  if (statement) await db.query(statement.text, statement.values)
+}
+
+/** What `applyDeltas` writes, table by table, rows in key order. */
+function rollupUpserts(deltas: RollupDeltas): RollupUpsert[] {
   const totals = sortedBy(deltas.totals, (r) => JSON.stringify([r.project_id, r.environment, r.model, r.status]))
-  await upsertRollup(
-    db,
-    'rollup_totals',
-    { project_id: 'text', environment: 'text', model: 'text', status: 'text' },
-    TOTALS_COUNTS,
-    totals.map((r) => ({ ...r, model: encodeText(r.model) })),
-  )
   const hourly = sortedBy(deltas.hourly, (r) => `${r.project_id}\u0000${String(r.hour).padStart(16, '0')}`)
-  await upsertRollup(db, 'rollup_hourly', { project_id: 'text', hour: 'int8' }, ['traces', ...SUM_COLUMNS], hourly)
-  for (const [table, rows] of [
-    ['latency_histogram', deltas.latency],
-    ['token_histogram', deltas.tokens],
-    ['cost_histogram', deltas.cost],
-  ] as const) {
-    const sorted = sortedBy(rows, (r) => `${r.project_id}\u0000${String(r.bucket).padStart(8, '0')}`)
-    await upsertRollup(db, table, { project_id: 'text', bucket: 'int4' }, ['traces'], sorted)
-  }
+  const histogram = (table: string, rows: readonly HistogramDelta[]): RollupUpsert => ({
+    table,
+    keys: { project_id: 'text', bucket: 'int4' },
+    counted: ['traces'],
+    rows: sortedBy([...rows], (r) => `${r.project_id}\u0000${String(r.bucket).padStart(8, '0')}`),
+  })
   const span = { first_at: 'int8', last_at: 'int8' }
   const sessions = sortedBy(deltas.sessions, (r) => JSON.stringify([r.project_id, r.session_id]))
-  const newSessions = await upsertRollup(
-    db,
-    'session_totals',
-    { project_id: 'text', session_id: 'text' },
-    ACTIVITY_COUNTED,
-    sessions.map((r) => ({ ...r, session_id: encodeText(r.session_id), user_id: r.user_id && encodeText(r.user_id) })),
-    {
-      columns: { ...span, user_id: 'text', user_at: 'int8' },
-      set: `${activityUpsertSet('session_totals', ACTIVITY_COUNTED, 'least', 'greatest')}, ${sessionUserSet('session_totals')}`,
-    },
-  )
   const users = sortedBy(deltas.users, (r) => JSON.stringify([r.project_id, r.user_id]))
-  const newUsers = await upsertRollup(
-    db,
-    'user_totals',
-    { project_id: 'text', user_id: 'text' },
-    ACTIVITY_COUNTED,
-    users.map((r) => ({ ...r, user_id: encodeText(r.user_id) })),
-    { columns: span, set: activityUpsertSet('user_totals', ACTIVITY_COUNTED, 'least', 'greatest') },
-  )
-  await countActivity(db, 1, newSessions, newUsers)
+  return [
+    {
+      table: 'rollup_totals',
+      keys: { project_id: 'text', environment: 'text', model: 'text', status: 'text' },
+      counted: TOTALS_COUNTS,
+      rows: totals.map((r) => ({ ...r, model: encodeText(r.model) })),
+    },
+    {
+      table: 'rollup_hourly',
+      keys: { project_id: 'text', hour: 'int8' },
+      counted: ['traces', ...SUM_COLUMNS],
+      rows: hourly,
+    },
+    histogram('latency_histogram', deltas.latency),
+    histogram('token_histogram', deltas.tokens),
+    histogram('cost_histogram', deltas.cost),
+    {
+      table: 'session_totals',
+      keys: { project_id: 'text', session_id: 'text' },
+      counted: ACTIVITY_COUNTED,
+      rows: sessions.map((r) => ({
+        ...r,
+        session_id: encodeText(r.session_id),
+        user_id: r.user_id && encodeText(r.user_id),
+      })),
+      more: {
+        columns: { ...span, user_id: 'text', user_at: 'int8' },
+        set: `${activityUpsertSet('session_totals', ACTIVITY_COUNTED, 'least', 'greatest')}, ${sessionUserSet('session_totals')}`,
+      },
+    },
+    {
+      table: 'user_totals',
+      keys: { project_id: 'text', user_id: 'text' },
+      counted: ACTIVITY_COUNTED,
+      rows: users.map((r) => ({ ...r, user_id: encodeText(r.user_id) })),
+      more: { columns: span, set: activityUpsertSet('user_totals', ACTIVITY_COUNTED, 'least', 'greatest') },
+    },
+  ]
 }
 
 /** Every rollup recounted from the traces, in chunks, inside the caller's transaction (see rollup-rebuild.ts). */
