@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url'
 import closeWithGrace from 'close-with-grace'
 import { type BuildOptions, buildApp, type LoupeApp } from './app.js'
 import { type Config, loadConfig, redactUrl, SettingError } from './config.js'
+import { boundHeapGrowth } from './lib/heap.js'
 import { version } from './lib/version.js'
 import { sqlitePath } from './store/sqlite/store.js'
 
@@ -18,6 +19,8 @@ export interface StartOptions extends BuildOptions {
 
 /** Builds Loupe on `config` and listens on its host and port; rejects (the app closed) when it cannot listen. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<LoupeApp> {
+  // A long-running server keeps its heap close to what it holds (lib/heap.ts).
+  boundHeapGrowth(process.execArgv, process.env.NODE_OPTIONS)
   const app = await buildApp(config, options)
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error')
