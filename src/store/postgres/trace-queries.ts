@@ -13,6 +13,7 @@ import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } f
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
   ACTIVITY_COUNTED,
+  type ActivityDelta,
   activityUpsertSet,
   addExcluded,
   deltaRows,
@@ -653,10 +654,30 @@ const KEY_TYPES: Record<string, string> = {
 const tracesOf = (table: string, column: string) =>
   `t.${column} = ${table}.${column} collate "default" and t.project_id = ${table}.project_id`
 
-/** A session's or a user's first and last trace, from the traces left (each one seek of its index). */
+/**
+ * A session's or a user's first and last trace, from the traces left (each one seek of its index), each sought only
+ * where a deleted trace may have been it: the key's deleted traces (k.first_at, k.last_at, their earliest and latest)
+ * reach the row's first or last. Deleting the oldest traces moves every first and hardly any last; each seek costs a
+ * random read of a trace (the index lacks the project), which at 1M traces was the largest part of a batch.
+ */
 const spanOf = (table: string, column: string) => `
-  first_at = (select t.created_at from traces t where ${tracesOf(table, column)} order by t.created_at limit 1),
-  last_at = (select t.created_at from traces t where ${tracesOf(table, column)} order by t.created_at desc limit 1)`
+  first_at = case when k.first_at <= ${table}.first_at
+    then (select t.created_at from traces t where ${tracesOf(table, column)} order by t.created_at limit 1)
+    else ${table}.first_at end,
+  last_at = case when k.last_at >= ${table}.last_at
+    then (select t.created_at from traces t where ${tracesOf(table, column)} order by t.created_at desc limit 1)
+    else ${table}.last_at end`
+
+/** A session's user again, where a deleted trace may have been the one it came from (k.user_at: their earliest). */
+const sessionUser = (table: string) => {
+  const sought = `coalesce(k.user_at <= ${table}.user_at, false)`
+  return `(user_id, user_at) = (
+    (select t.user_id, t.created_at from traces t
+      where ${sought} and ${tracesOf(table, 'session_id')} and t.user_id is not null
+      order by t.created_at, t.user_id limit 1)
+    union all
+    (select ${table}.user_id, ${table}.user_at where not ${sought}))`
+}
 
 /**
  * Deletes the oldest matches of a selection inside an open transaction: their rows (locked first, so two deletions
@@ -703,19 +724,21 @@ export async function deleteTraces(
       params,
     )
     gone[table] = deleted.rows
-    if (table === 'session_totals') {
-      await db.query(
-        `update session_totals set ${spanOf(table, 'session_id')},
-           (user_id, user_at) = (select t.user_id, t.created_at from traces t
-                                 where ${tracesOf(table, 'session_id')} and t.user_id is not null
-                                 order by t.created_at, t.user_id limit 1)
-         from ${from} where ${matches}`,
-        params,
-      )
-    }
-    if (table === 'user_totals') {
-      await db.query(`update user_totals set ${spanOf(table, 'user_id')} from ${from} where ${matches}`, params)
-    }
+    if (table !== 'session_totals' && table !== 'user_totals') continue
+    // The keys with the span of their deleted traces (and a session's earliest deleted trace naming a user).
+    const spans = touched as readonly (ActivityDelta & { user_at?: number | null })[]
+    const n = keys.length
+    const span = `unnest(${keys.map((k, i) => `$${i + 1}::${KEY_TYPES[k]}[]`).join(', ')},
+      $${n + 1}::int8[], $${n + 2}::int8[], $${n + 3}::int8[]) as k(${keys.join(', ')}, first_at, last_at, user_at)`
+    const spanParams = [
+      ...params,
+      spans.map((r) => r.first_at),
+      spans.map((r) => r.last_at),
+      spans.map((r) => r.user_at ?? null),
+    ]
+    const column = table === 'session_totals' ? 'session_id' : 'user_id'
+    const user = table === 'session_totals' ? `, ${sessionUser(table)}` : ''
+    await db.query(`update ${table} set ${spanOf(table, column)}${user} from ${span} where ${matches}`, spanParams)
   }
   await countActivity(db, -1, gone.session_totals ?? [], gone.user_totals ?? [])
   return { deleted: rows.map((r) => ({ trace_id: r.trace_id, project_id: r.project_id })), counts }
