@@ -3,6 +3,7 @@
 // 64-bit integers may be strings or numbers. A span that cannot be read is rejected on its own; the others are kept.
 import type { OtlpSpan } from '../../schemas/otlp.js'
 import { setOwn } from '../lib/own.js'
+import { isLong, type Long } from './proto.js'
 
 /** Why spans were rejected, with how many each. */
 export type Rejections = Map<string, number>
@@ -31,9 +32,23 @@ const MAX_VALUE_DEPTH = 32
 
 const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value)
 
-/** The field under its OTLP/JSON name, or its proto name (which protobuf's JSON mapping also accepts). */
+/**
+ * The field under its OTLP/JSON name, or its proto name (which protobuf's JSON mapping also accepts). Only a field
+ * the sender set: a decoded protobuf message keeps its defaults on its prototype (every AnyValue has a "" stringValue
+ * there), and a parsed JSON object has only own properties.
+ */
 function field(obj: Obj, camel: string, snake: string): unknown {
-  return obj[camel] ?? obj[snake]
+  return (Object.hasOwn(obj, camel) ? obj[camel] : undefined) ?? (Object.hasOwn(obj, snake) ? obj[snake] : undefined)
+}
+
+/** Bytes as lowercase hex or base64, read in place (no copy). */
+const bytesText = (bytes: Uint8Array, encoding: 'hex' | 'base64') =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(encoding)
+
+/** A decoded 64-bit integer, exactly. */
+const longToBigInt = (value: Long): bigint => {
+  const n = (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0)
+  return value.unsigned ? n : BigInt.asIntN(64, n)
 }
 
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
@@ -41,7 +56,7 @@ const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
 /** A trace or span id: bytes from protobuf, hex from JSON. Null when malformed or all zeros (invalid in OTLP). */
 function readId(value: unknown, bytes: number): string | null {
   let hex: string | null = null
-  if (value instanceof Uint8Array) hex = value.length === bytes ? Buffer.from(value).toString('hex') : null
+  if (value instanceof Uint8Array) hex = value.length === bytes ? bytesText(value, 'hex') : null
   else if (typeof value === 'string' && new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`).test(value)) hex = value.toLowerCase()
   return hex === null || /^0+$/.test(hex) ? null : hex
 }
@@ -68,18 +83,24 @@ function readEnum(value: unknown, names: readonly string[]): number {
 export function nanosToMs(value: unknown): number {
   let nanos: bigint
   try {
-    if (typeof value === 'string' && /^\d+$/.test(value)) nanos = BigInt(value)
+    if (isLong(value)) nanos = longToBigInt(value)
+    else if (typeof value === 'string' && /^\d+$/.test(value)) nanos = BigInt(value)
     else if (typeof value === 'number' && Number.isFinite(value) && value >= 0) nanos = BigInt(Math.trunc(value))
     else return 0
   } catch {
     return 0
   }
+  if (nanos < 0n) return 0
   return Number(nanos / 1000n) / 1000
 }
 
 /** A 64-bit integer as a number when it is exactly representable, else its decimal string. */
 function readInt(value: unknown): number | string | null {
   if (typeof value === 'number') return Number.isFinite(value) ? value : null
+  if (isLong(value)) {
+    const n = longToBigInt(value)
+    return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString()
+  }
   if (typeof value !== 'string' || !/^-?\d+$/.test(value)) return null
   const n = Number(value)
   return Number.isSafeInteger(n) ? n : value
@@ -104,7 +125,7 @@ export function readAnyValue(value: unknown, depth = 0): unknown {
   const kvlist = field(value, 'kvlistValue', 'kvlist_value')
   if (isObj(kvlist)) return readAttributes(kvlist.values, depth + 1)
   const bytes = field(value, 'bytesValue', 'bytes_value')
-  if (bytes instanceof Uint8Array) return Buffer.from(bytes).toString('base64')
+  if (bytes instanceof Uint8Array) return bytesText(bytes, 'base64')
   if (typeof bytes === 'string') return bytes
   return null
 }

@@ -1,5 +1,6 @@
 // Reading OTLP exports: protobuf and JSON forms alike, the OTLP/JSON quirks, and one bad span rejecting only itself.
 import { Value } from '@sinclair/typebox/value'
+import protobuf from 'protobufjs'
 import t from 'tap'
 import { OtlpSpanSchema } from '../../schemas/otlp.js'
 import { nanosToMs, readAnyValue, readExportRequest } from '../../src/otlp/decode.js'
@@ -48,6 +49,23 @@ t.test('AnyValue: every kind, 64-bit integers as numbers when exact and strings 
     [{}, null],
   ]
   for (const [input, expected] of cases) t.same(readAnyValue(input), expected, JSON.stringify(input))
+})
+
+t.test('a decoded protobuf message: 64-bit integers as Long, defaults on the prototype only', async (t) => {
+  const Long = protobuf.util.Long as unknown as new (low: number, high: number, unsigned?: boolean) => object
+  // 2^53 + 1 (not exact as a number), -2, and a nanosecond time as the fixed64 it is on the wire.
+  t.equal(readAnyValue({ intValue: new Long(1, 0x200000) }), '9007199254740993')
+  t.equal(readAnyValue({ intValue: new Long(-2, -1) }), -2)
+  t.equal(readAnyValue({ intValue: new Long(42, 0) }), 42)
+  const nanos = 1_795_268_700_250_500_999n
+  t.equal(nanosToMs(new Long(Number(nanos & 0xffffffffn) | 0, Number(nanos >> 32n) | 0, true)), 1_795_268_700_250.5)
+  // protobufjs puts every field's default on the message's prototype: only what was sent is read.
+  const defaults = { stringValue: '', boolValue: false, intValue: 0, bytesValue: new Uint8Array(0) }
+  t.equal(readAnyValue(Object.assign(Object.create(defaults), { intValue: new Long(7, 0) })), 7)
+  t.equal(readAnyValue(Object.create(defaults)), null)
+  // Bytes that are a view into a larger buffer (the request body) are read at their own offset.
+  const body = Buffer.from([9, 9, 1, 2, 9])
+  t.equal(readAnyValue({ bytesValue: body.subarray(2, 4) }), 'AQI=')
 })
 
 t.test('a JSON span: hex ids, integer or named enums, remote parent from the flags, resource and scope', async (t) => {
