@@ -62,17 +62,24 @@ export function createSearchCounts<H>(covers: (kept: H, now: H) => boolean) {
      * other removal came between the count and this one). The others stay unusable.
      */
     removable(bumped: string): RemovableCount<H>[] {
-      const before = String(BigInt(bumped) - 1n)
-      return [...counts.values()].filter(({ count }) => count.removals === before)
+      return removableOf([...counts.values()], bumped)
+    },
+    /** Every count kept: what a removal on another connection (another thread) picks the removable ones from. */
+    kept(): RemovableCount<H>[] {
+      return [...counts.values()]
     },
     /**
      * Once the removing transaction committed: each count, if it is still the one kept (no read replaced it
-     * meanwhile), replaced by what it is past the removal.
+     * meanwhile with another; compared by value, as a removal on another thread answers copies), replaced by what it
+     * is past the removal.
      */
     passed(counted: readonly PassedCount<H>[]): void {
       for (const { f, count, next } of counted) {
         const key = JSON.stringify(f)
-        if (counts.get(key)?.count === count) counts.set(key, { f, count: next })
+        const now = counts.get(key)?.count
+        if (now && now.removals === count.removals && now.horizon === count.horizon && now.n === count.n) {
+          counts.set(key, { f, count: next })
+        }
       }
     },
     /** How many searches were counted in full (no kept count could serve) since the instance started. */
@@ -84,6 +91,15 @@ export function createSearchCounts<H>(covers: (kept: H, now: H) => boolean) {
 export interface RemovableCount<H> {
   f: TraceFilter
   count: KeptCount<H>
+}
+
+/**
+ * Among counts kept, those a removal can take its traces away from, inside the removing transaction: those kept
+ * under the counter's value just before its bump (`bumped`).
+ */
+export function removableOf<H>(counted: readonly RemovableCount<H>[], bumped: string): RemovableCount<H>[] {
+  const before = String(BigInt(bumped) - 1n)
+  return counted.filter(({ count }) => count.removals === before)
 }
 
 /** A count kept and what it becomes once a removal by this instance commits. */

@@ -6,6 +6,7 @@ import { p95Index, toUsd } from '../../analytics/math.js'
 import { NANOS_PER_USD } from '../../costs/pricing.js'
 import type { AlertStore, WindowQuery, WindowStats } from '../types.js'
 import { alertEvents, alertRules } from './tables.js'
+import { writeTransaction } from './write-transaction.js'
 
 export function createSqliteAlerts<S extends Record<string, unknown>>(
   sqlite: Database.Database,
@@ -22,7 +23,7 @@ export function createSqliteAlerts<S extends Record<string, unknown>>(
       return db.delete(alertRules).where(eq(alertRules.rule_id, ruleId)).run().changes > 0
     },
     async recordEvaluation(ruleId, update, event) {
-      sqlite.transaction(() => {
+      writeTransaction(sqlite, () => {
         db.update(alertRules).set(update).where(eq(alertRules.rule_id, ruleId)).run()
         if (event) db.insert(alertEvents).values(event).run()
       })()

@@ -4,6 +4,7 @@
 import type Database from 'better-sqlite3'
 import type { PendingSpan, PendingSpanOutcome, PendingTrace, Store } from '../types.js'
 import type { PendingSpanRow } from './tables.js'
+import { writeTransaction } from './write-transaction.js'
 
 /** A row as better-sqlite3 returns it: the boolean as 0/1, the span still JSON text. */
 type RawPendingSpanRow = Omit<PendingSpanRow, 'is_root' | 'span'> & { is_root: number; span: string }
@@ -41,7 +42,7 @@ export function createPendingSpanQueries(sqlite: Database.Database): PendingSpan
    * A span joins its trace's pending spans, unless that trace is already stored or belongs to another project. An
    * export carries many spans of few traces: each trace (and project) is looked up once.
    */
-  const keep = sqlite.transaction((spans: PendingSpan[]): PendingSpanOutcome[] => {
+  const keep = writeTransaction(sqlite, (spans: PendingSpan[]): PendingSpanOutcome[] => {
     const verdicts = new Map<string, 'stored' | 'conflict' | null>()
     const verdictOf = (s: PendingSpan) => {
       const stored = traceOwner.get(s.trace_id)
@@ -60,7 +61,7 @@ export function createPendingSpanQueries(sqlite: Database.Database): PendingSpan
       return insert.run(...args, JSON.stringify(s.span)).changes > 0 ? 'added' : 'duplicate'
     })
   })
-  const forget = sqlite.transaction((spans: readonly { trace_id: string; span_ids: readonly string[] }[]) => {
+  const forget = writeTransaction(sqlite, (spans: readonly { trace_id: string; span_ids: readonly string[] }[]) => {
     for (const { trace_id, span_ids } of spans) for (const spanId of span_ids) remove.run(trace_id, spanId)
   })
 

@@ -25,10 +25,11 @@ import {
 import { ROLLUP_TABLES } from '../rollups.js'
 import type { KeyContext, Store } from '../types.js'
 import { createSqliteAlerts } from './alerts.js'
-import { startCheckpointer } from './checkpointer.js'
+import { startBackground } from './background.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { apiKeys, modelPrices, projectRetention, projects } from './tables.js'
 import { createTraceQueries } from './trace-queries.js'
+import { writeTransaction } from './write-transaction.js'
 
 type Db = BetterSQLite3Database<{ projects: typeof projects; apiKeys: typeof apiKeys }>
 
@@ -88,9 +89,9 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     traces.rebuildRollupsIfStale()
     traces.rebuildSearchIfStale()
   }
-  // A file's log is checkpointed by a worker, not by the commits on the event loop (checkpointer.ts).
-  const checkpointer =
-    sqlite.pragma('journal_mode', { simple: true }) === 'wal' ? startCheckpointer(sqlite, path) : null
+  // A file's log is checkpointed, and its deletions run, by a worker off the event loop (background.ts); an in-memory
+  // database cannot be shared with another connection, and does both on the event loop.
+  const background = sqlite.pragma('journal_mode', { simple: true }) === 'wal' ? startBackground(sqlite, path) : null
   const pendingSpans = createPendingSpanQueries(sqlite)
   const { alerts, windowStats } = createSqliteAlerts(sqlite, db)
 
@@ -114,12 +115,12 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async close() {
-      await checkpointer?.stop()
+      await background?.stop()
       if (sqlite.open) sqlite.close()
     },
 
     async createProject(project, key) {
-      return sqlite.transaction(() => {
+      return writeTransaction(sqlite, () => {
         const taken = db
           .select({ id: projects.project_id })
           .from(projects)
@@ -200,11 +201,14 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async deleteTraces(selection) {
-      return traces.deleteTraces(selection)
+      if (!background?.running()) return traces.deleteTraces(selection)
+      const { deleted, counts } = await background.deleteBatch(selection, traces.keptSearchCounts())
+      traces.passSearchCounts(counts)
+      return deleted
     },
 
     async deleteProject(projectId) {
-      return sqlite.transaction(() =>
+      return writeTransaction(sqlite, () =>
         runSteps(projectDeletion(ROLLUP_TABLES), ({ sql, read }) => {
           const statement = sqlite.prepare(sql)
           return read ? statement.all(projectId).length : statement.run(projectId).changes
@@ -226,11 +230,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async reclaimSpace() {
-      // Gives the free pages back to the file system, a bounded number at a time (each call is one short write: 256
-      // pages, 1 MiB, about what a deletion batch frees).
-      if (sqlite.pragma('auto_vacuum', { simple: true }) !== 2) return false
-      sqlite.pragma('incremental_vacuum(256)')
-      return (sqlite.pragma('freelist_count', { simple: true }) as number) > 0
+      return background?.running() ? background.reclaimSpace() : traces.reclaimSpace()
     },
 
     walkTraces(filter, chunk, each) {
@@ -267,7 +267,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async putPriceRule(rule) {
-      return sqlite.transaction(() => {
+      return writeTransaction(sqlite, () => {
         const existed = db
           .select({ p: modelPrices.pattern })
           .from(modelPrices)

@@ -33,6 +33,8 @@ import {
   type PassedCount,
   passRemoval,
   REMOVALS_NOW,
+  type RemovableCount,
+  removableOf,
 } from '../search-counts.js'
 import { SUMMARY_KEYS, storedTrace, storedTraceOf, TRACE_KEYS } from '../stored-trace.js'
 import {
@@ -53,6 +55,13 @@ import {
 } from '../trace-reads.js'
 import type { DeletedTrace, DeleteSelection, InsertOutcome, RepriceOutcome, Repricer, TraceFilter } from '../types.js'
 import type { TraceRow } from './tables.js'
+import { writeTransaction } from './write-transaction.js'
+
+/** A batch deleted: its traces, and the search counts given to it past the deletion. */
+export interface DeletedBatch {
+  deleted: DeletedTrace[]
+  counts: PassedCount<number>[]
+}
 
 /** A traces row as better-sqlite3 returns it: JSON columns still text. */
 type RawTraceRow = Omit<TraceRow, 'tags' | 'metadata' | 'steps' | 'tokens_reported'> & {
@@ -180,7 +189,7 @@ export function createTraceQueries(db: Database.Database) {
   }
 
   /** Trace rows and their rollups in one transaction: a crash keeps both or neither. */
-  const insertBatch = db.transaction((batch: readonly Trace[]): InsertOutcome[] => {
+  const insertBatch = writeTransaction(db, (batch: readonly Trace[]): InsertOutcome[] => {
     const created: Trace[] = []
     const outcomes = batch.map((trace): InsertOutcome => {
       const inserted = insertTrace.run(toRow(trace))
@@ -252,8 +261,9 @@ export function createTraceQueries(db: Database.Database) {
    * — the exact inverse of insertBatch (removalDeltas) — then the rollup rows they touched that hold no trace any more
    * go, and the sessions and users they belonged to get their span (and a session its user) from the traces left.
    */
-  const deleteBatch = db.transaction(
-    ({ filter, trace_ids, limit }: DeleteSelection): { deleted: DeletedTrace[]; counts: PassedCount<number>[] } => {
+  const deleteBatch = writeTransaction(
+    db,
+    ({ filter, trace_ids, limit }: DeleteSelection, kept: readonly RemovableCount<number>[]): DeletedBatch => {
       const w = where(filter, trace_ids ? { traceIds: trace_ids } : {})
       const rows = stmt(
         `select rowid as row_id, trace_id, ${ROLLUP_SOURCE_COLUMNS} from traces ${w.sql}
@@ -261,7 +271,7 @@ export function createTraceQueries(db: Database.Database) {
       ).all(...w.params, limit) as (RollupRow & { trace_id: string; row_id: number })[]
       if (rows.length === 0) return { deleted: [], counts: [] }
       const { value: bumped } = bumpRemovalsReturning.get() as { value: string }
-      const counts = lessOfCounts(rows, bumped)
+      const counts = lessOfCounts(rows, bumped, kept)
       for (const row of rows) {
         deleteByRowid.run(row.row_id)
         deleteSearch.run(row.row_id)
@@ -292,11 +302,15 @@ export function createTraceQueries(db: Database.Database) {
     },
   )
   /**
-   * The search counts this instance keeps, past the deletion of these rows (still there): each one's matches among
-   * them up to the last rowid it counted, tested as a read tests the traces stored after a count.
+   * The search counts the deleting instance keeps (`kept`), past the deletion of these rows (still there): each
+   * one's matches among them up to the last rowid it counted, tested as a read tests the traces stored after a count.
    */
-  const lessOfCounts = (rows: readonly { row_id: number }[], bumped: string): PassedCount<number>[] => {
-    const counted = searchCounts.removable(bumped)
+  const lessOfCounts = (
+    rows: readonly { row_id: number }[],
+    bumped: string,
+    kept: readonly RemovableCount<number>[],
+  ): PassedCount<number>[] => {
+    const counted = removableOf(kept, bumped)
     const rowids = JSON.stringify(rows.map((r) => r.row_id))
     const less = counted.map(({ f, count }) => {
       const w = where(f, {}, true)
@@ -310,12 +324,12 @@ export function createTraceQueries(db: Database.Database) {
   }
   /** Deletes in one transaction, then (once it committed) keeps the search counts past it. */
   const deleteTraces = (selection: DeleteSelection): DeletedTrace[] => {
-    const { deleted, counts } = deleteBatch(selection)
+    const { deleted, counts } = deleteBatch(selection, searchCounts.kept())
     searchCounts.passed(counts)
     return deleted
   }
   /** Every rollup recounted from the traces, in one transaction (see rollup-rebuild.ts). */
-  const rebuildRollups = db.transaction(() => {
+  const rebuildRollups = writeTransaction(db, () => {
     for (const table of ROLLUP_TABLES) db.prepare(`delete from ${table}`).run()
     let cursor = 0
     for (;;) {
@@ -334,36 +348,39 @@ export function createTraceQueries(db: Database.Database) {
   )
   const updateCost = db.prepare('update traces set cost = @cost, steps = @steps where trace_id = @trace_id')
   /** One chunk re-priced in one transaction: the changed rows and their rollups (old form out, new form in). */
-  const repriceChunk = db.transaction((position: RepricePosition, since: number, reprice: Repricer): RepriceChunk => {
-    const rows = repriceSource.all({
-      since,
-      at: position.at,
-      id: position.id,
-      limit: REPRICE_CHUNK,
-    }) as (RawTraceRow & {
-      reported_cost: string | null
-    })[]
-    const before: Trace[] = []
-    const after: Trace[] = []
-    for (const row of rows) {
-      const old = fromRow(row)
-      const next = reprice(old, parseReportedCosts(row.reported_cost))
-      if (!costsDiffer(old, next)) continue
-      updateCost.run({ trace_id: old.trace_id, cost: next.cost, steps: JSON.stringify(next.steps) })
-      before.push(old)
-      after.push(next)
-    }
-    applyDeltas(rollupDeltas(after, before))
-    const last = rows.at(-1)
-    return {
-      scanned: rows.length,
-      changed: after.length,
-      next: last ? { at: last.created_at, id: last.trace_id } : null,
-    }
-  })
+  const repriceChunk = writeTransaction(
+    db,
+    (position: RepricePosition, since: number, reprice: Repricer): RepriceChunk => {
+      const rows = repriceSource.all({
+        since,
+        at: position.at,
+        id: position.id,
+        limit: REPRICE_CHUNK,
+      }) as (RawTraceRow & {
+        reported_cost: string | null
+      })[]
+      const before: Trace[] = []
+      const after: Trace[] = []
+      for (const row of rows) {
+        const old = fromRow(row)
+        const next = reprice(old, parseReportedCosts(row.reported_cost))
+        if (!costsDiffer(old, next)) continue
+        updateCost.run({ trace_id: old.trace_id, cost: next.cost, steps: JSON.stringify(next.steps) })
+        before.push(old)
+        after.push(next)
+      }
+      applyDeltas(rollupDeltas(after, before))
+      const last = rows.at(-1)
+      return {
+        scanned: rows.length,
+        changed: after.length,
+        next: last ? { at: last.created_at, id: last.trace_id } : null,
+      }
+    },
+  )
 
   /** The search index rebuilt from the traces (a migration that created it sets `search_stale`). */
-  const rebuildSearch = db.transaction(() => {
+  const rebuildSearch = writeTransaction(db, () => {
     db.prepare('delete from traces_search').run()
     const source = db.prepare(
       'select rowid as cursor, name, prompt, response, failure_reason, steps from traces where rowid > ? order by rowid limit ?',
@@ -611,6 +628,22 @@ export function createTraceQueries(db: Database.Database) {
     },
 
     deleteTraces,
+    /** One batch deleted for an instance whose search counts are `kept` (on another thread's connection). */
+    deleteBatch: (selection: DeleteSelection, kept: readonly RemovableCount<number>[]): DeletedBatch =>
+      deleteBatch(selection, kept),
+    /** The search counts this instance keeps, for a deletion on another connection. */
+    keptSearchCounts: () => searchCounts.kept(),
+    /** What a deletion on another connection answered of the counts it was given, once committed. */
+    passSearchCounts: (counts: readonly PassedCount<number>[]) => searchCounts.passed(counts),
+    /**
+     * Gives free pages back to the file system, a bounded number at a time (one short write: 256 pages, 1 MiB, about
+     * what a deletion batch frees); true while some are left.
+     */
+    reclaimSpace(): boolean {
+      if (db.pragma('auto_vacuum', { simple: true }) !== 2) return false
+      db.pragma('incremental_vacuum(256)')
+      return (db.pragma('freelist_count', { simple: true }) as number) > 0
+    },
     /** How many searches were counted in full since this instance started. */
     searchFullCounts: searchCounts.fullCounts,
     walkTraces: <T>(filter: TraceFilter, chunk: number, each: (trace: Trace) => T) =>
