@@ -535,12 +535,17 @@ async function otlpIngest(base: string, pid: number, rawInsertRowsPerSecond: num
   ) as { spans: number; traces: number; exports: number; ms: number; failed: number }
   const ackedAt = performance.now()
   // Counted through the API, on either store: the project's traces, and their steps summed over every page.
-  const list = async (query: string) =>
-    (await (await fetch(`${base}/traces?project_id=${projectId}&fields=summary&${query}`)).json()) as {
-      total: number
-      items: { step_count: number }[]
-      next_cursor: string | null
+  // A saturated server answers 503 with Retry-After (its overload guard): the count waits and asks again.
+  const list = async (query: string) => {
+    for (;;) {
+      const res = await fetch(`${base}/traces?project_id=${projectId}&fields=summary&${query}`)
+      if (res.ok) {
+        return (await res.json()) as { total: number; items: { step_count: number }[]; next_cursor: string | null }
+      }
+      if (res.status !== 503) throw new Error(`GET /traces answered ${res.status}: ${await res.text()}`)
+      await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)))
     }
+  }
   let traces = (await list('limit=1')).total
   while (traces < client.traces && performance.now() - ackedAt < 60_000) {
     await new Promise((r) => setTimeout(r, 100))
