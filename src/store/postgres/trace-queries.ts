@@ -336,8 +336,15 @@ export function parseNotifyPayload(payload: string): { origin: string; seqs: num
 }
 
 /** Rows sorted by a key, so that concurrent transactions lock rollup rows in the same order (no deadlock). */
-const sortedBy = <T>(rows: T[], key: (r: T) => string) =>
-  rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+const sortedBy = <T>(rows: T[], key: (r: T) => string): T[] => {
+  // Each key made once: made in the comparison, they took a deletion batch of 500 traces about 4 ms.
+  const keyed = rows.map((row) => ({ row, key: key(row) }))
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  keyed.forEach(({ row }, i) => {
+    rows[i] = row
+  })
+  return rows
+}
 
 /**
  * Stores a batch inside an open transaction on `db`: idempotent on trace_id (the trace_ids directory decides, so a
