@@ -5,9 +5,12 @@
 //     opens <sockets> WebSocket peers, prints `{"ready":N}`, then counts the trace.created frames each receives and
 //     prints `{"complete":C,"received":R,"dropped":D,"ms":T}` once every peer has <events> of them (or after a minute:
 //     the peers the server dropped, or that are still short, are counted); closes them all on a line on stdin.
-//   bench-fanout-peers.ts probe <url>
-//     asks <url> again and again (one request at a time) until it gets a line on stdin; then prints
-//     `{"requests":N,"maxMs":M,"p99Ms":P}`.
+//   bench-fanout-peers.ts probe <url> [gapMs=5]
+//     asks <url> a few times to warm up and prints `{"ready":true}`; then asks it again and again (one request at a
+//     time, gapMs apart) until it gets a line on stdin, and prints `{"requests":N,"maxMs":M,"p99Ms":P,"ms":[…],"failed":F,"firstFailure":"…"}` (ms: each answer's time, in order;
+//     a failed request counts as the wait it was). The deletion row reads /analytics through it too: in the
+//     benchmark's own process, whose heap holds about 50 MB, full collections of 8–46 ms every second or so were
+//     counted as slow answers.
 import { createInterface } from 'node:readline'
 import WebSocket from 'ws'
 
@@ -72,28 +75,39 @@ async function peers(target: string, count: number, events: number) {
   process.exit(0)
 }
 
-async function probe(target: string) {
+async function probe(target: string, gapMs: number) {
   const latencies: number[] = []
+  let failed = 0
+  let firstFailure = ''
   let stop = false
   void stdinLine().then(() => {
     stop = true
   })
+  // A new process's first answers (its connection, code not yet compiled) are not the server's.
+  for (let i = 0; i < 20; i++) await (await fetch(target)).arrayBuffer()
+  print({ ready: true })
   while (!stop) {
     const started = performance.now()
     try {
-      await (await fetch(target)).arrayBuffer()
-    } catch {
-      // a refused or reset connection is a (long) wait too
+      const res = await fetch(target)
+      await res.arrayBuffer()
+      if (!res.ok) throw new Error(`answered ${res.status}`)
+    } catch (err) {
+      // A refused or reset connection is a (long) wait too.
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause
+      failed++
+      firstFailure ||= `${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`
     }
     latencies.push(performance.now() - started)
-    await new Promise((resolve) => setTimeout(resolve, 5))
+    if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs))
   }
+  const ms = latencies.map((l) => Math.round(l * 100) / 100)
   latencies.sort((a, b) => a - b)
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] ?? 0
-  print({ requests: latencies.length, maxMs: Math.round(at(100)), p99Ms: Math.round(at(99)) })
+  print({ requests: latencies.length, maxMs: Math.round(at(100)), p99Ms: Math.round(at(99)), ms, failed, firstFailure })
   process.exit(0)
 }
 
 if (mode === 'peers') await peers(url!, Number(socketsArg), Number(eventsArg))
-else if (mode === 'probe') await probe(url!)
-else throw new Error('usage: bench-fanout-peers.ts peers <ws-url> <sockets> <events> | probe <url>')
+else if (mode === 'probe') await probe(url!, Number(process.argv[4] ?? 5))
+else throw new Error('usage: bench-fanout-peers.ts peers <ws-url> <sockets> <events> | probe <url> [gapMs]')
