@@ -407,6 +407,12 @@ function helperProcess(args: string[]) {
   const lines: string[] = []
   let wake: (() => void) | null = null
   let buffer = ''
+  // Not its exit: a long last line (a probe's every answer) may still be on its way through the pipe then.
+  let closed = false
+  child.once('close', () => {
+    closed = true
+    wake?.()
+  })
   child.stdout!.on('data', (chunk: Buffer) => {
     buffer += chunk.toString()
     for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
@@ -418,7 +424,7 @@ function helperProcess(args: string[]) {
   return {
     async next<T>(): Promise<T> {
       while (lines.length === 0) {
-        if (child.exitCode !== null) throw new Error(`bench-fanout-peers ${args[0]} exited`)
+        if (closed) throw new Error(`bench-fanout-peers ${args[0]} exited`)
         await new Promise<void>((resolve) => {
           wake = resolve
           setTimeout(resolve, 1000)
