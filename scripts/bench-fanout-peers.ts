@@ -7,14 +7,12 @@
 //     the peers the server dropped, or that are still short, are counted); closes them all on a line on stdin.
 //   bench-fanout-peers.ts probe <url> [gapMs=5]
 //     asks <url> a few times to warm up and prints `{"ready":true}`; then asks it again and again (one request at a
-//     time, gapMs apart) until it gets a line on stdin, and prints `{"requests":N,"maxMs":M,"p99Ms":P,"ms":[…],"failed":F,"firstFailure":"…"}` (ms: each answer's time, in order;
-//     a failed request counts as the wait it was). The deletion row reads /analytics through it too: in the
-//     benchmark's own process, whose heap holds about 50 MB, full collections of 8–46 ms every second or so were
-//     counted as slow answers.
+//     time, gapMs apart) until it gets a line on stdin, and prints `{"ms":[…],"failed":F,"firstFailure":"…"}`: each
+//     answer's time in order (a failed request counts as the wait it was), and the failures.
 import { createInterface } from 'node:readline'
 import WebSocket from 'ws'
 
-const [mode, url, socketsArg, eventsArg] = process.argv.slice(2)
+const [mode, url, ...rest] = process.argv.slice(2)
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`)
 const stdinLine = () =>
   new Promise<void>((resolve) => createInterface({ input: process.stdin }).once('line', () => resolve()))
@@ -101,13 +99,10 @@ async function probe(target: string, gapMs: number) {
     latencies.push(performance.now() - started)
     if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs))
   }
-  const ms = latencies.map((l) => Math.round(l * 100) / 100)
-  latencies.sort((a, b) => a - b)
-  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] ?? 0
-  print({ requests: latencies.length, maxMs: Math.round(at(100)), p99Ms: Math.round(at(99)), ms, failed, firstFailure })
+  print({ ms: latencies.map((l) => Math.round(l * 100) / 100), failed, firstFailure })
   process.exit(0)
 }
 
-if (mode === 'peers') await peers(url!, Number(socketsArg), Number(eventsArg))
-else if (mode === 'probe') await probe(url!, Number(process.argv[4] ?? 5))
+if (mode === 'peers') await peers(url!, Number(rest[0]), Number(rest[1]))
+else if (mode === 'probe') await probe(url!, Number(rest[0] ?? 5))
 else throw new Error('usage: bench-fanout-peers.ts peers <ws-url> <sockets> <events> | probe <url> [gapMs]')
