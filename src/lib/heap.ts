@@ -13,8 +13,9 @@ const FLAG = /^--heap[-_]growing[-_]percent\b/
 
 /**
  * Sets V8's heap growing factor for this process, unless node was started with one of its own (on its command line;
- * NODE_OPTIONS is read too, should a node accept V8 flags there): an operator's choice wins. Answers whether it was set here. V8 reads this factor at each full
- * collection, so setting it once the process runs takes effect from the next one.
+ * NODE_OPTIONS is read too, should a node accept V8 flags there): an operator's choice wins. Answers whether it was
+ * set here. V8 reads this factor at each full collection, so setting it once the process runs takes effect from the
+ * next one.
  */
 export function boundHeapGrowth(execArgv: readonly string[], nodeOptions = ''): boolean {
   const given = [...execArgv, ...nodeOptions.split(/\s+/)].some((arg) => FLAG.test(arg))

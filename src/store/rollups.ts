@@ -176,7 +176,7 @@ export function sessionUserSet(table: string): string {
 /** The counted columns of the sessions and users rollups. */
 export const ACTIVITY_COUNTED = ['traces', 'unpriced', 'failed', 'warnings', ...SUM_COLUMNS] as const
 
-/** One trace's latency, tokens and cost as the sums hold them, split once and signed (a trace adds them to four rows). */
+/** A trace's latency, tokens and cost as the sums hold them, split once and signed (a trace adds them to 4 rows). */
 function signedSums(t: RollupInput, sign: number): RollupSums {
   const latency = splitValue(latencyMicros(t.latency))
   const tokens = splitValue(t.token_count)
