@@ -3,8 +3,8 @@
 // self-contained file with no -wal beside it; the copy is then checked with PRAGMA integrity_check.
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import Database from 'better-sqlite3'
 import { loadConfig } from '../src/config.js'
+import { openDatabase } from '../src/store/sqlite/driver.js'
 import { sqlitePath } from '../src/store/sqlite/store.js'
 
 export interface BackupResult {
@@ -22,14 +22,14 @@ export function backupDatabase(databaseUrl: string, destination: string): Backup
   if (existsSync(target)) throw new Error(`${target} already exists: choose a new file (a backup never overwrites)`)
   mkdirSync(dirname(target), { recursive: true })
 
-  const db = new Database(source, { readonly: true, fileMustExist: true })
+  const db = openDatabase(source, { readonly: true, fileMustExist: true })
   try {
     db.pragma('busy_timeout = 5000')
     db.prepare('vacuum into ?').run(target)
   } finally {
     db.close()
   }
-  const copy = new Database(target, { readonly: true })
+  const copy = openDatabase(target, { readonly: true })
   try {
     const check = copy.pragma('integrity_check', { simple: true })
     if (check !== 'ok') throw new Error(`the copy failed its integrity check: ${String(check)}`)

@@ -17,7 +17,6 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
-import Database from 'better-sqlite3'
 import cliProgress from 'cli-progress'
 import WebSocket from 'ws'
 import { LIMITS } from '../schemas/index.js'
@@ -25,6 +24,7 @@ import { p95Index } from '../src/analytics/math.js'
 import { normalizeTrace } from '../src/ingest/normalize.js'
 import { packageRoot } from '../src/lib/paths.js'
 import { mulberry32, seed } from '../src/seed/seed.js'
+import { openDatabase } from '../src/store/sqlite/driver.js'
 import { createSqliteStore } from '../src/store/sqlite/store.js'
 import { postgresBench } from './bench-postgres.js'
 import { benchViewer } from './bench-viewer.js'
@@ -217,7 +217,7 @@ function syntheticInput(i: number) {
 async function ensureSeeded() {
   let n = 0
   if (existsSync(seededPath)) {
-    const db = new Database(seededPath, { readonly: true })
+    const db = openDatabase(seededPath, { readonly: true })
     n = (db.prepare('select count(*) as n from traces').get() as { n: number }).n
     db.close()
     if (n >= TRACES) {
@@ -245,7 +245,7 @@ async function ensureSeeded() {
 
 /** Raw better-sqlite3: the same normalized rows, one prepared INSERT, transactions of 100 — into the same table. */
 function floorInserts(): number {
-  const db = new Database(workPath)
+  const db = openDatabase(workPath)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   const columns = (db.prepare('pragma table_info(traces)').all() as { name: string }[]).map((c) => c.name)
@@ -285,7 +285,7 @@ function floorInserts(): number {
 
 /** Full-text search as a first attempt would write it: LIKE over every text column, newest first. */
 function floorNaiveSearch(word: string, limit: number): number {
-  const db = new Database(workPath, { readonly: true })
+  const db = openDatabase(workPath, { readonly: true })
   const pattern = `%${word}%`
   const ms = timeMs(() =>
     db
@@ -301,7 +301,7 @@ function floorNaiveSearch(word: string, limit: number): number {
 
 /** Bytes the full-text index takes on disk, beside the traces table's own (SQLite's dbstat). */
 function searchStorage(): { search: number; traces: number } | null {
-  const db = new Database(workPath, { readonly: true })
+  const db = openDatabase(workPath, { readonly: true })
   try {
     const size = (like: string) =>
       (db.prepare('select coalesce(sum(pgsize), 0) as n from dbstat where name like ?').get(like) as { n: number }).n
@@ -315,7 +315,7 @@ function searchStorage(): { search: number; traces: number } | null {
 
 /** What a first attempt would write: plain aggregates and ORDER BY … OFFSET over the traces table. */
 function floorNaiveSql(projectId: string, slowMs: number) {
-  const db = new Database(workPath, { readonly: true })
+  const db = openDatabase(workPath, { readonly: true })
   const analytics = (where: string, params: unknown[]) => () => {
     db.prepare(
       `select count(*), sum(status = 'success'), avg(latency), sum(token_count), sum(status = 'failed'),

@@ -9,6 +9,7 @@ import closeWithGrace from 'close-with-grace'
 import { type BuildOptions, buildApp, type LoupeApp } from './app.js'
 import { type Config, loadConfig, redactUrl, SettingError } from './config.js'
 import { boundHeapGrowth } from './lib/heap.js'
+import { NativeModuleError } from './lib/native.js'
 import { version } from './lib/version.js'
 import { sqlitePath } from './store/sqlite/store.js'
 
@@ -87,7 +88,7 @@ function listenError(err: unknown, { port, host }: Config): unknown {
 
 /** The one sentence a failed start prints: a setting's own message, else what went wrong, never a stack. */
 export function startupFailure(err: unknown): string {
-  if (err instanceof SettingError) return err.message
+  if (err instanceof SettingError || err instanceof NativeModuleError) return err.message
   return `could not start: ${err instanceof Error ? err.message : String(err)}`
 }
 

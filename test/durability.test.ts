@@ -5,9 +5,9 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import t from 'tap'
 import { packageRoot } from '../src/lib/paths.js'
+import { openDatabase } from '../src/store/sqlite/driver.js'
 
 const CLIENTS = 6
 const KILL_AFTER_ACKS = 1500
@@ -156,7 +156,7 @@ t.test(
 
     second.child.kill('SIGTERM')
     await second.exited
-    const db = new Database(file, { readonly: true })
+    const db = openDatabase(file, { readonly: true })
     t.teardown(() => db.close())
     t.equal(db.pragma('integrity_check', { simple: true }), 'ok', 'PRAGMA integrity_check')
     const ids = new Set(

@@ -3,6 +3,7 @@
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { redactUrl, SettingError } from '../config.js'
+import { NativeModuleError } from '../lib/native.js'
 import type { FeedLog } from './postgres/replica-feed.js'
 import { createPostgresStore } from './postgres/store.js'
 import { createSqliteStore, sqlitePath } from './sqlite/store.js'
@@ -42,6 +43,8 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
   try {
     return createSqliteStore(databaseUrl)
   } catch (err) {
+    // A driver that cannot load is the installation's fault, not the path's: its own sentence says how to fix it.
+    if (err instanceof NativeModuleError) throw err
     throw new SettingError(`DATABASE_URL ${shown}: ${describeSqliteFailure(err, databaseUrl)}.`)
   }
 }

@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import Database from 'better-sqlite3'
 import t from 'tap'
 import { backupDatabase } from '../../scripts/backup.js'
+import { openDatabase } from '../../src/store/sqlite/driver.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import { buildTestApp, createProject, postBatch } from '../helper.js'
 
@@ -32,7 +32,7 @@ t.test(
     t.match(stdout, /200 traces.*integrity ok/)
     // Still live: the server keeps writing after the copy, and the copy is a snapshot.
     t.equal((await postBatch(app, key, traces.slice(0, 10))).json().accepted, 10)
-    const copy = new Database(destination, { readonly: true })
+    const copy = openDatabase(destination, { readonly: true })
     t.teardown(() => copy.close())
     t.equal(copy.pragma('integrity_check', { simple: true }), 'ok')
     t.equal((copy.prepare('select count(*) as n from traces').get() as { n: number }).n, 200)

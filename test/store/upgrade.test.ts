@@ -4,7 +4,6 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3'
 import { migrate as migrateSqlite } from 'drizzle-orm/better-sqlite3/migrator'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
@@ -15,6 +14,7 @@ import { TraceSchema } from '../../schemas/index.js'
 import { toJson } from '../../src/lib/json.js'
 import { packageRoot } from '../../src/lib/paths.js'
 import { createPostgresStore } from '../../src/store/postgres/store.js'
+import { openDatabase } from '../../src/store/sqlite/driver.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { Store } from '../../src/store/types.js'
 import { dropSchema, schemaErrors, TEST_DATABASE, testSchemaName, withSchema } from '../helper.js'
@@ -169,7 +169,7 @@ t.test('SQLite: a database of the previous release is migrated and its rollups r
     rmSync(migrations, { recursive: true, force: true })
   })
   const file = join(dir, 'loupe.db')
-  const old = new Database(file)
+  const old = openDatabase(file)
   migrateSqlite(drizzleSqlite(old), { migrationsFolder: migrations })
   const insert = old.prepare(`insert into traces (${traceColumns}) values (${traceColumns.replace(/\w+/g, '?')})`)
   for (const row of OLD_TRACES) insert.run(...oldRow(row))

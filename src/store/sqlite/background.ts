@@ -6,11 +6,11 @@
 // Deletions: a batch paced to 15 ms still took over 100 ms now and then at 1M traces (merges of the search index, page
 // faults), each time holding every read; on the worker's connection it holds only the write lock, and the event loop
 // goes on answering reads from its own snapshot (an ingest meanwhile waits for the batch, busy_timeout).
-import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import type Database from 'better-sqlite3'
 import type { RemovableCount } from '../search-counts.js'
 import type { DeleteSelection } from '../types.js'
+import { driverPath } from './driver.js'
 import type { DeletedBatch } from './trace-queries.js'
 
 /** How often the worker copies what the log holds into the database file. */
@@ -88,7 +88,7 @@ export function startBackground(sqlite: Database.Database, path: string): Backgr
       path,
       everyMs: CHECKPOINT_EVERY_MS,
       busyMs: sqlite.pragma('busy_timeout', { simple: true }),
-      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+      driver: driverPath(),
       queries: new URL(fromSources ? './trace-queries.ts' : './trace-queries.js', import.meta.url).href,
       tsx: fromSources ? import.meta.resolve('tsx/esm/api') : undefined,
     },

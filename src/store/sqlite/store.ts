@@ -3,7 +3,6 @@
 // spans waiting for their trace are in pending-spans.ts.
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import Database from 'better-sqlite3'
 import { asc, eq, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
@@ -26,6 +25,7 @@ import { ROLLUP_TABLES } from '../rollups.js'
 import type { KeyContext, Store } from '../types.js'
 import { createSqliteAlerts } from './alerts.js'
 import { startBackground } from './background.js'
+import { openDatabase, type SqliteDatabase } from './driver.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { apiKeys, modelPrices, projectRetention, projects } from './tables.js'
 import { createTraceQueries } from './trace-queries.js'
@@ -65,10 +65,10 @@ export interface SqliteStoreOptions {
   migrate?: boolean
 }
 
-export function createSqliteStore(url: string, options: SqliteStoreOptions = {}): Store & { raw: Database.Database } {
+export function createSqliteStore(url: string, options: SqliteStoreOptions = {}): Store & { raw: SqliteDatabase } {
   const path = sqlitePath(url)
   if (path !== ':memory:') ensureFolder(dirname(path))
-  const sqlite = new Database(path)
+  const sqlite = openDatabase(path)
   // WAL: readers never wait for the writer; synchronous=NORMAL: a committed transaction survives a process crash
   // (a power cut may lose the last ones). 32 MiB of page cache keeps the hot index pages in memory; beyond it the
   // operating system's file cache serves a page for a read call, so a larger cache bought little speed and its
