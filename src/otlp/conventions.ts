@@ -409,7 +409,9 @@ function structuredMessages(value: unknown): { messages: Message[]; raw: unknown
  * What a framework passes around, opened into messages: a LangChain message, a list of messages, a LangGraph state
  * `{"messages":[…]}`, a tool's `{"output": <ToolMessage>}`. Null when the value holds none.
  */
-function frameworkMessages(value: unknown): Message[] | null {
+function frameworkMessages(value: unknown, depth = 0): Message[] | null {
+  // Wrappers nest a level or two; a hostile value nested deeper is not opened (nor walked off the stack).
+  if (depth > 4) return null
   const parsed = parseJsonText(value)
   const single = langChainMessage(parsed)
   if (single) return [structuredMessage(single)!]
@@ -420,8 +422,8 @@ function frameworkMessages(value: unknown): Message[] | null {
     const messages = parsed.messages ?? lcMessages
     // A chat model's input is a batch of conversations: `{"messages":[[…]]}`; one conversation is read.
     if (Array.isArray(messages))
-      return frameworkMessages(messages.length === 1 && Array.isArray(messages[0]) ? messages[0] : messages)
-    if (keys.length === 1 && keys[0] === 'output') return frameworkMessages(parsed.output)
+      return frameworkMessages(messages.length === 1 && Array.isArray(messages[0]) ? messages[0] : messages, depth + 1)
+    if (keys.length === 1 && keys[0] === 'output') return frameworkMessages(parsed.output, depth + 1)
     return null
   }
   if (!Array.isArray(parsed) || parsed.length === 0) return null

@@ -494,3 +494,14 @@ t.test('the newest GenAI conventions: provider, error class, evaluations, per-me
   t.same(m.evaluations, [{ name: 'tone', score: 0.5 }])
   t.same(meaning({ 'gen_ai.system': 'anthropic' }).provider, 'anthropic', 'the older name too')
 })
+
+t.test('a LangChain message wrapped deeper than any framework wraps one is kept as sent, not walked', async (t) => {
+  let value: unknown = { lc: 1, type: 'constructor', id: ['AIMessage'], kwargs: { content: 'deep' } }
+  const wrap = (levels: number) => {
+    for (let i = 0; i < levels; i++) value = { output: value }
+    return JSON.stringify(value)
+  }
+  t.equal(meaning({ 'output.value': wrap(1) }).response, 'deep', 'one wrapper is opened')
+  const deep = wrap(1000)
+  t.same(meaning({ 'output.value': deep }).response, deep)
+})
