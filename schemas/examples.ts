@@ -218,7 +218,7 @@ export const healthExample = {
   version: '0.1.0',
   uptime_seconds: 3600,
   database: { status: 'up', dialect: 'sqlite' },
-  otlp: { failed_traces: 0 },
+  otlp: { failed_traces: 0, unmatched_log_records: 0 },
 }
 
 export const otlpRequestExample = {
@@ -251,6 +251,38 @@ export const otlpRequestExample = {
 }
 
 export const otlpResponseExample = { partialSuccess: { rejectedSpans: '1', errorMessage: 'span 2: no traceId' } }
+
+export const otlpLogsRequestExample = {
+  resourceLogs: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }] },
+      scopeLogs: [
+        {
+          scope: { name: '@opentelemetry/instrumentation-openai', version: '0.22.0' },
+          logRecords: [
+            {
+              timeUnixNano: '1763892902120000000',
+              attributes: [
+                { key: 'event.name', value: { stringValue: 'gen_ai.user.message' } },
+                { key: 'gen_ai.system', value: { stringValue: 'openai' } },
+              ],
+              body: { kvlistValue: { values: [{ key: 'content', value: { stringValue: 'Where is my order?' } }] } },
+              traceId: '5b8efff798038103d269b633813fc60c',
+              spanId: 'eee19b7ec3c1b174',
+            },
+          ],
+        },
+      ],
+    },
+  ],
+}
+
+export const otlpLogsResponseExample = {
+  partialSuccess: {
+    rejectedLogRecords: '1',
+    errorMessage: '1 of 3 log records rejected. 1 log record: arrived after its trace was stored',
+  },
+}
 
 export const metricsExample = [
   '# HELP loupe_traces_ingested_total Traces stored (a re-sent trace already stored is not counted again).',

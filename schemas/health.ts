@@ -21,6 +21,12 @@ export const HealthResponse = Type.Object(
           description:
             'OTLP traces whose spans could not be stored as a trace: their spans are kept and tried again (see the log).',
         }),
+        unmatched_log_records: Type.Integer({
+          description:
+            'OTLP GenAI log records since the server started that were not folded into any span: their span never ' +
+            'arrived within the pending window, they named no span, or they came after their trace was stored (each ' +
+            'is logged; `loupe_otlp_log_records_unmatched_total` counts them by reason).',
+        }),
       }),
     ),
     statusCode: Type.Optional(Type.Integer({ description: 'On 503: the error fields every error carries.' })),

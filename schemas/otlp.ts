@@ -1,8 +1,8 @@
 // OTLP/HTTP trace ingest (POST /v1/traces): the documented request and response (JSON encoding), and the decoded
 // span Loupe keeps until its trace is stored.
-import { type Static, Type } from '@sinclair/typebox'
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { Nullable } from './common.js'
-import { otlpRequestExample, otlpResponseExample } from './examples.js'
+import { otlpLogsRequestExample, otlpLogsResponseExample, otlpRequestExample, otlpResponseExample } from './examples.js'
 
 const hexId = (bytes: number, description: string) =>
   Type.String({
@@ -33,7 +33,14 @@ export const OtlpSpanSchema = Type.Object(
     end_ms: Type.Number({ minimum: 0 }),
     attributes: Attributes,
     events: Type.Array(
-      Type.Object({ name: Type.String(), time_ms: Type.Number({ minimum: 0 }), attributes: Attributes }),
+      Type.Object({
+        name: Type.String(),
+        time_ms: Type.Number({ minimum: 0 }),
+        attributes: Attributes,
+        body: Type.Optional(
+          Type.Unknown({ description: 'Only on an event that came as a log record (POST /v1/logs): its body.' }),
+        ),
+      }),
     ),
     status_code: Type.Integer({ minimum: 0, maximum: 2, description: '0 unset, 1 ok, 2 error.' }),
     status_message: Type.String(),
@@ -43,6 +50,25 @@ export const OtlpSpanSchema = Type.Object(
   { additionalProperties: false },
 )
 export type OtlpSpan = Static<typeof OtlpSpanSchema>
+
+/**
+ * One GenAI log record (POST /v1/logs) as Loupe reads it, kept beside the pending spans of its trace until the trace
+ * is materialized; then it is folded into the span it names. `event_name` is the LogRecord's `event_name`, else its
+ * `event.name` attribute; `body` is the record's body as plain JSON.
+ */
+export const OtlpLogRecordSchema = Type.Object(
+  {
+    record: Type.Literal('log'),
+    trace_id: hexId(16, 'Trace id'),
+    span_id: hexId(8, 'Span id of the span the record belongs to'),
+    event_name: Type.String(),
+    time_ms: Type.Number({ minimum: 0 }),
+    attributes: Attributes,
+    body: Type.Unknown(),
+  },
+  { additionalProperties: false },
+)
+export type OtlpLogRecord = Static<typeof OtlpLogRecordSchema>
 
 // POST /v1/traces — the JSON form of the request, for the documentation; the protobuf form has the same fields.
 const Int64 = Type.Union([Type.String({ pattern: '^[0-9]+$' }), Type.Integer({ minimum: 0 })], {
@@ -79,26 +105,29 @@ const OtlpJsonSpan = Type.Object({
   flags: Type.Optional(Type.Integer({ description: 'Bits 8 and 9 say whether the parent is remote.' })),
 })
 
-export const OtlpExportRequest = Type.Object(
-  {
-    resourceSpans: Type.Optional(
-      Type.Array(
-        Type.Object({
-          resource: Type.Optional(Type.Object({ attributes: Type.Optional(KeyValues) })),
-          scopeSpans: Type.Optional(
-            Type.Array(
-              Type.Object({
-                scope: Type.Optional(
-                  Type.Object({ name: Type.Optional(Type.String()), version: Type.Optional(Type.String()) }),
-                ),
-                spans: Type.Optional(Type.Array(OtlpJsonSpan)),
-              }),
-            ),
-          ),
-        }),
-      ),
-    ),
-  },
+/**
+ * An OTLP/JSON export: resources, each with scopes, each with its items (spans or log records). The same nesting
+ * serves both signals, under their own names.
+ */
+function exportRequest<T extends TSchema>(
+  names: { resource: string; scope: string; items: string },
+  item: T,
+  options: { examples: unknown[]; description: string },
+) {
+  const scope = Type.Object({
+    scope: Type.Optional(Type.Object({ name: Type.Optional(Type.String()), version: Type.Optional(Type.String()) })),
+    [names.items]: Type.Optional(Type.Array(item)),
+  })
+  const resource = Type.Object({
+    resource: Type.Optional(Type.Object({ attributes: Type.Optional(KeyValues) })),
+    [names.scope]: Type.Optional(Type.Array(scope)),
+  })
+  return Type.Object({ [names.resource]: Type.Optional(Type.Array(resource)) }, options)
+}
+
+export const OtlpExportRequest = exportRequest(
+  { resource: 'resourceSpans', scope: 'scopeSpans', items: 'spans' },
+  OtlpJsonSpan,
   {
     examples: [otlpRequestExample],
     description:
@@ -127,3 +156,48 @@ export const OtlpExportResponse = Type.Object(
   },
 )
 export type OtlpExportResponse = Static<typeof OtlpExportResponse>
+
+// POST /v1/logs — the JSON form of the request, for the documentation; the protobuf form has the same fields.
+const OtlpJsonLogRecord = Type.Object({
+  timeUnixNano: Type.Optional(Int64),
+  observedTimeUnixNano: Type.Optional(Int64),
+  severityNumber: Type.Optional(Type.Integer()),
+  severityText: Type.Optional(Type.String()),
+  eventName: Type.Optional(Type.String({ description: 'The event (LogRecord field 12); else `event.name`.' })),
+  body: Type.Optional(Type.Unknown({ description: 'AnyValue.' })),
+  attributes: Type.Optional(KeyValues),
+  traceId: Type.Optional(Type.String({ description: '32 hex digits: the trace of the span the record belongs to.' })),
+  spanId: Type.Optional(Type.String({ description: '16 hex digits: the span the record belongs to.' })),
+})
+
+export const OtlpLogsExportRequest = exportRequest(
+  { resource: 'resourceLogs', scope: 'scopeLogs', items: 'logRecords' },
+  OtlpJsonLogRecord,
+  {
+    examples: [otlpLogsRequestExample],
+    description:
+      'ExportLogsServiceRequest (OTLP/HTTP), as protobuf (`application/x-protobuf`) or JSON (`application/json`), ' +
+      'optionally with `Content-Encoding: gzip`. GenAI event records (`gen_ai.*`, named by `eventName` or the ' +
+      '`event.name` attribute) that name a span are kept beside the spans of their trace; other records are ' +
+      'accepted and ignored.',
+  },
+)
+
+export const OtlpLogsExportResponse = Type.Object(
+  {
+    partialSuccess: Type.Optional(
+      Type.Object({
+        rejectedLogRecords: Type.String({
+          description: 'Log records not kept (int64, as OTLP/JSON writes it: a decimal string).',
+        }),
+        errorMessage: Type.String({ description: 'Why they were rejected.' }),
+      }),
+    ),
+  },
+  {
+    examples: [otlpLogsResponseExample],
+    description:
+      'ExportLogsServiceResponse in the encoding of the request. Without `partialSuccess` every record was accepted ' +
+      '(re-sent records and records that are not GenAI events count as accepted).',
+  },
+)

@@ -1,4 +1,4 @@
-// A local stand-in for an OpenAI-compatible endpoint, answering the five capture scenarios the way the real API does:
+// A local stand-in for an OpenAI-compatible endpoint, answering the capture scenarios the way the real API does:
 // the served model is a dated snapshot of the one asked for, a stream reports usage only when asked to
 // (`stream_options.include_usage`), an unknown model is a 404, and a request offering tools is answered with a tool
 // call until the tool's result is in the conversation.
@@ -84,6 +84,28 @@ export function startFakeOpenAi(): Promise<{ server: Server; url: string }> {
           })),
           model: served,
           usage: { prompt_tokens: 7 * inputs.length, total_tokens: 7 * inputs.length },
+        })
+        return
+      }
+      if (req.url?.endsWith('/responses')) {
+        // The Responses API, not streamed: one output message answering the chat question.
+        send(res, 200, {
+          id: `resp_loupe${String(sequence).padStart(4, '0')}`,
+          object: 'response',
+          created_at: 1_795_268_700,
+          status: 'completed',
+          model: served,
+          instructions: body.instructions ?? null,
+          output: [
+            {
+              type: 'message',
+              id: `msg_loupe${String(sequence).padStart(4, '0')}`,
+              status: 'completed',
+              role: 'assistant',
+              content: [{ type: 'output_text', text: SCENARIO_TEXT.chatAnswer, annotations: [] }],
+            },
+          ],
+          usage: { input_tokens: 24, output_tokens: 8, total_tokens: 32 },
         })
         return
       }

@@ -3,9 +3,11 @@
 import OpenAI from 'openai'
 
 export const text = JSON.parse(process.env.CAPTURE_SCENARIO_TEXT)
-export const client = new OpenAI({ baseURL: process.env.CAPTURE_OPENAI_URL, apiKey: 'sk-capture', maxRetries: 0 })
-const system = { role: 'system', content: text.system }
-const tools = [
+// A runner whose instrumentation patches the CommonJS build of `openai` hands that class over as CAPTURE_OPENAI_CLASS.
+const Client = globalThis.CAPTURE_OPENAI_CLASS ?? OpenAI
+export const client = new Client({ baseURL: process.env.CAPTURE_OPENAI_URL, apiKey: 'sk-capture', maxRetries: 0 })
+export const system = { role: 'system', content: text.system }
+export const tools = [
   {
     type: 'function',
     function: {
@@ -47,3 +49,7 @@ export async function answerWithWeather(question, getWeather) {
   const second = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools })
   return second.choices[0].message.content
 }
+
+/** The same question through the Responses API, with the system text as `instructions`. */
+export const responses = () =>
+  client.responses.create({ model: 'gpt-4o-mini', instructions: text.system, input: text.chatQuestion })

@@ -1,7 +1,7 @@
 // Server-side redaction: built-in detectors (e-mail addresses, card numbers with a Luhn check, API-key-looking
 // strings, phone numbers) and operator regexes, applied at ingest to the free text of a trace before it is stored or
 // announced. Pure functions; the ingest service and the OTLP service apply them (see createRedactor).
-import type { OtlpSpan, Trace } from '../../schemas/index.js'
+import type { OtlpLogRecord, OtlpSpan, Trace } from '../../schemas/index.js'
 
 /** The built-in detectors, in the order they run (a card number is not left for the phone detector to cut). */
 export const DETECTORS = ['api_key', 'email', 'card', 'phone'] as const
@@ -136,6 +136,15 @@ export function redactTrace(trace: Trace, redact: Redact): Trace {
       error: redactText(step.error, redact),
       metadata: redactValue(step.metadata, redact) as typeof step.metadata,
     })),
+  }
+}
+
+/** An OTLP GenAI log record with the values of its attributes and its body redacted (kept pending so). */
+export function redactLogRecord(record: OtlpLogRecord, redact: Redact): OtlpLogRecord {
+  return {
+    ...record,
+    attributes: redactValue(record.attributes, redact) as OtlpLogRecord['attributes'],
+    body: redactValue(record.body, redact),
   }
 }
 

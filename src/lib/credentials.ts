@@ -37,12 +37,30 @@ export function adminTokenMatcher(adminToken: string | null): (presented: string
   return (presented) => timingSafeEqual(sha256(presented), digest)
 }
 
-/** The secret a request presents, if any: a Bearer token or X-API-Key, and on routes that allow it `?token=`. */
-export function presentedKey(request: FastifyRequest, fromQuery = false): string | null {
+/**
+ * The key in HTTP Basic credentials (`base64(user:password)`), as SDKs built for other services send it (Langfuse's:
+ * public key as user, secret key as password): whichever half is a project key, else the password, else the user.
+ */
+function basicCredential(encoded: string): string | null {
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  const user = colon < 0 ? decoded : decoded.slice(0, colon)
+  const password = colon < 0 ? '' : decoded.slice(colon + 1)
+  const candidates = [password, user].filter((part) => part !== '')
+  return candidates.find((part) => part.startsWith(KEY_PREFIX)) ?? candidates[0] ?? null
+}
+
+/**
+ * The secret a request presents, if any: a Bearer token or X-API-Key; on routes that allow them, `?token=` and HTTP
+ * Basic credentials.
+ */
+export function presentedKey(request: FastifyRequest, fromQuery = false, fromBasic = false): string | null {
   const header = request.headers.authorization
   if (typeof header === 'string') {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
     if (match) return match[1] ?? null
+    const basic = fromBasic ? /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header) : null
+    if (basic) return basicCredential(basic[1]!)
   }
   const apiKey = request.headers['x-api-key']
   if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim()

@@ -3,7 +3,7 @@
 // limit of the trace schema (long texts are cut, extra attributes are counted instead of kept).
 
 import { BOUNDS } from '../../schemas/common.js'
-import type { OtlpSpan } from '../../schemas/otlp.js'
+import type { OtlpLogRecord, OtlpSpan } from '../../schemas/otlp.js'
 import type { StepInput } from '../../schemas/step.js'
 import { LIMITS, type TraceInput } from '../../schemas/trace.js'
 import { setOwn } from '../lib/own.js'
@@ -24,6 +24,8 @@ export interface AssembledTrace {
   input: TraceInput
   /** Spans that became neither the root nor a step (over the step limit); counted in the metadata. */
   dropped: number
+  /** Log records that name none of the spans: nothing to fold them into. */
+  unmatched: number
 }
 
 /** What a trace without its root span says for itself: nothing (its steps speak). */
@@ -49,6 +51,12 @@ const NO_MEANING: SpanMeaning = {
   error: null,
   rest: {},
   exception: null,
+  error_type: null,
+  provider: null,
+  trace_name: null,
+  prompt_is_message: false,
+  first_user_message: null,
+  evaluations: [],
 }
 
 interface Node {
@@ -56,6 +64,18 @@ interface Node {
   meaning: SpanMeaning
   depth: number
   rank: number
+  arrival: number
+}
+
+/**
+ * Of two spans that started in the same millisecond, which ended first (negative: `a`). An exporter sends a scope's
+ * spans in the order they ended, so within one scope that order decides: the JS SDKs stamp a whole-millisecond start
+ * and add a precise duration, which can make a later sibling's recorded end the earlier one. Across scopes (an
+ * exporter groups a body by scope, so arrival says nothing there) the recorded end times decide.
+ */
+function endedFirst(a: { span: OtlpSpan; arrival: number }, b: { span: OtlpSpan; arrival: number }): number {
+  const sameScope = a.span.scope.name === b.span.scope.name && a.span.scope.version === b.span.scope.version
+  return (sameScope ? 0 : a.span.end_ms - b.span.end_ms) || a.arrival - b.arrival
 }
 
 const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
@@ -106,9 +126,9 @@ const isoOrNull = (ms: number) => (ms > 0 && ms <= LATEST_MS ? toUtcIso(Math.flo
 
 /**
  * Each span's place in the tree of what arrived: its `depth` below the top (a parent that never came counts as the
- * top) and its `rank` in a depth-first walk where siblings go by start time, then by arrival. Exporters send a span
- * when it ends, so of two siblings that started in the same millisecond (the JS SDK's start times are whole
- * milliseconds) the one that arrived first ran first. Spans come in arrival order.
+ * top) and its `rank` in a depth-first walk where siblings go by start time, then by which ended first. The JS SDKs
+ * stamp whole milliseconds, so siblings often start in the same one: the one that ended first ran first (a tool whose
+ * result the next model call read). Spans come in arrival order.
  */
 function treeOrder(spans: readonly OtlpSpan[]): Map<string, { depth: number; rank: number }> {
   const arrival = new Map(spans.map((span, i) => [span.span_id, i]))
@@ -117,8 +137,9 @@ function treeOrder(spans: readonly OtlpSpan[]): Map<string, { depth: number; ran
     const parent = span.parent_span_id !== null && arrival.has(span.parent_span_id) ? span.parent_span_id : null
     children.set(parent, [...(children.get(parent) ?? []), span])
   }
+  const arrived = (span: OtlpSpan) => ({ span, arrival: arrival.get(span.span_id)! })
   const inOrder = (list: readonly OtlpSpan[]) =>
-    [...list].sort((a, b) => a.start_ms - b.start_ms || arrival.get(a.span_id)! - arrival.get(b.span_id)!)
+    [...list].sort((a, b) => a.start_ms - b.start_ms || endedFirst(arrived(a), arrived(b)))
   const out = new Map<string, { depth: number; rank: number }>()
   // Iterative, so that a hostile chain of nested spans cannot exhaust the stack. A cycle (a broken exporter) is never
   // reached from the top; its spans are walked afterwards as tops of their own.
@@ -152,8 +173,56 @@ function pickRoot(nodes: readonly Node[]): Node {
   )
 }
 
-/** Steps in the order things happened: start time, then the tree's order (parents first, siblings by arrival). */
-const byStart = (a: Node, b: Node) => a.span.start_ms - b.span.start_ms || a.rank - b.rank
+/**
+ * Steps in the order things happened: start time; on a tie, a span before its own descendants, else the one that
+ * ended first (endedFirst), else the tree's order.
+ */
+function byStart(ancestorOf: (a: Node, b: Node) => boolean) {
+  return (a: Node, b: Node) =>
+    a.span.start_ms - b.span.start_ms ||
+    (ancestorOf(a, b) ? -1 : ancestorOf(b, a) ? 1 : 0) ||
+    endedFirst(a, b) ||
+    a.rank - b.rank
+}
+
+/** Whether `a` is an ancestor of `b`, by the parent ids of the spans that arrived. */
+function ancestry(nodes: readonly Node[]): (a: Node, b: Node) => boolean {
+  const parentOf = new Map(nodes.map((n) => [n.span.span_id, n.span.parent_span_id]))
+  return (a, b) => {
+    if (a.depth >= b.depth) return false
+    const seen = new Set<string>()
+    let id = b.span.parent_span_id
+    while (id !== null && id !== undefined && !seen.has(id)) {
+      if (id === a.span.span_id) return true
+      seen.add(id)
+      id = parentOf.get(id) ?? null
+    }
+    return false
+  }
+}
+
+/**
+ * Each span with the GenAI log records that name it folded in as events (a log record is an event with a body: the
+ * conventions read both alike), in the order they happened; and how many records named none of the spans.
+ */
+function foldRecords(
+  spans: readonly OtlpSpan[],
+  records: readonly OtlpLogRecord[],
+): { spans: OtlpSpan[]; unmatched: number } {
+  if (records.length === 0) return { spans: [...spans], unmatched: 0 }
+  const bySpan = new Map<string, OtlpLogRecord[]>()
+  for (const record of records) bySpan.set(record.span_id, [...(bySpan.get(record.span_id) ?? []), record])
+  let matched = 0
+  const folded = spans.map((span) => {
+    const mine = bySpan.get(span.span_id)
+    if (!mine) return span
+    matched += mine.length
+    bySpan.delete(span.span_id)
+    const events = mine.map((r) => ({ name: r.event_name, time_ms: r.time_ms, attributes: r.attributes, body: r.body }))
+    return { ...span, events: [...span.events, ...events].sort((a, b) => a.time_ms - b.time_ms) }
+  })
+  return { spans: folded, unmatched: records.length - matched }
+}
 
 /**
  * Tokens of the whole trace: the root's own when it reports any; otherwise (or without a root) the sum over the
@@ -192,6 +261,20 @@ function traceTokens(root: Node | null, steps: readonly Node[]) {
   }
 }
 
+/**
+ * The trace's prompt: the root's when it is a message someone wrote. When the root only carries a raw input (a chain's
+ * template variable `"France"`, a state object), the question the first model was asked — its first user message —
+ * says more, and is the prompt when the root's text is part of it or the root's input is not text at all.
+ */
+function tracePrompt(root: SpanMeaning, firstModel: SpanMeaning | undefined): string | null {
+  const asked = firstModel?.first_user_message ?? null
+  if (root.prompt === null) return firstModel?.prompt ?? null
+  if (root.prompt_is_message || asked === null || asked === root.prompt) return root.prompt
+  const rootText = root.prompt.trim()
+  const structured = rootText.startsWith('{') || rootText.startsWith('[')
+  return structured || asked.includes(rootText) ? asked : root.prompt
+}
+
 /** What identifies a span in Loupe's metadata (and lets a re-sent span be recognised after its trace is stored). */
 function spanIdentity(span: OtlpSpan): Record<string, unknown> {
   return {
@@ -221,6 +304,9 @@ function toStep(node: Node, parent_index: number | null): StepInput {
   if (m.prompt_tokens !== null) fixed.prompt_tokens = m.prompt_tokens
   if (m.completion_tokens !== null) fixed.completion_tokens = m.completion_tokens
   if (m.exception) fixed.exception = boundJson(m.exception, ATTRIBUTE_VALUE_CHARS)
+  if (m.error_type !== null) fixed.error_type = cut(m.error_type, NAME_CHARS)
+  if (m.provider !== null) fixed.provider = cut(m.provider, NAME_CHARS)
+  if (m.evaluations.length > 0) fixed.evaluations = boundJson(m.evaluations, ATTRIBUTE_VALUE_CHARS)
   return {
     name: cut(stepName(node), NAME_CHARS),
     type: m.type,
@@ -242,9 +328,15 @@ function toStep(node: Node, parent_index: number | null): StepInput {
  * One trace from all the spans that arrived for it (at least one, in arrival order). The trace id is the OTLP trace id; the caller
  * normalizes and validates the result through the ingest service like any other trace.
  */
-export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
+export function assembleTrace(arrived: readonly OtlpSpan[], records: readonly OtlpLogRecord[] = []): AssembledTrace {
+  const { spans, unmatched } = foldRecords(arrived, records)
   const tree = treeOrder(spans)
-  const nodes: Node[] = spans.map((span) => ({ span, meaning: readSpanMeaning(span), ...tree.get(span.span_id)! }))
+  const nodes: Node[] = spans.map((span, arrival) => ({
+    span,
+    meaning: readSpanMeaning(span),
+    arrival,
+    ...tree.get(span.span_id)!,
+  }))
   const top = pickRoot(nodes)
   // When the root never came, no span speaks for the whole trace: the top-most one only names it, and every span
   // that did come is a step (so a failed first attempt is a step that can be retried, not the trace's failure).
@@ -253,7 +345,7 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
   // A root that is itself a call (a model call, an embedding, a tool) is also the first step, so that its input and
   // output show like any call's; its tokens are still counted once.
   const rootStep = root && CALL_TYPES.has(root.meaning.type) ? [root] : []
-  const others = [...rootStep, ...nodes.filter((n) => n !== root).sort(byStart)]
+  const others = [...rootStep, ...nodes.filter((n) => n !== root).sort(byStart(ancestry(nodes)))]
   const steps = others.slice(0, LIMITS.steps)
   const dropped = others.length - steps.length
   const stepAt = new Map(steps.map((n, i) => [n.span.span_id, i]))
@@ -296,6 +388,12 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
   const fixed: Record<string, unknown> = { otel }
   if (model !== null && responseModel !== null) fixed.response_model = responseModel
   if (r.exception) fixed.exception = boundJson(r.exception, ATTRIBUTE_VALUE_CHARS)
+  if (r.error_type !== null) fixed.error_type = cut(r.error_type, NAME_CHARS)
+  const provider = r.provider ?? firstLlm?.meaning.provider ?? null
+  if (provider !== null) fixed.provider = cut(provider, NAME_CHARS)
+  // Every evaluation of the trace, each with the span it judged: what scores will be made of.
+  const evaluations = nodes.flatMap((n) => n.meaning.evaluations.map((e) => ({ ...e, span_id: n.span.span_id })))
+  if (evaluations.length > 0) fixed.evaluations = boundJson(evaluations, ATTRIBUTE_VALUE_CHARS * 4)
   const metadata = boundedMetadata(
     fixed,
     { ...userFields, ...rootRest, ...(Object.keys(resource).length > 0 ? { 'otel.resource': resource } : {}) },
@@ -303,16 +401,21 @@ export function assembleTrace(spans: readonly OtlpSpan[]): AssembledTrace {
   )
 
   const tokens = traceTokens(root, steps)
-  const prompt = r.prompt ?? firstLlm?.meaning.prompt ?? ''
+  const prompt = tracePrompt(r, firstLlm?.meaning) ?? ''
   const response = r.response ?? lastLlm?.meaning.response ?? null
   const tags = firstWith((m) => m.tags) ?? []
   const session = firstWith((m) => m.session_id)
   const user = firstWith((m) => m.user_id)
   // The name the library gives the whole call (an OpenLLMetry workflow, a Vercel AI SDK function id), else the span's.
-  const name = top.meaning.entity ?? top.meaning.function_id ?? (top.span.name.trim() !== '' ? top.span.name : null)
+  const name =
+    firstWith((m) => m.trace_name) ??
+    top.meaning.entity ??
+    top.meaning.function_id ??
+    (top.span.name.trim() !== '' ? top.span.name : null)
 
   return {
     dropped,
+    unmatched,
     input: {
       trace_id: top.span.trace_id,
       name: cutOrNull(name, NAME_CHARS),

@@ -1,7 +1,8 @@
-// Reads an ExportTraceServiceRequest — decoded from protobuf or parsed from OTLP/JSON — into the spans Loupe keeps.
+// Reads an ExportTraceServiceRequest — decoded from protobuf or parsed from OTLP/JSON — into the spans Loupe keeps, and
+// an ExportLogsServiceRequest into the GenAI log records Loupe keeps beside them.
 // OTLP/JSON differs from protobuf's own JSON mapping: ids are hex (not base64), enums may be integers or names, and
 // 64-bit integers may be strings or numbers. A span that cannot be read is rejected on its own; the others are kept.
-import type { OtlpSpan } from '../../schemas/otlp.js'
+import type { OtlpLogRecord, OtlpSpan } from '../../schemas/otlp.js'
 import { setOwn } from '../lib/own.js'
 import { isLong, type Long } from './proto.js'
 
@@ -210,14 +211,92 @@ export function readExportRequest(body: Obj): ReadExport {
   return { spans, rejected }
 }
 
-/** How many spans an export carries (read or not): what the per-key ingest limit counts. */
-export function countSpans(body: Obj): number {
+/** How the items of each signal's export are nested, under their OTLP/JSON and proto names. */
+const NESTING = {
+  traces: {
+    resource: ['resourceSpans', 'resource_spans'],
+    scope: ['scopeSpans', 'scope_spans'],
+    items: ['spans', 'spans'],
+  },
+  logs: {
+    resource: ['resourceLogs', 'resource_logs'],
+    scope: ['scopeLogs', 'scope_logs'],
+    items: ['logRecords', 'log_records'],
+  },
+} as const
+
+/** How many spans (or log records) an export carries, read or not: what the per-key ingest limit counts. */
+export function countItems(body: Obj, signal: keyof typeof NESTING = 'traces'): number {
+  const names = NESTING[signal]
   let n = 0
-  for (const resourceSpans of list(field(body, 'resourceSpans', 'resource_spans'))) {
-    if (!isObj(resourceSpans)) continue
-    for (const scopeSpans of list(field(resourceSpans, 'scopeSpans', 'scope_spans'))) {
-      if (isObj(scopeSpans)) n += list(scopeSpans.spans).length
+  for (const resource of list(field(body, names.resource[0], names.resource[1]))) {
+    if (!isObj(resource)) continue
+    for (const scope of list(field(resource, names.scope[0], names.scope[1]))) {
+      if (isObj(scope)) n += list(field(scope, names.items[0], names.items[1])).length
     }
   }
   return n
+}
+
+/** How many spans an export carries (read or not). */
+export const countSpans = (body: Obj) => countItems(body, 'traces')
+
+export interface ReadLogs {
+  /** GenAI event records that name a span: kept beside that span until its trace is stored. */
+  records: OtlpLogRecord[]
+  /** GenAI event records that name no span (no valid trace and span id): nothing to fold them into. */
+  unmatched: number
+  /** Records that are not GenAI events: accepted and ignored. */
+  ignored: number
+}
+
+/** The event a log record carries: its `event_name` (LogRecord field 12), else its `event.name` attribute. */
+function eventNameOf(record: Obj, attributes: Record<string, unknown>): string {
+  const named = field(record, 'eventName', 'event_name')
+  if (typeof named === 'string' && named !== '') return named
+  const attribute = attributes['event.name']
+  return typeof attribute === 'string' ? attribute : ''
+}
+
+/**
+ * The GenAI event records of an ExportLogsServiceRequest: those whose event is a `gen_ai.*` one. Each keeps its
+ * attributes (without `event.name`, which names it) and its body as plain JSON. Every other record is only counted.
+ */
+export function readLogsRequest(body: Obj): ReadLogs {
+  const out: ReadLogs = { records: [], unmatched: 0, ignored: 0 }
+  for (const resourceLogs of list(field(body, 'resourceLogs', 'resource_logs'))) {
+    if (!isObj(resourceLogs)) continue
+    for (const scopeLogs of list(field(resourceLogs, 'scopeLogs', 'scope_logs'))) {
+      if (!isObj(scopeLogs)) continue
+      for (const record of list(field(scopeLogs, 'logRecords', 'log_records'))) {
+        if (!isObj(record)) {
+          out.ignored++
+          continue
+        }
+        const { 'event.name': _named, ...attributes } = readAttributes(record.attributes)
+        const event_name = eventNameOf(record, { 'event.name': _named })
+        if (!event_name.startsWith('gen_ai.')) {
+          out.ignored++
+          continue
+        }
+        const trace_id = readId(field(record, 'traceId', 'trace_id'), 16)
+        const span_id = readId(field(record, 'spanId', 'span_id'), 8)
+        if (trace_id === null || span_id === null) {
+          out.unmatched++
+          continue
+        }
+        const time = nanosToMs(field(record, 'timeUnixNano', 'time_unix_nano'))
+        out.records.push({
+          record: 'log',
+          trace_id,
+          span_id,
+          event_name,
+          time_ms: time > 0 ? time : nanosToMs(field(record, 'observedTimeUnixNano', 'observed_time_unix_nano')),
+          attributes,
+          body: record.body === undefined || record.body === null ? null : readAnyValue(record.body),
+        })
+      }
+    }
+  }
+  return out
 }

@@ -1,6 +1,7 @@
-// The OTLP trace messages Loupe reads and writes, as a protobufjs descriptor written from the OTLP specification
-// (opentelemetry-proto: common/v1, resource/v1, trace/v1, collector/trace/v1) plus google.rpc.Status for errors.
-// Only what the trace signal needs; fields a newer exporter adds are skipped by the decoder, as protobuf intends.
+// The OTLP messages Loupe reads and writes, as a protobufjs descriptor written from the OTLP specification
+// (opentelemetry-proto: common/v1, resource/v1, trace/v1, logs/v1, collector/trace/v1, collector/logs/v1) plus
+// google.rpc.Status for errors. Only what the trace and log signals need; fields a newer exporter adds are skipped by
+// the decoder, as protobuf intends.
 import protobuf from 'protobufjs'
 
 const KeyValue = 'opentelemetry.proto.common.v1.KeyValue'
@@ -147,8 +148,66 @@ const descriptor = {
                 },
               },
             },
+            logs: {
+              nested: {
+                v1: {
+                  nested: {
+                    ResourceLogs: {
+                      fields: {
+                        resource: { type: 'opentelemetry.proto.resource.v1.Resource', id: 1 },
+                        scopeLogs: repeated('ScopeLogs', 2),
+                        schemaUrl: { type: 'string', id: 3 },
+                      },
+                    },
+                    ScopeLogs: {
+                      fields: {
+                        scope: { type: 'opentelemetry.proto.common.v1.InstrumentationScope', id: 1 },
+                        logRecords: repeated('LogRecord', 2),
+                        schemaUrl: { type: 'string', id: 3 },
+                      },
+                    },
+                    LogRecord: {
+                      fields: {
+                        timeUnixNano: { type: 'fixed64', id: 1 },
+                        observedTimeUnixNano: { type: 'fixed64', id: 11 },
+                        // SeverityNumber: an enum on the wire, read as its number.
+                        severityNumber: { type: 'int32', id: 2 },
+                        severityText: { type: 'string', id: 3 },
+                        body: { type: 'opentelemetry.proto.common.v1.AnyValue', id: 5 },
+                        attributes: repeated(KeyValue, 6),
+                        droppedAttributesCount: { type: 'uint32', id: 7 },
+                        flags: { type: 'fixed32', id: 8 },
+                        traceId: { type: 'bytes', id: 9 },
+                        spanId: { type: 'bytes', id: 10 },
+                        eventName: { type: 'string', id: 12 },
+                      },
+                    },
+                  },
+                },
+              },
+            },
             collector: {
               nested: {
+                logs: {
+                  nested: {
+                    v1: {
+                      nested: {
+                        ExportLogsServiceRequest: {
+                          fields: { resourceLogs: repeated('opentelemetry.proto.logs.v1.ResourceLogs', 1) },
+                        },
+                        ExportLogsServiceResponse: {
+                          fields: { partialSuccess: { type: 'ExportLogsPartialSuccess', id: 1 } },
+                        },
+                        ExportLogsPartialSuccess: {
+                          fields: {
+                            rejectedLogRecords: { type: 'int64', id: 1 },
+                            errorMessage: { type: 'string', id: 2 },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
                 trace: {
                   nested: {
                     v1: {
@@ -184,7 +243,17 @@ const descriptor = {
 const root = protobuf.Root.fromJSON(descriptor).resolveAll()
 const ExportRequest = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest')
 const ExportResponse = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse')
+const ExportLogsRequest = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest')
+const ExportLogsResponse = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse')
 const RpcStatus = root.lookupType('google.rpc.Status')
+
+/** The two signals Loupe receives: what their export request is called, and the messages that carry it. */
+export type OtlpSignal = 'traces' | 'logs'
+export const SIGNAL_REQUEST_NAMES: Record<OtlpSignal, string> = {
+  traces: 'ExportTraceServiceRequest',
+  logs: 'ExportLogsServiceRequest',
+}
+const REQUESTS: Record<OtlpSignal, protobuf.Type> = { traces: ExportRequest, logs: ExportLogsRequest }
 
 /**
  * An ExportTraceServiceRequest as protobufjs decodes it, read as is by decode.ts (no plain-object copy: under OTLP
@@ -192,8 +261,8 @@ const RpcStatus = root.lookupType('google.rpc.Status')
  * is an own property, an absent one only the prototype's default; ids are bytes, enums numbers, 64-bit integers
  * Long (isLong). Throws when the bytes are not such a message.
  */
-export function decodeExportRequest(bytes: Uint8Array): Record<string, unknown> {
-  return ExportRequest.decode(bytes) as unknown as Record<string, unknown>
+export function decodeExportRequest(bytes: Uint8Array, signal: OtlpSignal = 'traces'): Record<string, unknown> {
+  return REQUESTS[signal].decode(bytes) as unknown as Record<string, unknown>
 }
 
 /** A 64-bit integer as the protobuf decoder gives it (never a value parsed from JSON). */
@@ -223,8 +292,8 @@ const wireTypeOf = (field: protobuf.Field): number =>
  * field the way a JSON body's does. Walks the message with the reflection protobufjs already holds; null when the
  * walk finds nothing wrong (the decoder's own message is then the best there is).
  */
-export function locateDecodeError(bytes: Uint8Array): string | null {
-  return locateIn(ExportRequest, bytes, 'body')
+export function locateDecodeError(bytes: Uint8Array, signal: OtlpSignal = 'traces'): string | null {
+  return locateIn(REQUESTS[signal], bytes, 'body')
 }
 
 function locateIn(type: protobuf.Type, bytes: Uint8Array, at: string): string | null {
@@ -272,6 +341,14 @@ function locateIn(type: protobuf.Type, bytes: Uint8Array, at: string): string | 
 /** An ExportTraceServiceResponse; no partial success is an empty message (all spans accepted). */
 export function encodeExportResponse(partialSuccess?: { rejectedSpans: number; errorMessage: string }): Uint8Array {
   return ExportResponse.encode(ExportResponse.fromObject(partialSuccess ? { partialSuccess } : {})).finish()
+}
+
+/** An ExportLogsServiceResponse; no partial success is an empty message (all records accepted). */
+export function encodeLogsExportResponse(partialSuccess?: {
+  rejectedLogRecords: number
+  errorMessage: string
+}): Uint8Array {
+  return ExportLogsResponse.encode(ExportLogsResponse.fromObject(partialSuccess ? { partialSuccess } : {})).finish()
 }
 
 /** A google.rpc.Status, the body OTLP/HTTP clients read from a protobuf error response. */

@@ -6,26 +6,40 @@
 // - if its root never arrives, once none of its spans arrived for OTLP_ROOTLESS_WAIT_MS.
 // A stored trace never changes: a span of it sent again is accepted and ignored; a new span that comes after it was
 // stored is rejected in the export's partialSuccess and logged.
+//
+// GenAI log records (POST /v1/logs) wait the same way, in the same table, beside the spans of their trace, whichever
+// comes first; when the trace is stored, each is folded into the span it names. A record that names no span that
+// came (within the pending window), or that comes after its trace was stored, is counted (stats, /metrics) and
+// logged: never dropped unsaid.
+import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import type { OtlpSpan } from '../../schemas/otlp.js'
+import type { OtlpLogRecord, OtlpSpan } from '../../schemas/otlp.js'
 import { InvalidInput, TraceIdTaken } from '../errors.js'
-import { type Redact, redactSpan } from '../ingest/redact.js'
+import { type Redact, redactLogRecord, redactSpan } from '../ingest/redact.js'
 import type { IngestService, TraceOwner } from '../ingest/service.js'
 import type { PendingTrace, Store } from '../store/types.js'
 import { assembleTrace, spanIdsOf } from './assemble.js'
 import { spanOutOfBounds } from './conventions.js'
-import { readExportRequest } from './decode.js'
+import { readExportRequest, readLogsRequest } from './decode.js'
 
 export interface OtlpExportResult {
-  /** Spans not kept. */
+  /** Spans (or log records) not kept. */
   rejected: number
   /** Why, when any were; empty otherwise. */
   message: string
 }
 
+/** Why a GenAI log record was not folded into a span: no span of it came in time, or its trace was stored already. */
+export type UnmatchedReason = 'no_span' | 'late'
+
 export interface OtlpService {
   /** Keeps the spans of one decoded ExportTraceServiceRequest for their traces; answers what was rejected and why. */
   receive(body: Record<string, unknown>, owner: TraceOwner): Promise<OtlpExportResult>
+  /**
+   * Keeps the GenAI log records of one decoded ExportLogsServiceRequest beside the spans they name; other records are
+   * accepted and ignored. Answers what was rejected and why.
+   */
+  receiveLogs(body: Record<string, unknown>, owner: TraceOwner): Promise<OtlpExportResult>
   /** Stores every pending trace that is due; resolves with how many new traces were stored. */
   materializeDue(): Promise<number>
   /** Stores what became due while the service was down and arms the timer for the rest. */
@@ -34,7 +48,9 @@ export interface OtlpService {
    * Traces whose spans could not be made into a storable trace: their spans stay pending (nothing acknowledged is
    * dropped), they are tried again later, and they are counted here and in /health.
    */
-  stats(): { failed_traces: number }
+  stats(): { failed_traces: number; unmatched_log_records: number }
+  /** GenAI log records not folded into any span since the service was made, by reason. */
+  unmatchedLogRecords(): Record<UnmatchedReason, number>
   /** Disarms the timer and waits for a materialization in progress (before the store closes). */
   stop(): Promise<void>
 }
@@ -63,6 +79,29 @@ const QUOTED_TRACES = 3
 /** A span that opens its trace here: it has no parent, or its parent is in another process. */
 const isRoot = (span: OtlpSpan) => span.parent_span_id === null || span.parent_is_remote
 
+const isLogRecord = (item: OtlpSpan | OtlpLogRecord): item is OtlpLogRecord => 'record' in item
+
+/**
+ * The key a log record is kept under beside the spans: the span it names and a digest of what it says, so that a
+ * re-sent record is the same row (and never the id of a span: those are 16 hex digits).
+ */
+function logRecordKey(record: OtlpLogRecord): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([record.event_name, record.time_ms, record.attributes, record.body]))
+    .digest('hex')
+  return `log:${record.span_id}:${digest.slice(0, 24)}`
+}
+
+/** The answer's message: how many of how many were rejected, then each reason with its count. */
+function rejectionMessage(rejected: Map<string, number>, received: number, noun: [string, string]): OtlpExportResult {
+  const total = [...rejected.values()].reduce((sum, n) => sum + n, 0)
+  const reasons = [...rejected.entries()].map(([reason, n]) => `${n} ${n === 1 ? noun[0] : noun[1]}: ${reason}`)
+  return {
+    rejected: total,
+    message: total > 0 ? `${total} of ${received} ${noun[1]} rejected. ${reasons.join('; ')}` : '',
+  }
+}
+
 const count = (map: Map<string, number>, key: string, n = 1) => map.set(key, (map.get(key) ?? 0) + n)
 
 function quote(traceIds: ReadonlySet<string>): string {
@@ -86,6 +125,17 @@ export function createOtlpService({
   let stopped = false
   /** Traces that failed validation: when to try each again, and the wait after that. */
   const held = new Map<string, { at: number; wait: number }>()
+  const unmatched: Record<UnmatchedReason, number> = { no_span: 0, late: 0 }
+  /** Log records that were not folded into a span: counted, and said in the log with the trace they named. */
+  function countUnmatched(reason: UnmatchedReason, records: number, trace_ids: readonly string[]) {
+    if (records === 0) return
+    unmatched[reason] += records
+    const why =
+      reason === 'late'
+        ? 'OTLP log records came after their trace was stored; not added'
+        : 'OTLP log records name no span that arrived; not stored'
+    log.warn({ trace_ids: trace_ids.slice(0, QUOTED_TRACES), records }, why)
+  }
 
   const dueAt = (trace: PendingTrace) =>
     Math.max(
@@ -126,7 +176,14 @@ export function createOtlpService({
   async function materialize(pending: PendingTrace): Promise<{ created: boolean; forget: string[] | null }> {
     const rows = await store.getPendingSpans(pending.trace_id)
     if (rows.length === 0) return { created: false, forget: null }
-    const { input, dropped } = assembleTrace(rows.map((row) => row.span))
+    const spans = rows.map((row) => row.span).filter((item): item is OtlpSpan => !isLogRecord(item))
+    const records = rows.map((row) => row.span).filter(isLogRecord)
+    if (spans.length === 0) {
+      // Log records alone: the spans they name never came within the pending window.
+      countUnmatched('no_span', records.length, [pending.trace_id])
+      return { created: false, forget: rows.map((row) => row.span_id) }
+    }
+    const { input, dropped, unmatched: strays } = assembleTrace(spans, records)
     const context = { trace_id: pending.trace_id, project_id: pending.project_id }
     let created = false
     try {
@@ -141,6 +198,7 @@ export function createOtlpService({
       }
       if (dropped > 0)
         log.warn({ ...context, spans: dropped }, 'OTLP trace has more spans than steps allowed; extra spans not stored')
+      if (created) countUnmatched('no_span', strays, [pending.trace_id])
     } catch (err) {
       // Only what is permanent drops the spans; anything else (the store is down) leaves them pending for a retry.
       if (err instanceof TraceIdTaken) {
@@ -262,12 +320,56 @@ export function createOtlpService({
       if (due <= now()) await sweepSafely()
       else if (due !== Number.POSITIVE_INFINITY) arm(due)
 
-      const total = [...rejected.values()].reduce((sum, n) => sum + n, 0)
-      const reasons = [...rejected.entries()].map(([reason, n]) => `${n} ${n === 1 ? 'span' : 'spans'}: ${reason}`)
-      return {
-        rejected: total,
-        message: total > 0 ? `${total} of ${received} spans rejected. ${reasons.join('; ')}` : '',
+      return rejectionMessage(rejected, received, ['span', 'spans'])
+    },
+
+    async receiveLogs(body, owner) {
+      const read = readLogsRequest(body)
+      const received = read.records.length + read.unmatched + read.ignored
+      if (read.unmatched > 0) countUnmatched('no_span', read.unmatched, [])
+      const records = redact ? read.records.map((r) => redactLogRecord(r, redact)) : read.records
+      const at = now()
+      const outcomes = await store.addPendingSpans(
+        records.map((record) => ({
+          trace_id: record.trace_id,
+          span_id: logRecordKey(record),
+          project_id: owner.project_id,
+          environment: owner.environment,
+          is_root: false,
+          received_at: at,
+          span: record,
+        })),
+      )
+      const rejected = new Map<string, number>()
+      const late = new Set<string>()
+      const foreign = new Set<string>()
+      let lateRecords = 0
+      let foreignRecords = 0
+      let added = false
+      outcomes.forEach((outcome, i) => {
+        const traceId = records[i]!.trace_id
+        if (outcome === 'stored') {
+          late.add(traceId)
+          lateRecords++
+        } else if (outcome === 'conflict') {
+          foreign.add(traceId)
+          foreignRecords++
+        } else if (outcome === 'added') added = true
+      })
+      if (foreignRecords > 0)
+        count(rejected, `belong to a trace id used by another project (${quote(foreign)})`, foreignRecords)
+      if (lateRecords > 0) {
+        countUnmatched('late', lateRecords, [...late])
+        count(
+          rejected,
+          `arrived after their trace was stored (${quote(late)}): Loupe stores a trace ${rootGraceMs} ms after its ` +
+            'root span arrives (OTLP_ROOT_GRACE_MS) and never changes it afterwards',
+          lateRecords,
+        )
       }
+      // A trace that has only these records so far waits for its spans as a rootless one would.
+      if (added) arm(at + rootlessWaitMs)
+      return rejectionMessage(rejected, received, ['log record', 'log records'])
     },
 
     async materializeDue() {
@@ -287,7 +389,11 @@ export function createOtlpService({
     },
 
     stats() {
-      return { failed_traces: held.size }
+      return { failed_traces: held.size, unmatched_log_records: unmatched.no_span + unmatched.late }
+    },
+
+    unmatchedLogRecords() {
+      return { ...unmatched }
     },
 
     async stop() {

@@ -25,6 +25,8 @@ declare module 'fastify' {
     access?: Access
     /** The credential may also come as `?token=` (only /ws: a browser cannot set headers on a WebSocket). */
     credentialInQuery?: boolean
+    /** The credential may also come as HTTP Basic (only the OTLP routes: SDKs made for other services send it so). */
+    credentialInBasic?: boolean
   }
   interface FastifyRequest {
     /** Who the request acts as (set before the body is parsed). */
@@ -91,7 +93,8 @@ export default fp(
     app.decorateRequest('apiKey', null)
 
     async function resolve(request: FastifyRequest): Promise<Credential> {
-      const secret = presentedKey(request, request.routeOptions.config?.credentialInQuery === true)
+      const config = request.routeOptions.config
+      const secret = presentedKey(request, config?.credentialInQuery === true, config?.credentialInBasic === true)
       if (secret === null) return { kind: 'none' }
       if (isAdminToken(secret)) return { kind: 'admin' }
       if (isMetricsToken(secret)) return { kind: 'metrics' }

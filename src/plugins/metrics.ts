@@ -75,11 +75,24 @@ export default fp(
 
     new Gauge({
       name: 'loupe_otlp_spans_pending',
-      help: 'OTLP spans kept until their trace is stored.',
+      help: 'OTLP spans (and GenAI log records) kept until their trace is stored.',
       registers: [registry],
       async collect() {
         const pending = await app.store.listPendingTraces()
         this.set(pending.reduce((n, t) => n + t.spans, 0))
+      },
+    })
+    // The OTLP service counts them itself; exposed as a counter that follows it.
+    new Counter({
+      name: 'loupe_otlp_log_records_unmatched_total',
+      help:
+        'OTLP GenAI log records not folded into any span, by reason: no_span (the span they name never arrived ' +
+        'within the pending window, or they named none), late (they came after their trace was stored).',
+      labelNames: ['reason'],
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (const [reason, n] of Object.entries(app.otlp.unmatchedLogRecords())) this.inc({ reason }, n)
       },
     })
     new Gauge({

@@ -9,6 +9,7 @@ import type {
   ListSessionsResponse,
   ListTracesQuery,
   ListUsersResponse,
+  OtlpLogRecord,
   OtlpSpan,
   Project,
   RetentionSettings,
@@ -113,7 +114,11 @@ export interface FailuresParams {
   slowThresholdMs: number
 }
 
-/** An OTLP span kept until its trace is materialized; `is_root` when it has no parent, or a remote one. */
+/**
+ * An OTLP span kept until its trace is materialized; `is_root` when it has no parent, or a remote one. A GenAI log
+ * record waits the same way, beside the spans of its trace (never a root): its `span_id` is `log:` + the span it
+ * names + `:` + a digest of the record, so that a re-sent record is one row, and `span` holds the record.
+ */
 export interface PendingSpan {
   trace_id: string
   span_id: string
@@ -121,7 +126,7 @@ export interface PendingSpan {
   environment: Environment
   is_root: boolean
   received_at: number
-  span: OtlpSpan
+  span: OtlpSpan | OtlpLogRecord
 }
 
 /**

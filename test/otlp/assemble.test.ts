@@ -44,16 +44,28 @@ t.test(
 )
 
 t.test(
-  'siblings that started in the same millisecond are ordered by arrival; a parent comes before its child',
+  'steps that started in the same millisecond: a parent before its child, else the one that ended first',
   async (t) => {
+    const openai = { name: 'openai', version: '1' }
     const { input } = assembleTrace([
-      span('t1', { parent: 'root', start: 5, duration: 0.2, name: 'attempt 1' }),
-      span('t2', { parent: 'root', start: 5, duration: 0.1, name: 'attempt 2' }),
-      span('kid', { parent: 'p', start: 7, name: 'child' }),
-      span('p', { parent: 'root', start: 7, name: 'parent' }),
+      // A model call that read a tool's result, exported first because the exporter groups a body by scope: across
+      // scopes, the recorded end times say the tool ended first.
+      span('llm', { parent: 'root', start: 5, duration: 3, name: 'chat', scope: openai }),
+      span('tool', { parent: 'root', start: 5, duration: 1, name: 'get_weather' }),
+      // The child ends first, yet its parent comes first.
+      span('kid', { parent: 'p', start: 9, duration: 1, name: 'child' }),
+      span('p', { parent: 'root', start: 9, duration: 5, name: 'parent' }),
+      // Within one scope the exporter sends spans as they end: arrival decides, whatever the recorded ends say (a
+      // whole-millisecond start plus a precise duration can make the later attempt's end look earlier).
+      span('a1', { parent: 'root', start: 20, duration: 0.4, name: 'attempt 1' }),
+      span('a2', { parent: 'root', start: 20, duration: 0.2, name: 'attempt 2' }),
       span('root', { duration: 100 }),
     ])
-    t.same(names(input), ['attempt 1', 'attempt 2', 'parent', 'child'])
+    t.same(names(input), ['get_weather', 'chat', 'parent', 'child', 'attempt 1', 'attempt 2'])
+    t.same(
+      input.steps!.map((s) => s.parent_index),
+      [null, null, null, 2, null, null],
+    )
   },
 )
 

@@ -378,3 +378,130 @@ t.test('a reported cost: GenAI, then OpenInference, then OpenLLMetry; out-of-bou
   t.equal(meaning({ 'gen_ai.usage.cost': 1e12 }).cost, null)
   t.notOk('gen_ai.usage.cost' in meaning({ 'gen_ai.usage.cost': 0.1 }).rest, 'a read cost is not kept twice')
 })
+
+t.test('LangChain values are opened into roles and text wherever they appear', async (t) => {
+  const lc = (kind: string, kwargs: Record<string, unknown>) => ({
+    lc: 1,
+    type: 'constructor',
+    id: ['langchain_core', 'messages', kind],
+    kwargs,
+  })
+  const call = { name: 'get_weather', args: { city: 'Paris' }, id: 'call_1', type: 'tool_call' }
+  const state = {
+    messages: [
+      lc('HumanMessage', { content: 'Rain in Paris?' }),
+      lc('AIMessage', { content: '', tool_calls: [call] }),
+      lc('ToolMessage', { content: '{"rain":0.8}', tool_call_id: 'call_1' }),
+      lc('AIMessage', { content: 'Yes.' }),
+    ],
+  }
+  const graph = meaning({
+    'openinference.span.kind': 'CHAIN',
+    'input.value': JSON.stringify({ messages: [{ role: 'user', content: 'Rain in Paris?' }] }),
+    'output.value': JSON.stringify(state),
+  })
+  t.equal(graph.prompt, 'Rain in Paris?')
+  t.equal(graph.response, 'Yes.', "a state's answer is its last message")
+  t.same(graph.output, [
+    { role: 'user', content: 'Rain in Paris?' },
+    {
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }],
+    },
+    { role: 'tool', content: '{"rain":0.8}' },
+    { role: 'assistant', content: 'Yes.' },
+  ])
+  const tool = meaning({
+    'openinference.span.kind': 'TOOL',
+    'input.value': 'Paris',
+    'output.value': JSON.stringify({ output: lc('ToolMessage', { content: '{"rain":0.8}' }) }),
+  })
+  t.same([tool.response, tool.output], ['{"rain":0.8}', { rain: 0.8 }], "a tool's ToolMessage is its content")
+  const pairs = meaning({
+    'input.value': JSON.stringify([
+      ['human', 'Hi'],
+      ['ai', 'Hello'],
+    ]),
+  })
+  t.same(pairs.input, [
+    { role: 'user', content: 'Hi' },
+    { role: 'assistant', content: 'Hello' },
+  ])
+  const notMessages = meaning({ 'input.value': JSON.stringify([{ id: 1 }, { id: 2 }]) })
+  t.same(notMessages.input, [{ id: 1 }, { id: 2 }], 'a list of anything else stays as sent')
+})
+
+t.test("Langfuse's attributes: type, model, messages, usage, cost, level ERROR, trace name and tags", async (t) => {
+  const m = meaning({
+    'langfuse.observation.type': 'generation',
+    'langfuse.observation.model.name': 'gpt-4o',
+    'langfuse.observation.input': JSON.stringify([{ role: 'user', content: 'Hi?' }]),
+    'langfuse.observation.output': JSON.stringify({ role: 'assistant', content: 'Hello.' }),
+    'langfuse.observation.usage_details': '{"input":21,"output":7,"total":28}',
+    'langfuse.observation.cost_details': '{"input":0.001,"output":0.002}',
+    'langfuse.observation.level': 'ERROR',
+    'langfuse.observation.status_message': 'rate limited',
+    'langfuse.trace.name': 'greeting',
+    'langfuse.trace.tags': ['a', 'b'],
+    'langfuse.environment': 'staging',
+    'langfuse.internal.as_root': true,
+  })
+  t.match(m, {
+    type: 'llm',
+    model: 'gpt-4o',
+    prompt: 'Hi?',
+    response: 'Hello.',
+    prompt_tokens: 21,
+    completion_tokens: 7,
+    total_tokens: 28,
+    cost: 0.003,
+    failed: true,
+    error: 'rate limited',
+    trace_name: 'greeting',
+    tags: ['a', 'b'],
+  })
+  t.same(m.rest, { 'langfuse.environment': 'staging' }, 'the environment stays; internal marks do not')
+  const warning = meaning({ 'langfuse.observation.level': 'WARNING', 'langfuse.observation.status_message': 'slow' })
+  t.same([warning.failed, warning.rest['langfuse.observation.level']], [false, 'WARNING'])
+  const types = ['embedding', 'retriever', 'tool', 'agent', 'chain', 'span', 'event'].map(
+    (type) => meaning({ 'langfuse.observation.type': type }).type,
+  )
+  t.same(types, ['retrieval', 'retrieval', 'tool', 'function', 'function', 'function', 'other'])
+})
+
+t.test('the newest GenAI conventions: provider, error class, evaluations, per-message events', async (t) => {
+  const m = readSpanMeaning(
+    span('s', {
+      status_code: 2,
+      attributes: { 'gen_ai.provider.name': 'openai', 'error.type': 'RateLimitError' },
+      events: [
+        { name: 'gen_ai.user.message', time_ms: 2, attributes: {}, body: { content: 'Second?' } },
+        { name: 'gen_ai.system.message', time_ms: 1, attributes: {}, body: { content: 'Be brief.' } },
+        {
+          name: 'gen_ai.evaluation.result',
+          time_ms: 3,
+          attributes: { 'gen_ai.evaluation.name': 'tone', 'gen_ai.evaluation.score.value': '0.5' },
+        },
+      ],
+    }),
+  )
+  t.same([m.provider, m.error_type, m.error, m.failed], ['openai', 'RateLimitError', 'RateLimitError', true])
+  t.same(m.input, [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Second?' },
+  ])
+  t.same(m.evaluations, [{ name: 'tone', score: 0.5 }])
+  t.same(meaning({ 'gen_ai.system': 'anthropic' }).provider, 'anthropic', 'the older name too')
+})
+
+t.test('a LangChain message wrapped deeper than any framework wraps one is kept as sent, not walked', async (t) => {
+  let value: unknown = { lc: 1, type: 'constructor', id: ['AIMessage'], kwargs: { content: 'deep' } }
+  const wrap = (levels: number) => {
+    for (let i = 0; i < levels; i++) value = { output: value }
+    return JSON.stringify(value)
+  }
+  t.equal(meaning({ 'output.value': wrap(1) }).response, 'deep', 'one wrapper is opened')
+  const deep = wrap(1000)
+  t.same(meaning({ 'output.value': deep }).response, deep)
+})

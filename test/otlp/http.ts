@@ -25,12 +25,18 @@ export function jsonSpan(id: string, fields: Record<string, unknown> & { startMs
   }
 }
 
-/** POST /v1/traces with a key; `body` is sent as JSON unless it is a Buffer. */
-export function postOtlp(app: LoupeApp, key: string | null, body: unknown, headers: Record<string, string> = {}) {
+/** POST /v1/traces (or `url`) with a key; `body` is sent as JSON unless it is a Buffer. */
+export function postOtlp(
+  app: LoupeApp,
+  key: string | null,
+  body: unknown,
+  headers: Record<string, string> = {},
+  url = '/v1/traces',
+) {
   const isBytes = Buffer.isBuffer(body)
   return app.inject({
     method: 'POST',
-    url: '/v1/traces',
+    url,
     headers: {
       'content-type': isBytes ? 'application/x-protobuf' : 'application/json',
       ...(key === null ? {} : { authorization: `Bearer ${key}` }),

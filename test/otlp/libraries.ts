@@ -50,10 +50,16 @@ export async function replay(
   app: LoupeApp,
   key: string,
   fixture: LibraryFixture,
+  { asLangfuse = false } = {},
 ): Promise<{ replies: unknown[]; traces: (Trace | null)[] }> {
   const replies: unknown[] = []
+  // Langfuse's SDK: its own path, the key as the secret key of Basic credentials.
+  const langfuseAuth = { authorization: `Basic ${Buffer.from(`pk-lf-anything:${key}`).toString('base64')}` }
   for (const body of fixture.exports) {
-    const res = await postOtlp(app, key, body)
+    // A fixture holds what the library exported, spans and log records, in the order it arrived.
+    const res = asLangfuse
+      ? await postOtlp(app, null, body, langfuseAuth, '/api/public/otel/v1/traces')
+      : await postOtlp(app, key, body, {}, 'resourceLogs' in body ? '/v1/logs' : '/v1/traces')
     replies.push(res.statusCode === 200 ? res.json() : { statusCode: res.statusCode, body: res.body })
   }
   await app.otlp.materializeDue()

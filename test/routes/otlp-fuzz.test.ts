@@ -1,6 +1,7 @@
-// Property-based fuzzing of POST /v1/traces (fast-check): generated exports whose spans carry every convention's
-// attributes with odd values, odd ids and times, and raw bytes as protobuf, gzip or not. Whatever is sent: no 5xx,
-// an answer OTLP clients understand, and every trace the spans make passes the ingest road (none is dropped).
+// Property-based fuzzing of POST /v1/traces and POST /v1/logs (fast-check): generated exports whose spans and GenAI
+// log records carry every convention's attributes with odd values, odd ids and times, and raw bytes as protobuf, gzip
+// or not. Whatever is sent: no 5xx, an answer OTLP clients understand, and every trace the spans make passes the
+// ingest road (none is dropped).
 import { Writable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
 import fc from 'fast-check'
@@ -48,6 +49,16 @@ const KEYS = [
   'ai.operationId',
   'ai.prompt.messages',
   'error.type',
+  'gen_ai.system_instructions',
+  'gen_ai.provider.name',
+  'langfuse.observation.type',
+  'langfuse.observation.input',
+  'langfuse.observation.output',
+  'langfuse.observation.usage_details',
+  'langfuse.observation.cost_details',
+  'langfuse.observation.level',
+  'langfuse.trace.name',
+  'langfuse.trace.tags',
   // Names every JavaScript object inherits: a lookup keyed by data must never reach them.
   '__proto__',
   'constructor',
@@ -90,6 +101,26 @@ const anyValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.jsonValue({ maxDepth: 1 }),
   ),
 })).value
+/** Span events, and the GenAI events log records carry. */
+const EVENTS = [
+  'exception',
+  'gen_ai.content.prompt',
+  'other',
+  'gen_ai.client.inference.operation.details',
+  'gen_ai.user.message',
+  'gen_ai.choice',
+  'gen_ai.evaluation.result',
+]
+const EVENT_KEYS = [
+  'exception.message',
+  'exception.type',
+  'gen_ai.prompt',
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.system_instructions',
+  'gen_ai.evaluation.score.value',
+  'event.name',
+]
 const hex = (bytes: number) =>
   fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('hex'))
 const TRACE_IDS = ['4bf92f3577b34da6a3ce929d0e0e4736', '0af7651916cd43dd8448eb211c80319c']
@@ -112,11 +143,11 @@ const span = fc.record(
     }),
     events: fc.array(
       fc.record({
-        name: fc.constantFrom('exception', 'gen_ai.content.prompt', 'other'),
+        name: fc.constantFrom(...EVENTS),
         timeUnixNano: nanos,
         attributes: fc.array(
           fc.record({
-            key: fc.constantFrom('exception.message', 'exception.type', 'gen_ai.prompt'),
+            key: fc.constantFrom(...EVENT_KEYS),
             value: anyValue,
           }),
           { maxLength: 3 },
@@ -132,6 +163,26 @@ const span = fc.record(
   },
   { requiredKeys: ['traceId', 'spanId'] },
 )
+const logRecord = fc.record(
+  {
+    traceId: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...TRACE_IDS) }, fc.string({ maxLength: 40 })),
+    spanId: fc.oneof({ weight: 5, arbitrary: hex(8) }, fc.constantFrom('', 'zz')),
+    eventName: fc.constantFrom(...EVENTS, ''),
+    timeUnixNano: nanos,
+    attributes: fc.array(fc.record({ key: fc.constantFrom(...EVENT_KEYS), value: anyValue }), { maxLength: 4 }),
+    body: anyValue,
+  },
+  { requiredKeys: [] },
+)
+const logsBody = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .array(logRecord, { maxLength: 6 })
+      .map((logRecords) => ({ resourceLogs: [{ scopeLogs: [{ logRecords }] }] })),
+  },
+  fc.record({ resourceLogs: fc.jsonValue({ maxDepth: 3 }) }),
+)
 const exportBody = fc.oneof(
   {
     weight: 4,
@@ -142,7 +193,7 @@ const exportBody = fc.oneof(
 )
 
 t.test(
-  'POST /v1/traces: generated exports never make a 5xx, and every trace they make is stored',
+  'POST /v1/traces and /v1/logs: generated exports never make a 5xx, and every trace they make is stored',
   { timeout: 180_000 },
   async (t) => {
     const errors: string[] = []
@@ -157,21 +208,21 @@ t.test(
       logger: { level: 'error', stream: logs },
     })
     const { key } = await createProject(app)
+    const json = (b: unknown) => ({ type: 'application/json', bytes: Buffer.from(JSON.stringify(b)) })
     const request = fc.record({
+      url: fc.constantFrom('/v1/traces', '/v1/logs'),
       body: fc.oneof(
-        {
-          weight: 5,
-          arbitrary: exportBody.map((b) => ({ type: 'application/json', bytes: Buffer.from(JSON.stringify(b)) })),
-        },
+        { weight: 5, arbitrary: exportBody.map(json) },
+        { weight: 3, arbitrary: logsBody.map(json) },
         fc.uint8Array({ maxLength: 200 }).map((b) => ({ type: 'application/x-protobuf', bytes: Buffer.from(b) })),
       ),
       gzip: fc.boolean(),
     })
     await fc.assert(
-      fc.asyncProperty(request, async ({ body, gzip }) => {
+      fc.asyncProperty(request, async ({ url, body, gzip }) => {
         const res = await app.inject({
           method: 'POST',
-          url: '/v1/traces',
+          url,
           headers: {
             authorization: `Bearer ${key}`,
             'content-type': body.type,
@@ -187,12 +238,16 @@ t.test(
         const reply = res.json()
         if (res.statusCode === 400) {
           if (typeof reply.message !== 'string' || reply.statusCode !== 400) throw new Error(res.body)
-        } else if (reply.partialSuccess && !/^\d+$/.test(reply.partialSuccess.rejectedSpans)) {
+        } else if (
+          reply.partialSuccess &&
+          !/^\d+$/.test(reply.partialSuccess[url === '/v1/logs' ? 'rejectedLogRecords' : 'rejectedSpans'])
+        ) {
           throw new Error(res.body)
         }
       }),
       { numRuns: 600, seed: SEED },
     )
+    await app.otlp.materializeDue()
     t.same(errors, [], 'no trace failed the ingest road, nothing logged as an error')
     t.same(await app.store.listPendingTraces(), [], 'every pending span became part of a trace')
     const stored = await app.store.listTraces({}, { limit: 1000, offset: 0 })

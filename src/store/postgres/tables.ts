@@ -16,7 +16,15 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
-import type { AlertMetric, Environment, OtlpSpan, Step, Trace, TraceStatus } from '../../../schemas/index.js'
+import type {
+  AlertMetric,
+  Environment,
+  OtlpLogRecord,
+  OtlpSpan,
+  Step,
+  Trace,
+  TraceStatus,
+} from '../../../schemas/index.js'
 
 /**
  * Identifiers compare and sort byte by byte, as SQLite compares text, whatever the database's collation: list orders
@@ -334,7 +342,7 @@ export const otlpPendingSpans = pgTable(
     is_root: boolean('is_root').notNull(),
     received_at: epochMs('received_at').notNull(),
     seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
-    span: jsonb('span').$type<OtlpSpan>().notNull(),
+    span: jsonb('span').$type<OtlpSpan | OtlpLogRecord>().notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.project_id, t.trace_id, t.span_id] }),

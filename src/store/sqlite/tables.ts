@@ -2,7 +2,15 @@
 // created_at held as epoch milliseconds (a type-level check below fails the build if they drift).
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import type { AlertMetric, Environment, OtlpSpan, Step, Trace, TraceStatus } from '../../../schemas/index.js'
+import type {
+  AlertMetric,
+  Environment,
+  OtlpLogRecord,
+  OtlpSpan,
+  Step,
+  Trace,
+  TraceStatus,
+} from '../../../schemas/index.js'
 import type { PendingSpan } from '../types.js'
 
 export const projects = sqliteTable('projects', {
@@ -270,7 +278,7 @@ export const otlpPendingSpans = sqliteTable(
     environment: text('environment').$type<Environment>().notNull(),
     is_root: integer('is_root', { mode: 'boolean' }).notNull(),
     received_at: integer('received_at').notNull(),
-    span: text('span', { mode: 'json' }).$type<OtlpSpan>().notNull(),
+    span: text('span', { mode: 'json' }).$type<OtlpSpan | OtlpLogRecord>().notNull(),
   },
   (t) => [primaryKey({ columns: [t.trace_id, t.span_id] })],
 )
