@@ -1,11 +1,15 @@
 // POST /v1/traces: OTLP/HTTP trace export from any OpenTelemetry exporter — protobuf or JSON, optionally gzip. This
 // plugin is encapsulated on purpose: its body parsers, body limit and error encoding apply to this route only.
+// Text that is not valid Unicode becomes U+FFFD, as a UTF-8 decoder makes of bytes that are not UTF-8: a lone UTF-16
+// surrogate in OTLP/JSON here, such bytes in protobuf by the decoder (otlp/proto.ts). Refusing the export would lose
+// its good spans.
 import { gunzipSync } from 'node:zlib'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { errorResponses, OtlpExportRequest, OtlpExportResponse } from '../../schemas/index.js'
 import { BodyTooLarge, InvalidInput, UnsupportedContentEncoding } from '../errors.js'
+import { makeWellFormed } from '../lib/well-formed.js'
 import { countSpans } from '../otlp/decode.js'
 import {
   decodeExportRequest,
@@ -116,7 +120,7 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
       }
       const wrong = wrongShape(parsed)
       if (wrong) throw new InvalidInput(wrong)
-      return parsed
+      return makeWellFormed(parsed)
     },
   )
 
@@ -138,8 +142,9 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
       config: { ...ingestConfig(), accepts: [PROTOBUF, JSON_TYPE] },
       bodyLimit: limit,
       // The documented body is the OTLP request; spans are checked one by one by the OTLP service, so that a bad
-      // span rejects itself (in partialSuccess), not the whole export. Here only "an object" is required.
-      validatorCompiler: () => app.validators.body.compile(Type.Object({})),
+      // span rejects itself (in partialSuccess), not the whole export. Here only "an object" is required; its text
+      // was made valid Unicode by the body parsers.
+      validatorCompiler: () => app.validators.body.compileEnvelope(Type.Object({})),
       schema: {
         tags: ['traces'],
         operationId: 'exportOtlpTraces',
