@@ -9,6 +9,7 @@ import { componentSchemas } from '../schemas/index.js'
 import type { Config } from './config.js'
 import { redactSecret, redactUrl } from './lib/credentials.js'
 import { toJson } from './lib/json.js'
+import { parseQueryString } from './lib/query-string.js'
 import { createValidators, describeErrors, validatorCompiler } from './lib/validation.js'
 import auth from './plugins/auth.js'
 import configPlugin from './plugins/config.js'
@@ -101,7 +102,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     logger: options.logger ?? loggerOptions(config),
     logController: new OneLinePerRequest(),
     // A trace_id may be 128 characters: a longer path parameter reaches the route's own check (400/404), not 414.
-    routerOptions: { maxParamLength: 1024 },
+    // Query values whose escapes are not UTF-8 reach the validators as text they refuse (lib/query-string.ts).
+    routerOptions: { maxParamLength: 1024, querystringParser: parseQueryString },
     // Errors Fastify's router raises before any route (a malformed URL) get the same body as every other error.
     frameworkErrors: (error, request, reply) => {
       reply.send(errorReply(error, request, reply) as never)

@@ -18,6 +18,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import ws, { type WebSocket } from 'ws'
 import { type ClientMessage, ClientMessageSchema, type ServerMessage, type Trace } from '../../schemas/index.js'
 import { inScope } from '../lib/access-policy.js'
+import { illFormedMessage, illFormedText } from '../lib/well-formed.js'
 import type { DeletedTrace } from '../store/types.js'
 
 export interface SocketHubOptions {
@@ -103,7 +104,10 @@ function parseClientMessage(raw: string): ClientMessage | string {
   } catch {
     return 'frame is not valid JSON'
   }
-  if (checkClientMessage.Check(value)) return value
+  if (checkClientMessage.Check(value)) {
+    const found = illFormedText(value)
+    return found ? `${found.path.slice(1) || 'message'} ${illFormedMessage(found)}` : value
+  }
   const type = (value as { type?: unknown } | null)?.type
   if (type === 'subscribe') return 'subscribe needs project_id: a non-empty string, or null for every project'
   // The client's value is not echoed: a frame may carry anything, a credential included.

@@ -1,13 +1,27 @@
 // The validators: one ajv for bodies (no type coercion: a string is not a number) and one for query strings and
-// params (which arrive as text and are coerced). Both know the named components and Loupe's timestamp format.
+// params (which arrive as text and are coerced). Both know the named components and Loupe's timestamp format, and
+// every check they compile also refuses text that is not valid Unicode, in any string or key of the data: the one
+// place that covers every route's body, query string and path, and each trace of a batch on its own.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import formatsPlugin from 'ajv-formats'
 import { componentSchemas, TIMESTAMP_FORMAT } from '../../schemas/index.js'
 import { parseTimestamp } from './time.js'
+import { illFormedMessage, illFormedText } from './well-formed.js'
+
+/** Compiles a schema into a check of data against it. */
+export interface Compiler {
+  /** The schema, and every string and key in the data valid Unicode text (`…/user_id must be valid Unicode text`). */
+  compile(schema: object): ValidateFunction
+  /**
+   * The schema only: for an envelope whose items are each checked later, text included, so that one bad item
+   * rejects itself and not the whole request (a batch's traces, an OTLP export's spans).
+   */
+  compileEnvelope(schema: object): ValidateFunction
+}
 
 export interface Validators {
-  body: Ajv
-  query: Ajv
+  body: Compiler
+  query: Compiler
 }
 
 function createAjv(coerce: boolean): Ajv {
@@ -29,8 +43,40 @@ function createAjv(coerce: boolean): Ajv {
   return ajv
 }
 
+/**
+ * A check that, once the schema holds, refuses the first string or key that is not well-formed (a lone UTF-16
+ * surrogate), naming where it is as ajv names a field.
+ */
+function wellFormedToo(validate: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors
+      return false
+    }
+    const found = illFormedText(data)
+    checked.errors = found && [
+      {
+        instancePath: found.path,
+        schemaPath: '#',
+        keyword: 'wellFormed',
+        params: {},
+        message: illFormedMessage(found),
+      },
+    ]
+    return found === null
+  }) as ValidateFunction
+  return checked
+}
+
+function compilerOf(ajv: Ajv, wrap: (validate: ValidateFunction) => ValidateFunction = (v) => v): Compiler {
+  return {
+    compile: (schema) => wellFormedToo(wrap(ajv.compile(schema))),
+    compileEnvelope: (schema) => wrap(ajv.compile(schema)),
+  }
+}
+
 export function createValidators(): Validators {
-  return { body: createAjv(false), query: createAjv(true) }
+  return { body: compilerOf(createAjv(false)), query: compilerOf(createAjv(true), finiteOnly) }
 }
 
 /**
@@ -61,7 +107,7 @@ function finiteOnly(validate: ValidateFunction): ValidateFunction {
 /** The validator compiler Fastify uses: bodies on the strict ajv, everything else on the coercing one. */
 export function validatorCompiler(validators: Validators) {
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    httpPart === 'body' ? validators.body.compile(schema) : finiteOnly(validators.query.compile(schema))
+    (httpPart === 'body' ? validators.body : validators.query).compile(schema)
 }
 
 /**

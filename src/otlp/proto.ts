@@ -6,6 +6,12 @@ import protobuf from 'protobufjs'
 
 const KeyValue = 'opentelemetry.proto.common.v1.KeyValue'
 const repeated = (type: string, id: number) => ({ rule: 'repeated', type, id })
+/**
+ * A string field, decoded as a UTF-8 decoder does: bytes that are not UTF-8 (a JavaScript exporter writes a lone
+ * surrogate as ED A0 80) become U+FFFD. protobufjs would otherwise refuse the whole export for one such attribute,
+ * losing every good span in it.
+ */
+const text = (id: number) => ({ type: 'string', id, options: { features: { utf8_validation: 'NONE' } } })
 
 const descriptor = {
   nested: {
@@ -32,7 +38,7 @@ const descriptor = {
                         },
                       },
                       fields: {
-                        stringValue: { type: 'string', id: 1 },
+                        stringValue: text(1),
                         boolValue: { type: 'bool', id: 2 },
                         intValue: { type: 'int64', id: 3 },
                         doubleValue: { type: 'double', id: 4 },
@@ -43,11 +49,11 @@ const descriptor = {
                     },
                     ArrayValue: { fields: { values: repeated('AnyValue', 1) } },
                     KeyValueList: { fields: { values: repeated('KeyValue', 1) } },
-                    KeyValue: { fields: { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } } },
+                    KeyValue: { fields: { key: text(1), value: { type: 'AnyValue', id: 2 } } },
                     InstrumentationScope: {
                       fields: {
-                        name: { type: 'string', id: 1 },
-                        version: { type: 'string', id: 2 },
+                        name: text(1),
+                        version: text(2),
                         attributes: repeated('KeyValue', 3),
                         droppedAttributesCount: { type: 'uint32', id: 4 },
                       },
@@ -78,24 +84,24 @@ const descriptor = {
                       fields: {
                         resource: { type: 'opentelemetry.proto.resource.v1.Resource', id: 1 },
                         scopeSpans: repeated('ScopeSpans', 2),
-                        schemaUrl: { type: 'string', id: 3 },
+                        schemaUrl: text(3),
                       },
                     },
                     ScopeSpans: {
                       fields: {
                         scope: { type: 'opentelemetry.proto.common.v1.InstrumentationScope', id: 1 },
                         spans: repeated('Span', 2),
-                        schemaUrl: { type: 'string', id: 3 },
+                        schemaUrl: text(3),
                       },
                     },
                     Span: {
                       fields: {
                         traceId: { type: 'bytes', id: 1 },
                         spanId: { type: 'bytes', id: 2 },
-                        traceState: { type: 'string', id: 3 },
+                        traceState: text(3),
                         parentSpanId: { type: 'bytes', id: 4 },
                         flags: { type: 'fixed32', id: 16 },
-                        name: { type: 'string', id: 5 },
+                        name: text(5),
                         kind: { type: 'SpanKind', id: 6 },
                         startTimeUnixNano: { type: 'fixed64', id: 7 },
                         endTimeUnixNano: { type: 'fixed64', id: 8 },
@@ -121,7 +127,7 @@ const descriptor = {
                         Event: {
                           fields: {
                             timeUnixNano: { type: 'fixed64', id: 1 },
-                            name: { type: 'string', id: 2 },
+                            name: text(2),
                             attributes: repeated(KeyValue, 3),
                             droppedAttributesCount: { type: 'uint32', id: 4 },
                           },
@@ -130,7 +136,7 @@ const descriptor = {
                           fields: {
                             traceId: { type: 'bytes', id: 1 },
                             spanId: { type: 'bytes', id: 2 },
-                            traceState: { type: 'string', id: 3 },
+                            traceState: text(3),
                             attributes: repeated(KeyValue, 4),
                             droppedAttributesCount: { type: 'uint32', id: 5 },
                             flags: { type: 'fixed32', id: 6 },
@@ -139,7 +145,7 @@ const descriptor = {
                       },
                     },
                     Status: {
-                      fields: { message: { type: 'string', id: 2 }, code: { type: 'StatusCode', id: 3 } },
+                      fields: { message: text(2), code: { type: 'StatusCode', id: 3 } },
                       nested: {
                         StatusCode: { values: { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 } },
                       },
@@ -219,7 +225,7 @@ const descriptor = {
                           fields: { partialSuccess: { type: 'ExportTracePartialSuccess', id: 1 } },
                         },
                         ExportTracePartialSuccess: {
-                          fields: { rejectedSpans: { type: 'int64', id: 1 }, errorMessage: { type: 'string', id: 2 } },
+                          fields: { rejectedSpans: { type: 'int64', id: 1 }, errorMessage: text(2) },
                         },
                       },
                     },
@@ -234,7 +240,7 @@ const descriptor = {
     // The error body OTLP/HTTP asks for; its `details` (repeated Any, field 3) are never sent, so not declared.
     google: {
       nested: {
-        rpc: { nested: { Status: { fields: { code: { type: 'int32', id: 1 }, message: { type: 'string', id: 2 } } } } },
+        rpc: { nested: { Status: { fields: { code: { type: 'int32', id: 1 }, message: text(2) } } } },
       },
     },
   },

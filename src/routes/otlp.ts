@@ -1,6 +1,9 @@
 // POST /v1/traces and POST /v1/logs: OTLP/HTTP trace and log export from any OpenTelemetry exporter — protobuf or
 // JSON, optionally gzip — and /api/public/otel/v1/traces, the same route where Langfuse's SDK sends its spans. This
 // plugin is encapsulated on purpose: its body parsers, body limit and error encoding apply to these routes only.
+// Text that is not valid Unicode becomes U+FFFD, as a UTF-8 decoder makes of bytes that are not UTF-8: a lone UTF-16
+// surrogate in OTLP/JSON here, such bytes in protobuf by the decoder (otlp/proto.ts). Refusing the export would lose
+// its good spans and records.
 import { gunzipSync } from 'node:zlib'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
@@ -13,6 +16,7 @@ import {
   OtlpLogsExportResponse,
 } from '../../schemas/index.js'
 import { BodyTooLarge, InvalidInput, UnsupportedContentEncoding } from '../errors.js'
+import { makeWellFormed } from '../lib/well-formed.js'
 import { countItems } from '../otlp/decode.js'
 import {
   decodeExportRequest,
@@ -139,7 +143,7 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
       }
       const wrong = wrongShape(parsed, signalOf(request))
       if (wrong) throw new InvalidInput(wrong)
-      return parsed
+      return makeWellFormed(parsed)
     },
   )
 
@@ -157,7 +161,7 @@ const otlp: FastifyPluginAsyncTypebox = async (app) => {
   const config = { ...ingestConfig(), accepts: [PROTOBUF, JSON_TYPE], credentialInBasic: true }
   // The documented body is the OTLP request; spans are checked one by one by the OTLP service, so that a bad span
   // rejects itself (in partialSuccess), not the whole export. Here only "an object" is required.
-  const anyObject = () => app.validators.body.compile(Type.Object({}))
+  const anyObject = () => app.validators.body.compileEnvelope(Type.Object({}))
 
   const exportTraces = async (request: FastifyRequest, reply: FastifyReply) => {
     app.takeIngest(request, Math.max(1, countItems(request.body as Record<string, unknown>, 'traces')))

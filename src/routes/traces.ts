@@ -258,9 +258,9 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
     '/traces/batch',
     {
       config: ingest,
-      // The documented body lists full traces; only the envelope is checked here so that one bad trace
-      // rejects itself, not the whole batch.
-      validatorCompiler: () => app.validators.body.compile(BatchEnvelope),
+      // The documented body lists full traces; only the envelope is checked here (its text too is each trace's to
+      // answer for) so that one bad trace rejects itself, not the whole batch.
+      validatorCompiler: () => app.validators.body.compileEnvelope(BatchEnvelope),
       schema: {
         tags: ['traces'],
         operationId: 'createTraceBatch',

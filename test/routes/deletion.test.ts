@@ -120,6 +120,41 @@ t.test('a project: its traces, keys and pending spans; its key stops working', a
   t.equal((await app.inject({ method: 'DELETE', url: `/projects/${doomed.project_id}` })).statusCode, 404)
 })
 
+t.test('a project deletion the store stopped midway is finished by a second call', async (t) => {
+  const app = await buildTestApp(t)
+  const doomed = await createProject(app, 'Doomed')
+  const kept = await createProject(app, 'Kept')
+  await postBatch(
+    app,
+    doomed.key,
+    Array.from({ length: 60 }, (_, i) => ({ prompt: `p${i}` })),
+  )
+  await postTrace(app, kept.key, { prompt: 'z' })
+  // The third batch fails as a full disk does: the batches before it are deleted, that one not at all.
+  const deleteTraces = app.store.deleteTraces.bind(app.store)
+  let batches = 0
+  app.store.deleteTraces = async (selection) => {
+    if (++batches === 3) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+    return deleteTraces(selection)
+  }
+  const first = await app.inject({ method: 'DELETE', url: `/projects/${doomed.project_id}` })
+  t.equal(first.statusCode, 503, "the failure is the store's, told as such")
+  const left = (await app.inject(`/traces?project_id=${doomed.project_id}&limit=1`)).json().total
+  t.ok(left > 0 && left < 60, `some batches deleted, whole (${left} left)`)
+  t.equal((await postTrace(app, doomed.key, { prompt: 'late' })).statusCode, 401, 'its keys stay revoked')
+  const analytics = (await app.inject(`/analytics?project_id=${doomed.project_id}`)).json()
+  t.equal(analytics.summary.total_traces, left, 'the figures count exactly the traces left')
+
+  const second = await app.inject({ method: 'DELETE', url: `/projects/${doomed.project_id}` })
+  t.equal(second.statusCode, 200, 'a second call finishes the deletion')
+  t.match(second.json(), { project_id: doomed.project_id, deleted_traces: left, deleted_api_keys: 1 })
+  t.same(
+    (await app.inject('/projects')).json().items.map((p: { project_id: string }) => p.project_id),
+    [kept.project_id],
+  )
+  t.equal((await app.inject('/analytics')).json().summary.total_traces, 1)
+})
+
 t.test('protected mode: a key deletes only its own traces; only the admin deletes a project', async (t) => {
   const adminToken = 'deletion-admin-token-0123456789'
   const app = await buildTestApp(t, { config: { adminToken } })

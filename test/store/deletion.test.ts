@@ -8,37 +8,13 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { Trace } from '../../schemas/index.js'
 import { mulberry32, seed } from '../../src/seed/seed.js'
-import { ROLLUP_TABLES } from '../../src/store/rollups.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { Store, TraceFilter } from '../../src/store/types.js'
-import { allRows, createTestStore, storeUnderTest, TEST_DATABASE } from '../helper.js'
+import { createTestStore, storeUnderTest, TEST_DATABASE } from '../helper.js'
+import { everyTrace, recount, rollups } from './recount.js'
 
 const NOW = Date.UTC(2026, 10, 21, 13, 30)
 const SLOW = 5000
-
-async function everyTrace(store: Store): Promise<Trace[]> {
-  const out: Trace[] = []
-  for await (const chunk of store.walkTraces({}, 1000, (trace) => trace)) out.push(...chunk)
-  return out
-}
-
-/** Every rollup row, as plain sorted JSON (numbers as numbers on both stores). */
-async function rollups(store: Store) {
-  const rows = await allRows(store)
-  return Object.fromEntries(
-    ROLLUP_TABLES.map((table) => [
-      table,
-      (rows[table] ?? []).map((r) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, Number(v) || v]))).sort(),
-    ]),
-  )
-}
-
-/** What a recount from scratch gives: a fresh store that ingested the survivors. */
-async function recount(t: Test, survivors: Trace[]): Promise<Store> {
-  const fresh = await createTestStore(t)
-  for (let i = 0; i < survivors.length; i += 500) await fresh.insertTraces(survivors.slice(i, i + 500))
-  return fresh
-}
 
 async function sameFigures(t: Test, store: Store, what: string, filters: TraceFilter[]) {
   const survivors = await everyTrace(store)

@@ -1,7 +1,7 @@
 // Upgrading a database written by an earlier release: opened by this one, it is migrated, values stored before
 // numbers were bounded are brought within the bounds, token counts stored before `tokens_reported` existed are
 // judged, and every rollup is recounted from the traces, exactly.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3'
@@ -12,26 +12,12 @@ import pg from 'pg'
 import t, { type Test } from 'tap'
 import { TraceSchema } from '../../schemas/index.js'
 import { toJson } from '../../src/lib/json.js'
-import { packageRoot } from '../../src/lib/paths.js'
 import { createPostgresStore } from '../../src/store/postgres/store.js'
 import { openDatabase } from '../../src/store/sqlite/driver.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { Store } from '../../src/store/types.js'
 import { dropSchema, schemaErrors, TEST_DATABASE, testSchemaName, withSchema } from '../helper.js'
-
-/** The migrations an earlier release shipped: the first `count` of this release's. */
-function earlierMigrations(dialect: 'sqlite' | 'postgres', count: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'loupe-migrations-'))
-  cpSync(join(packageRoot(), 'drizzle', dialect), dir, { recursive: true })
-  const journalPath = join(dir, 'meta', '_journal.json')
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { idx: number; tag: string }[] }
-  const kept = journal.entries.filter((e) => e.idx < count)
-  writeFileSync(journalPath, JSON.stringify({ ...journal, entries: kept }))
-  for (const file of readdirSync(dir)) {
-    if (file.endsWith('.sql') && !kept.some((e) => file === `${e.tag}.sql`)) rmSync(join(dir, file))
-  }
-  return dir
-}
+import { earlierMigrations } from './earlier-migrations.js'
 
 const HOUR = 3_600_000
 const T0 = Date.parse('2026-11-21T10:00:00Z')

@@ -28,6 +28,7 @@ import { startBackground } from './background.js'
 import { openDatabase, type SqliteDatabase } from './driver.js'
 import { createPendingSpanQueries } from './pending-spans.js'
 import { apiKeys, modelPrices, projectRetention, projects } from './tables.js'
+import { repairTextIfStale } from './text-repair.js'
 import { createTraceQueries } from './trace-queries.js'
 import { writeTransaction } from './write-transaction.js'
 
@@ -86,6 +87,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   if (options.migrate !== false) migrate(db, { migrationsFolder: join(packageRoot(), 'drizzle', 'sqlite') })
   const traces = createTraceQueries(sqlite)
   if (options.migrate !== false) {
+    repairTextIfStale(sqlite)
     traces.rebuildRollupsIfStale()
     traces.rebuildSearchIfStale()
   }

@@ -1,0 +1,19 @@
+// The migrations an earlier release shipped, to build the database it left behind and open it with this release.
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { packageRoot } from '../../src/lib/paths.js'
+
+/** The migrations an earlier release shipped: the first `count` of this release's. */
+export function earlierMigrations(dialect: 'sqlite' | 'postgres', count: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-migrations-'))
+  cpSync(join(packageRoot(), 'drizzle', dialect), dir, { recursive: true })
+  const journalPath = join(dir, 'meta', '_journal.json')
+  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { idx: number; tag: string }[] }
+  const kept = journal.entries.filter((e) => e.idx < count)
+  writeFileSync(journalPath, JSON.stringify({ ...journal, entries: kept }))
+  for (const file of readdirSync(dir)) {
+    if (file.endsWith('.sql') && !kept.some((e) => file === `${e.tag}.sql`)) rmSync(join(dir, file))
+  }
+  return dir
+}

@@ -1,0 +1,160 @@
+// A SQLite database written by a release that stored lone UTF-16 surrogates as they came (the bytes ED A0 80, which no
+// query can match again): opened by this release, its text is repaired and its rollups recounted, and everything in
+// it can be deleted — one trace, by a filter, by retention, a whole project — with every figure equal to a recount.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { drizzle } from 'drizzle-orm/better-sqlite3'
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
+import t, { type Test } from 'tap'
+import type { Trace, TraceInput } from '../../schemas/index.js'
+import { normalizeTrace } from '../../src/ingest/normalize.js'
+import { issueKey } from '../../src/services/projects.js'
+import { createSqliteStore } from '../../src/store/sqlite/store.js'
+import type { Store } from '../../src/store/types.js'
+import { buildTestApp, TEST_DATABASE } from '../helper.js'
+import { earlierMigrations } from './earlier-migrations.js'
+import { everyTrace, recount, rollups } from './recount.js'
+
+const DAY = 86_400_000
+const NOW = Date.parse('2026-11-21T12:00:00Z')
+const PROJECT = 'support-bot'
+/** The migrations of the release before text was checked. */
+const BEFORE_REPAIR = 9
+
+/** A trace as the previous release stored it: normalized, its text as sent. */
+function oldTrace(id: string, fields: Partial<TraceInput>, ageDays = 0): Trace {
+  return normalizeTrace(
+    { trace_id: id, prompt: 'Hi', created_at: NOW - ageDays * DAY, ...fields },
+    { project_id: PROJECT, environment: 'production' },
+    { now: NOW, newId: () => id },
+  )
+}
+
+const OLD_TRACES = [
+  oldTrace('u1', { user_id: '\ud800', session_id: 's1', model: 'gpt-4o' }),
+  oldTrace('u2', { user_id: '\ud800', session_id: 'a\udc00b', model: 'gpt-4o' }),
+  oldTrace('u3', { user_id: 'alice', session_id: 'a\udc00b', model: '\udfff\ud800' }),
+  oldTrace('m1', { metadata: { '\ud800': 'key', v: ['a\udc00b'] }, tags: ['\udfff'], steps: [{ name: '\ud800' }] }),
+  oldTrace('old1', { user_id: '\udfff\ud800', session_id: '\ud800' }, 40),
+  oldTrace('old2', { user_id: 'bob', model: 'a\udc00b' }, 40),
+  oldTrace('ok', { user_id: '💥', session_id: '💥' }),
+]
+
+/** The file the previous release left: its migrations, a project, the traces above written through its own SQL. */
+function previousRelease(t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-text-'))
+  const migrations = earlierMigrations('sqlite', BEFORE_REPAIR)
+  t.teardown(() => {
+    rmSync(dir, { recursive: true, force: true })
+    rmSync(migrations, { recursive: true, force: true })
+  })
+  const file = join(dir, 'loupe.db')
+  const db = new Database(file)
+  migrate(drizzle(db), { migrationsFolder: migrations })
+  db.close()
+  return file
+}
+
+async function writeOldRows(file: string) {
+  const old = createSqliteStore(file, { migrate: false })
+  const { record } = issueKey(PROJECT, 'production', NOW)
+  await old.createProject(
+    { project_id: PROJECT, name: 'Support', description: '', created_at: '2026-11-01T00:00:00.000' },
+    record,
+  )
+  await old.insertTraces(OLD_TRACES)
+  await old.close()
+  // Straight into the file, as raw SQL would: a project description and a trace's name of bytes that are not UTF-8.
+  const db = new Database(file)
+  db.prepare(`update projects set description = cast(x'41eda080' as text)`).run()
+  db.prepare(`update traces set name = cast(x'eda080eda080' as text) where trace_id = 'ok'`).run()
+  const hex = db.prepare(`select hex(user_id) as h from traces where trace_id = 'u1'`).get() as { h: string }
+  db.close()
+  return hex.h
+}
+
+/** Every figure equals a recount from the traces left. */
+async function sameAsRecount(t: Test, store: Store, what: string) {
+  const fresh = await recount(t, await everyTrace(store))
+  t.same(await rollups(store), await rollups(fresh), `${what}: every rollup row equals a recount`)
+}
+
+t.test(
+  'SQLite: text stored as bytes that are not UTF-8 is repaired on open and can be deleted every way',
+  { skip: TEST_DATABASE },
+  async (t) => {
+    const file = previousRelease(t)
+    t.equal(await writeOldRows(file), 'EDA080', 'the previous release stored a lone surrogate as ED A0 80')
+
+    const store = createSqliteStore(file)
+    const app = await buildTestApp(t, { store, now: () => NOW, config: { retentionDays: 30 } })
+    t.teardown(() => store.close())
+    const raw = (store as Store & { raw: Database.Database }).raw
+
+    const bad = raw
+      .prepare(
+        `select count(*) as n from traces where instr(cast(coalesce(user_id, '') || coalesce(session_id, '') ||
+       coalesce(model, '') || coalesce(name, '') as blob), x'eda0') > 0 or instr(steps || metadata || tags, '\\ud') > 0`,
+      )
+      .get() as { n: number }
+    t.equal(bad.n, 0, 'no value holds a surrogate any more, as bytes or as a JSON escape')
+    t.equal(
+      (raw.prepare(`select description from projects`).get() as { description: string }).description,
+      'A\ufffd\ufffd\ufffd',
+    )
+    t.equal(raw.prepare(`select 1 from loupe_meta where key = 'text_stale'`).get(), undefined, 'repaired once')
+    await sameAsRecount(t, store, 'on open')
+
+    const u1 = (await app.inject('/traces/u1')).json()
+    t.equal(u1.user_id, '\ufffd\ufffd\ufffd', 'the text every reader saw before is now what is stored')
+    const m1 = (await app.inject('/traces/m1')).json()
+    t.same(m1.metadata, { '\ufffd': 'key', v: ['a\ufffdb'] })
+    t.same(m1.tags, ['\ufffd'])
+    t.equal(m1.steps[0].name, '\ufffd')
+    t.ok(JSON.stringify(m1).isWellFormed())
+    const users = (await app.inject(`/users?project_id=${PROJECT}`)).json()
+    t.ok(
+      users.items.some(
+        (u: { user_id: string; traces: number }) => u.user_id === '\ufffd\ufffd\ufffd' && u.traces === 2,
+      ),
+      'the user is found by what it reads as',
+    )
+
+    t.equal((await app.inject({ method: 'DELETE', url: '/traces/u1' })).statusCode, 204, 'one trace')
+    await sameAsRecount(t, store, 'after DELETE /traces/u1')
+
+    const byFilter = await app.inject({
+      method: 'DELETE',
+      url: `/traces?session_id=${encodeURIComponent('a\ufffd\ufffd\ufffdb')}`,
+    })
+    t.equal(byFilter.statusCode, 200, 'by a filter')
+    t.equal(byFilter.json().deleted, 2)
+    await sameAsRecount(t, store, 'after DELETE /traces?session_id=')
+
+    const passes = await app.retention.runOnce()
+    t.same(
+      passes.map((r) => r.deleted),
+      [2],
+      'a retention pass deletes the old ones',
+    )
+    await sameAsRecount(t, store, 'after a retention pass')
+
+    const project = await app.inject({ method: 'DELETE', url: `/projects/${PROJECT}` })
+    t.equal(project.statusCode, 200, 'a whole project')
+    t.equal(project.json().deleted_traces, 2)
+    t.same(await everyTrace(store), [])
+    await sameAsRecount(t, store, 'after DELETE /projects')
+  },
+)
+
+t.test('SQLite: a database without such text opens as it was', { skip: TEST_DATABASE }, async (t) => {
+  const file = previousRelease(t)
+  const old = createSqliteStore(file, { migrate: false })
+  await old.insertTraces([oldTrace('k', { user_id: '한국어', prompt: '한국어 텍스트 💥' })])
+  await old.close()
+  const store = createSqliteStore(file)
+  t.teardown(() => store.close())
+  t.match(await store.getTrace('k'), { user_id: '한국어', prompt: '한국어 텍스트 💥' }, 'text with the byte ED is kept')
+})
