@@ -23,6 +23,24 @@ const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty
 /** Numbers at and past every bound, and the non-numbers JSON text may carry as strings. */
 const EXTREME_NUMBERS = [1e308, -1e308, 2 ** 53 + 1, -0, 1e20, 604_800_000, 604_800_000.001, 1e11, 1e11 + 1, 1e8 + 1]
 const NUMBER_STRINGS = ['NaN', 'Infinity', '-Infinity', '1e308', '-0', '9007199254740993']
+/** Text that is not valid Unicode: lone UTF-16 surrogates (a high, a low inside text, a pair in the wrong order). */
+const LONE_SURROGATES = ['\ud800', 'a\udc00b', '\udfff\ud800']
+/** The same as a careless encoder writes them in a URL: each surrogate as the three bytes of no UTF-8 character. */
+const LONE_SURROGATE_ESCAPES = ['%ED%A0%80', 'a%ED%B0%80b', '%ED%BF%BF%ED%A0%80']
+/** A string percent-encoded for a URL, a lone surrogate as those three bytes (encodeURIComponent would throw). */
+const escapeForUrl = (text: string) =>
+  [...text]
+    .map((ch) => {
+      if (ch.isWellFormed()) return encodeURIComponent(ch)
+      const c = ch.charCodeAt(0)
+      return [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('')
+    })
+    .join('')
+const surrogate = fc.constantFrom(...LONE_SURROGATES)
+/** A string that is often text and now and then not valid Unicode. */
+const someText = (maxLength: number) => fc.oneof({ weight: 30, arbitrary: fc.string({ maxLength }) }, surrogate)
 
 /** Values that are wrong for some field: odd numbers, odd strings, odd shapes. */
 const weird = fc.oneof(
@@ -36,6 +54,7 @@ const weird = fc.oneof(
     '2026-13-45T99:00:00Z',
     '💥',
     '\u0000',
+    ...LONE_SURROGATES,
     ...EXTREME_NUMBERS,
     ...NUMBER_STRINGS,
   ),
@@ -45,7 +64,9 @@ const weird = fc.oneof(
 )
 /** An object whose keys may be prototype names, as JSON.parse makes them (own properties, `__proto__` included). */
 const prototypeKeyed = fc
-  .array(fc.tuple(fc.constantFrom(...PROTOTYPE_NAMES), fc.jsonValue({ maxDepth: 1 })), { maxLength: 3 })
+  .array(fc.tuple(fc.constantFrom(...PROTOTYPE_NAMES, ...LONE_SURROGATES), fc.jsonValue({ maxDepth: 1 })), {
+    maxLength: 3,
+  })
   .map((pairs) => JSON.parse(JSON.stringify(Object.fromEntries(pairs))) as Record<string, unknown>)
 const maybe = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: valid }, { weight: 1, arbitrary: weird })
 const nullable = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null })
@@ -59,7 +80,7 @@ const timestamp = fc.oneof(
 )
 const step = fc.record(
   {
-    name: fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom(...PROTOTYPE_NAMES)),
+    name: fc.oneof(someText(20), fc.constantFrom(...PROTOTYPE_NAMES)),
     type: fc.constantFrom('llm', 'tool', 'retrieval', 'function', 'other', 'LLM', 'weird', ...PROTOTYPE_NAMES),
     tool: nullable(fc.constantFrom('search', 'answer', 'lookup', ...PROTOTYPE_NAMES)),
     tool_name: fc.constantFrom('search', 'answer'),
@@ -70,7 +91,7 @@ const step = fc.record(
     token_count: nullable(fc.integer({ min: 0, max: 1e6 })),
     input: fc.jsonValue({ maxDepth: 2 }),
     output: fc.jsonValue({ maxDepth: 2 }),
-    error: nullable(fc.string({ maxLength: 30 })),
+    error: nullable(someText(30)),
     started_at: nullable(timestamp),
     metadata: fc.oneof(fc.object({ maxDepth: 1 }), prototypeKeyed),
   },
@@ -80,9 +101,9 @@ const step = fc.record(
 const validTrace = fc.record(
   {
     trace_id: fc.stringMatching(/^[A-Za-z0-9._:-]{1,24}$/),
-    prompt: fc.string({ maxLength: 200 }),
-    response: nullable(fc.string({ maxLength: 200 })),
-    name: nullable(fc.string({ maxLength: 20 })),
+    prompt: someText(200),
+    response: nullable(someText(200)),
+    name: nullable(someText(20)),
     model: nullable(fc.constantFrom('gpt-4o', 'claude', 'llama', ...PROTOTYPE_NAMES)),
     latency: fc.double({ min: 0, max: 1e7, noNaN: true }),
     latency_ms: fc.integer({ min: 0, max: 1e6 }),
@@ -90,11 +111,11 @@ const validTrace = fc.record(
     prompt_tokens: nullable(fc.integer({ min: 0, max: 1e5 })),
     completion_tokens: nullable(fc.integer({ min: 0, max: 1e5 })),
     status: fc.constantFrom('success', 'failed', 'error', 'warning', 'nope', ...PROTOTYPE_NAMES),
-    failure_reason: nullable(fc.string({ maxLength: 30 })),
+    failure_reason: nullable(someText(30)),
     retry_count: fc.integer({ min: 0, max: 10 }),
-    session_id: nullable(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...PROTOTYPE_NAMES))),
-    user_id: nullable(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...PROTOTYPE_NAMES))),
-    tags: fc.array(fc.oneof(fc.string({ maxLength: 64 }), fc.constantFrom(...PROTOTYPE_NAMES)), { maxLength: 20 }),
+    session_id: nullable(fc.oneof(someText(10), fc.constantFrom(...PROTOTYPE_NAMES))),
+    user_id: nullable(fc.oneof(someText(10), fc.constantFrom(...PROTOTYPE_NAMES))),
+    tags: fc.array(fc.oneof(someText(64), fc.constantFrom(...PROTOTYPE_NAMES)), { maxLength: 20 }),
     metadata: fc.oneof(fc.object({ maxDepth: 2 }), prototypeKeyed),
     created_at: timestamp,
     steps: fc.array(step, { maxLength: 6 }),
@@ -189,6 +210,7 @@ const queryValue = fc.oneof(
   fc.integer().map(String),
   fc.string({ maxLength: 20 }).map(encodeURIComponent),
   fc.constantFrom('%', '%zz', '%E0%A4%A', '+', '&&', '=', '[]', '2026-11-21T13:45:00Z', '1795268700'),
+  fc.constantFrom(...LONE_SURROGATE_ESCAPES, '%E9', 'caf%E9', '%F0%9F%92'),
 )
 const query = fc
   .array(
@@ -202,7 +224,7 @@ const query = fc
 const pathSegment = fc.oneof(
   fc.stringMatching(/^[A-Za-z0-9._:-]{1,20}$/),
   fc.string({ maxLength: 40 }).map(encodeURIComponent),
-  fc.constantFrom('..', '%2e%2e', '%00', 'x'.repeat(500), '%', '%ff', ...PROTOTYPE_NAMES),
+  fc.constantFrom('..', '%2e%2e', '%00', 'x'.repeat(500), '%', '%ff', ...PROTOTYPE_NAMES, ...LONE_SURROGATE_ESCAPES),
 )
 
 // ------------------------------------------------------------------------------------------------------------
@@ -288,6 +310,8 @@ t.test('ingest: POST /traces with generated and mutated bodies', { timeout: 120_
           if (res.statusCode === 201) stored++
           if (after - before !== (res.statusCode === 201 ? 1 : 0))
             throw new Error(`${res.statusCode} but ${after - before} stored`)
+          // JSON writes a lone surrogate, and only that, as an escape \uD800–\uDFFF.
+          if (/\\u[dD][89a-fA-F]/.test(res.body)) throw new Error(`stored a lone surrogate: ${res.body.slice(0, 200)}`)
         }
       },
     ),
@@ -385,8 +409,9 @@ t.test(
           const options = viaQuery
             ? {
                 method: 'POST' as const,
-                url: path,
-                query: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)])),
+                url: `${path}?${Object.entries(fields)
+                  .map(([k, v]) => `${k}=${escapeForUrl(String(v))}`)
+                  .join('&')}`,
               }
             : { method: 'POST' as const, url: path, payload: text, headers: type ? { 'content-type': type } : {} }
           const res = await send(app, options)

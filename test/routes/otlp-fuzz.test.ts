@@ -68,8 +68,11 @@ const KEYS = [
   'gen_ai.prompt.0.constructor',
 ]
 const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']
+/** Text that is not valid Unicode: stored with U+FFFD in its place, never refused. */
+const LONE_SURROGATES = ['\ud800', 'a\udc00b', '\udfff\ud800']
 const text = fc.oneof(
   fc.string({ maxLength: 30 }),
+  fc.constantFrom(...LONE_SURROGATES),
   fc.constantFrom('', ' ', 'LLM', 'TOOL', 'chat', 'execute_tool', 'workflow', 'tool', '[1,2]', '{"a":', '"q"', '💥'),
   fc.constantFrom(...PROTOTYPE_NAMES, '{"__proto__":{"x":1}}', '[{"role":"__proto__","content":"x"}]'),
   fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
@@ -92,7 +95,7 @@ const anyValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc
       .array(
         fc.record({
-          key: fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...PROTOTYPE_NAMES)),
+          key: fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...PROTOTYPE_NAMES, ...LONE_SURROGATES)),
           value: tie('value'),
         }),
         { maxLength: 3 },
@@ -134,7 +137,11 @@ const span = fc.record(
     traceId: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...TRACE_IDS) }, hex(16), fc.string({ maxLength: 40 })),
     spanId: fc.oneof({ weight: 5, arbitrary: hex(8) }, fc.constantFrom('', '0000000000000000', 'zz')),
     parentSpanId: fc.oneof(hex(8), fc.constantFrom('', 'abc')),
-    name: fc.oneof(fc.string({ maxLength: 20 }), fc.constant('n'.repeat(400)), fc.constantFrom(...PROTOTYPE_NAMES)),
+    name: fc.oneof(
+      fc.string({ maxLength: 20 }),
+      fc.constant('n'.repeat(400)),
+      fc.constantFrom(...PROTOTYPE_NAMES, ...LONE_SURROGATES),
+    ),
     kind: fc.oneof(fc.integer({ min: -1, max: 7 }), fc.constantFrom('SPAN_KIND_CLIENT', 'nope')),
     startTimeUnixNano: nanos,
     endTimeUnixNano: nanos,
@@ -253,5 +260,7 @@ t.test(
     const stored = await app.store.listTraces({}, { limit: 1000, offset: 0 })
     t.ok(stored.total > 0, `${stored.total} traces stored`)
     for (const trace of stored.items) t.same(schemaErrors(TraceSchema, trace), [], trace.trace_id)
+    // JSON writes a lone surrogate, and only that, as an escape \uD800–\uDFFF.
+    t.notMatch(JSON.stringify(stored.items), /\\u[dD][89a-fA-F]/, 'every stored string is valid Unicode text')
   },
 )

@@ -8,7 +8,7 @@ import { traceFilterQuery, withPaging, withTraceFilters } from '../options.js'
 
 export function addTracesCommand(program: Command, { io, out, paint, json, client }: CliContext): void {
   // loupe traces …
-  const traces = program.command('traces').description('list, show and delete traces')
+  const traces = program.command('traces').description('list, get and delete traces')
   withPaging(withTraceFilters(traces.command('list').description('list traces, newest first')), 'traces')
     .addOption(new Option('--sort <field>', 'order by this field').choices(TRACE_SORTS).default('created_at'))
     .addOption(new Option('--order <order>', 'descending or ascending').choices(['desc', 'asc']).default('desc'))
@@ -60,6 +60,8 @@ export function addTracesCommand(program: Command, { io, out, paint, json, clien
 
   traces
     .command('get')
+    // `show` too: what a reader of the word "show" would type.
+    .alias('show')
     .description('show one trace with its steps, as JSON')
     .argument('<trace_id>')
     .action(async (traceId: string, _options, command: Command) => {
