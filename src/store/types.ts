@@ -1,9 +1,14 @@
 // The one storage interface. Routes and services speak only this; each database has an implementation.
 import type {
+  AlertDelivery,
+  AlertDestinationType,
+  AlertEventKind,
   AlertMetric,
+  AlertState,
   AnalyticsResponse,
   ApiKey,
   ApiKeyCreated,
+  DeletedTrace,
   Environment,
   FailuresResponse,
   ListSessionsResponse,
@@ -13,13 +18,13 @@ import type {
   Project,
   RetentionSettings,
   SessionDetailResponse,
+  SortOrder,
   Trace,
   TraceSort,
   TraceSummary,
   UserDetailResponse,
 } from '../../schemas/index.js'
 import type { PriceRule, ReportedCosts } from '../costs/pricing.js'
-import type { ActivityFilter } from './activity-reads.js'
 
 /** An operator's price for the model names matching a pattern, as stored (updated_at in epoch ms). */
 export interface PriceRuleRecord extends PriceRule {
@@ -50,8 +55,18 @@ export type TraceFilter = Omit<
 }
 
 /** The orders of GET /traces (TRACE_SORTS): a trace column, each tie broken by trace_id in the same direction. */
-export type { TraceSort }
-export type SortOrder = 'asc' | 'desc'
+export type { SortOrder, TraceSort }
+
+/** Which sessions or users: of a project, of a user (sessions), active in a time range. */
+export interface ActivityFilter {
+  project_id?: string
+  /** Sessions only: those whose user this is. */
+  user_id?: string
+  /** last_at ≥ since */
+  since?: number
+  /** first_at < until */
+  until?: number
+}
 
 /** Where a page starts: after the trace with this sort value (null: an unpriced trace) and trace_id. */
 export interface PageAfter {
@@ -141,10 +156,7 @@ export interface PendingTrace {
 }
 
 /** A trace that was deleted, as /ws announces it. */
-export interface DeletedTrace {
-  trace_id: string
-  project_id: string
-}
+export type { DeletedTrace }
 
 /** Which traces a deletion takes: those matching the filter (and, when given, with one of these ids). */
 export interface DeleteSelection {
@@ -168,10 +180,10 @@ export interface AlertRuleRecord {
   metric: AlertMetric
   window_minutes: number
   threshold: number
-  destination_type: 'webhook' | 'slack'
+  destination_type: AlertDestinationType
   url: string
   secret: string | null
-  state: 'ok' | 'firing'
+  state: AlertState
   last_value: number | null
   last_evaluated_at: number | null
   created_at: number
@@ -184,11 +196,11 @@ export interface AlertEventRecord {
   rule_name: string
   project_id: string | null
   metric: AlertMetric
-  kind: 'fired' | 'resolved'
+  kind: AlertEventKind
   value: number
   threshold: number
   at: number
-  delivery: 'pending' | 'delivered' | 'failed'
+  delivery: AlertDelivery
   attempts: number
   last_error: string | null
 }

@@ -16,7 +16,18 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
-import type { AlertMetric, Environment, OtlpSpan, Step, Trace, TraceStatus } from '../../../schemas/index.js'
+import type {
+  AlertDelivery,
+  AlertDestinationType,
+  AlertEventKind,
+  AlertMetric,
+  AlertState,
+  Environment,
+  OtlpSpan,
+  Step,
+  Trace,
+  TraceStatus,
+} from '../../../schemas/index.js'
 
 /**
  * Identifiers compare and sort byte by byte, as SQLite compares text, whatever the database's collation: list orders
@@ -71,10 +82,10 @@ export const alertRules = pgTable('alert_rules', {
   metric: text('metric').$type<AlertMetric>().notNull(),
   window_minutes: integer('window_minutes').notNull(),
   threshold: doublePrecision('threshold').notNull(),
-  destination_type: text('destination_type').$type<'webhook' | 'slack'>().notNull(),
+  destination_type: text('destination_type').$type<AlertDestinationType>().notNull(),
   url: text('url').notNull(),
   secret: text('secret'),
-  state: text('state').$type<'ok' | 'firing'>().notNull(),
+  state: text('state').$type<AlertState>().notNull(),
   last_value: doublePrecision('last_value'),
   last_evaluated_at: epochMs('last_evaluated_at'),
   created_at: epochMs('created_at').notNull(),
@@ -89,11 +100,11 @@ export const alertEvents = pgTable(
     rule_name: text('rule_name').notNull(),
     project_id: id('project_id'),
     metric: text('metric').$type<AlertMetric>().notNull(),
-    kind: text('kind').$type<'fired' | 'resolved'>().notNull(),
+    kind: text('kind').$type<AlertEventKind>().notNull(),
     value: doublePrecision('value').notNull(),
     threshold: doublePrecision('threshold').notNull(),
     at: epochMs('at').notNull(),
-    delivery: text('delivery').$type<'pending' | 'delivered' | 'failed'>().notNull(),
+    delivery: text('delivery').$type<AlertDelivery>().notNull(),
     attempts: integer('attempts').notNull(),
     last_error: text('last_error'),
   },

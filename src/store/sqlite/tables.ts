@@ -2,7 +2,18 @@
 // created_at held as epoch milliseconds (a type-level check below fails the build if they drift).
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import type { AlertMetric, Environment, OtlpSpan, Step, Trace, TraceStatus } from '../../../schemas/index.js'
+import type {
+  AlertDelivery,
+  AlertDestinationType,
+  AlertEventKind,
+  AlertMetric,
+  AlertState,
+  Environment,
+  OtlpSpan,
+  Step,
+  Trace,
+  TraceStatus,
+} from '../../../schemas/index.js'
 import type { PendingSpan } from '../types.js'
 
 export const projects = sqliteTable('projects', {
@@ -46,10 +57,10 @@ export const alertRules = sqliteTable('alert_rules', {
   metric: text('metric').$type<AlertMetric>().notNull(),
   window_minutes: integer('window_minutes').notNull(),
   threshold: real('threshold').notNull(),
-  destination_type: text('destination_type').$type<'webhook' | 'slack'>().notNull(),
+  destination_type: text('destination_type').$type<AlertDestinationType>().notNull(),
   url: text('url').notNull(),
   secret: text('secret'),
-  state: text('state').$type<'ok' | 'firing'>().notNull(),
+  state: text('state').$type<AlertState>().notNull(),
   last_value: real('last_value'),
   last_evaluated_at: integer('last_evaluated_at'),
   created_at: integer('created_at').notNull(),
@@ -64,11 +75,11 @@ export const alertEvents = sqliteTable(
     rule_name: text('rule_name').notNull(),
     project_id: text('project_id'),
     metric: text('metric').$type<AlertMetric>().notNull(),
-    kind: text('kind').$type<'fired' | 'resolved'>().notNull(),
+    kind: text('kind').$type<AlertEventKind>().notNull(),
     value: real('value').notNull(),
     threshold: real('threshold').notNull(),
     at: integer('at').notNull(),
-    delivery: text('delivery').$type<'pending' | 'delivered' | 'failed'>().notNull(),
+    delivery: text('delivery').$type<AlertDelivery>().notNull(),
     attempts: integer('attempts').notNull(),
     last_error: text('last_error'),
   },
