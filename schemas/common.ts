@@ -29,7 +29,7 @@ export interface PageDocs {
  * A list answer: how many items match in all (`total`, not just this page), the items of this page, then what else
  * the list carries (a `next_cursor`). Every list envelope of the API is one.
  */
-export const Page = <T extends TSchema, More extends TProperties = {}>(
+export const Page = <T extends TSchema, More extends TProperties = Record<never, never>>(
   item: T,
   docs: PageDocs = {},
   options: ObjectOptions = {},
