@@ -20,11 +20,6 @@ const PLANNED = [
   'src/store/postgres/prices.ts',
   'src/store/sqlite/lifecycle.ts',
   'src/store/postgres/lifecycle.ts',
-  // moved to their layer by this round's next steps
-  'src/store/to-json.ts',
-  'src/services/prices.ts',
-  'schemas/search.ts',
-  'test/layers.test.ts',
 ]
 
 /** Where a repository path may start; what a run makes (dist/, web/dist, the bench's data) is not committed. */

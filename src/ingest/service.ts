@@ -11,11 +11,11 @@ import {
   TraceInputSchema,
   TraceSchema,
 } from '../../schemas/index.js'
-import type { PriceService } from '../costs/prices.js'
 import { type Pricer, priceTrace, reportedCosts } from '../costs/pricing.js'
 import { InvalidInput, TraceIdTaken } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
 import { describeErrors, firstError, type Validators } from '../lib/validation.js'
+import type { PriceService } from '../services/prices.js'
 import { withReportedCosts } from '../store/reported-cost.js'
 import type { KeyContext, Store } from '../store/types.js'
 import { createGroupCommit } from './group-commit.js'
@@ -44,7 +44,7 @@ export interface IngestObserver {
 export interface IngestDeps {
   store: Store
   hub: EventHub
-  /** The prices in force (src/costs/prices.ts). */
+  /** The prices in force (src/services/prices.ts). */
   prices: Pick<PriceService, 'pricer'>
   validators: Validators
   now?: () => number

@@ -25,6 +25,7 @@ import type {
   UserDetailResponse,
 } from '../../schemas/index.js'
 import type { PriceRule, ReportedCosts } from '../costs/pricing.js'
+import type { KeyContext } from '../lib/credentials.js'
 
 /** An operator's price for the model names matching a pattern, as stored (updated_at in epoch ms). */
 export interface PriceRuleRecord extends PriceRule {
@@ -43,7 +44,7 @@ export interface RepriceOutcome {
 /**
  * Filters of GET /traces (its query without the page, the order and the fields wanted), with `since`/`until` as
  * epoch ms, the costs rounded to nano-dollars (unpriced traces never match a cost range) and `q` as its lower-cased
- * words, each of which must occur in the trace's searchable text (src/search/text.ts).
+ * words, each of which must occur in the trace's searchable text (schemas/search.ts).
  */
 export type TraceFilter = Omit<
   ListTracesQuery,
@@ -108,13 +109,7 @@ export interface ApiKeyRecord {
 }
 
 /** The project context a presented key resolves to. */
-export interface KeyContext {
-  key_id: string
-  project_id: string
-  project_name: string
-  environment: Environment
-  last_used_at: number | null
-}
+export type { KeyContext }
 
 export interface AnalyticsParams {
   project_id?: string

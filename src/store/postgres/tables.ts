@@ -142,7 +142,7 @@ export const traces = pgTable(
     /** The costs the client reported (JSON of ReportedCosts, src/costs/pricing.ts), kept so a re-pricing keeps them. */
     reported_cost: text('reported_cost'),
     /**
-     * The lower-cased searchable text (src/search/text.ts), indexed by pg_trgm for `q`: the GIN index
+     * The lower-cased searchable text (schemas/search.ts), indexed by pg_trgm for `q`: the GIN index
      * `traces_search` is written by hand in its migration (its operator class lives in the extension).
      */
     search_text: text('search_text'),

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto'
 import { SORT_ORDERS, type SortOrder, TRACE_SORTS, type TraceSort } from '../../schemas/index.js'
 import { InvalidInput } from '../errors.js'
-import type { PageAfter } from '../store/types.js'
+import type { PageAfter } from './types.js'
 
 const VERSION = 1
 
