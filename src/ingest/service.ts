@@ -16,7 +16,7 @@ import { InvalidInput, TraceIdTaken } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
 import { describeErrors, firstError, type Validators } from '../lib/validation.js'
 import type { PriceService } from '../services/prices.js'
-import { withReportedCosts } from '../store/reported-cost.js'
+import { type PricedTrace, withReportedCosts } from '../store/reported-cost.js'
 import type { KeyContext, Store } from '../store/types.js'
 import { createGroupCommit } from './group-commit.js'
 import { InvalidTimestampError, normalizeTrace, stepTreeError } from './normalize.js'
@@ -56,7 +56,7 @@ export interface IngestDeps {
 
 const NO_OBSERVER: IngestObserver = { stored() {}, rejected() {} }
 
-type Prepared = { ok: true; trace: Trace } | { ok: false; message: string }
+type Prepared = { ok: true; trace: PricedTrace } | { ok: false; message: string }
 
 /** Input aliases and the field each folds onto (docs/api.md, Normalization), as paths inside one trace. */
 const ALIAS_PATHS: [RegExp, string][] = [

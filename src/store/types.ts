@@ -26,6 +26,7 @@ import type {
 } from '../../schemas/index.js'
 import type { PriceRule, ReportedCosts } from '../costs/pricing.js'
 import type { KeyContext } from '../lib/credentials.js'
+import type { PricedTrace } from './reported-cost.js'
 
 /** An operator's price for the model names matching a pattern, as stored (updated_at in epoch ms). */
 export interface PriceRuleRecord extends PriceRule {
@@ -269,8 +270,11 @@ export interface Store {
   /** Revokes (idempotently) and returns the key; null when unknown. */
   revokeApiKey(keyId: string, at: number): Promise<ApiKey | null>
 
-  /** Stores the traces in one transaction, each idempotent on trace_id; outcomes in input order. */
-  insertTraces(traces: Trace[]): Promise<InsertOutcome[]>
+  /**
+   * Stores the traces in one transaction, each idempotent on trace_id, its reported costs in a column of their own;
+   * outcomes in input order.
+   */
+  insertTraces(traces: PricedTrace[]): Promise<InsertOutcome[]>
   getTrace(traceId: string): Promise<Trace | null>
   listTraces(filter: TraceFilter, page: Page): Promise<TracePage>
   /** The same list as summaries: no prompt, response, metadata or steps, and each trace's step count. */
