@@ -47,6 +47,8 @@ export const AlertDestinationInput = Type.Union([
   ),
 ])
 
+export type AlertDestinationInput = Static<typeof AlertDestinationInput>
+
 export const AlertRuleInput = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -91,6 +93,7 @@ export const ListAlertRulesResponse = Type.Object(
   { items: Type.Array(AlertRuleSchema) },
   { examples: [{ items: [alertRuleExample] }] },
 )
+export type ListAlertRulesResponse = Static<typeof ListAlertRulesResponse>
 
 export const AlertEventSchema = Type.Object(
   {
@@ -115,8 +118,10 @@ export const ListAlertEventsQuery = Type.Object({
   rule_id: Type.Optional(Type.String()),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 })
+export type ListAlertEventsQuery = Static<typeof ListAlertEventsQuery>
 
 export const ListAlertEventsResponse = Type.Object(
   { items: Type.Array(AlertEventSchema, { description: 'Newest first.' }) },
   { examples: [{ items: [alertEventExample] }] },
 )
+export type ListAlertEventsResponse = Static<typeof ListAlertEventsResponse>
