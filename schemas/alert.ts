@@ -1,20 +1,24 @@
 // Alert rules (a metric over a window, a threshold, a destination) and the events they give: /alerts routes' shapes.
 import { type Static, Type } from '@sinclair/typebox'
-import { Nullable, UtcTimestamp } from './common.js'
+import { Literals, Nullable, UtcTimestamp } from './common.js'
 import { alertEventExample, alertRuleExample, alertRuleInputExample } from './examples.js'
 
 export const ALERT_METRICS = ['failure_rate', 'p95_latency', 'cost', 'trace_count', 'slow_requests'] as const
 export type AlertMetric = (typeof ALERT_METRICS)[number]
+export const ALERT_DESTINATION_TYPES = ['webhook', 'slack'] as const
+export type AlertDestinationType = (typeof ALERT_DESTINATION_TYPES)[number]
+export const ALERT_STATES = ['ok', 'firing'] as const
+export const ALERT_EVENT_KINDS = ['fired', 'resolved'] as const
+export type AlertEventKind = (typeof ALERT_EVENT_KINDS)[number]
+export const ALERT_DELIVERIES = ['pending', 'delivered', 'failed'] as const
+export type AlertDelivery = (typeof ALERT_DELIVERIES)[number]
 
-const Metric = Type.Union(
-  ALERT_METRICS.map((m) => Type.Literal(m)),
-  {
-    description:
-      'Over the window: `failure_rate` (% of traces failed), `p95_latency` (ms, nearest rank), `cost` (USD the ' +
-      'traces cost, exact to the nano-dollar; unpriced traces add nothing), `trace_count`, ' +
-      '`slow_requests` (traces at or over SLOW_THRESHOLD_MS). The rule fires when the value goes above the threshold.',
-  },
-)
+const Metric = Literals(ALERT_METRICS, {
+  description:
+    'Over the window: `failure_rate` (% of traces failed), `p95_latency` (ms, nearest rank), `cost` (USD the ' +
+    'traces cost, exact to the nano-dollar; unpriced traces add nothing), `trace_count`, ' +
+    '`slow_requests` (traces at or over SLOW_THRESHOLD_MS). The rule fires when the value goes above the threshold.',
+})
 
 const HttpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 })
 
@@ -43,6 +47,8 @@ export const AlertDestinationInput = Type.Union([
   ),
 ])
 
+export type AlertDestinationInput = Static<typeof AlertDestinationInput>
+
 export const AlertRuleInput = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -56,7 +62,8 @@ export const AlertRuleInput = Type.Object(
 )
 export type AlertRuleInput = Static<typeof AlertRuleInput>
 
-export const AlertState = Type.Union([Type.Literal('ok'), Type.Literal('firing')])
+export const AlertState = Literals(ALERT_STATES)
+export type AlertState = Static<typeof AlertState>
 
 export const AlertRuleSchema = Type.Object(
   {
@@ -67,7 +74,7 @@ export const AlertRuleSchema = Type.Object(
     window_minutes: Type.Integer(),
     threshold: Type.Number(),
     destination: Type.Object({
-      type: Type.Union([Type.Literal('webhook'), Type.Literal('slack')]),
+      type: Literals(ALERT_DESTINATION_TYPES),
       url: Type.String(),
       signed: Type.Boolean({ description: 'Whether deliveries are signed (the secret itself is never returned).' }),
     }),
@@ -86,6 +93,7 @@ export const ListAlertRulesResponse = Type.Object(
   { items: Type.Array(AlertRuleSchema) },
   { examples: [{ items: [alertRuleExample] }] },
 )
+export type ListAlertRulesResponse = Static<typeof ListAlertRulesResponse>
 
 export const AlertEventSchema = Type.Object(
   {
@@ -94,11 +102,11 @@ export const AlertEventSchema = Type.Object(
     rule_name: Type.String(),
     project_id: Nullable(Type.String()),
     metric: Metric,
-    kind: Type.Union([Type.Literal('fired'), Type.Literal('resolved')]),
+    kind: Literals(ALERT_EVENT_KINDS),
     value: Type.Number(),
     threshold: Type.Number(),
     at: UtcTimestamp,
-    delivery: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+    delivery: Literals(ALERT_DELIVERIES),
     attempts: Type.Integer({ minimum: 0 }),
     last_error: Nullable(Type.String()),
   },
@@ -110,8 +118,10 @@ export const ListAlertEventsQuery = Type.Object({
   rule_id: Type.Optional(Type.String()),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 })
+export type ListAlertEventsQuery = Static<typeof ListAlertEventsQuery>
 
 export const ListAlertEventsResponse = Type.Object(
   { items: Type.Array(AlertEventSchema, { description: 'Newest first.' }) },
   { examples: [{ items: [alertEventExample] }] },
 )
+export type ListAlertEventsResponse = Static<typeof ListAlertEventsResponse>

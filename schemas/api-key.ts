@@ -1,6 +1,6 @@
 // API key shapes: the one-time creation form (with the secret) and the listing form (never the secret).
 import { type Static, Type } from '@sinclair/typebox'
-import { EnvironmentSchema, Nullable, Ref, ZonelessTimestamp } from './common.js'
+import { EnvironmentSchema, Nullable, Page, Ref, ZonelessTimestamp } from './common.js'
 import { apiKeyCreatedExample, apiKeyExample, createApiKeyInputExample, listApiKeysExample } from './examples.js'
 
 export const KEY_PREFIX = 'loupe_sk_'
@@ -56,11 +56,9 @@ export type ApiKey = Static<typeof ApiKeySchema>
 export const ListApiKeysQuery = Type.Object({
   project_id: Type.Optional(Type.String({ description: 'Only keys of this project.' })),
 })
-export const ListApiKeysResponse = Type.Object(
-  {
-    total: Type.Integer(),
-    items: Type.Array(Ref(ApiKeySchema), { description: 'Oldest first.' }),
-  },
+export const ListApiKeysResponse = Page(
+  Ref(ApiKeySchema),
+  { items: 'Oldest first.' },
   { examples: [listApiKeysExample] },
 )
 export type ListApiKeysResponse = Static<typeof ListApiKeysResponse>

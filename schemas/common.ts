@@ -1,9 +1,48 @@
 // Shared building blocks of the contract: nullable fields, references, timestamps, errors.
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import {
+  type ObjectOptions,
+  type SchemaOptions,
+  type Static,
+  type TProperties,
+  type TSchema,
+  Type,
+} from '@sinclair/typebox'
 import { errorExample } from './examples.js'
 
 /** A field that may be null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** One of a list of strings: the list (an `as const` array beside the schema) is the one place the values are written. */
+export const Literals = <V extends string>(values: readonly V[], options?: SchemaOptions) =>
+  Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  )
+
+/** What the docs say of a list answer's `total` and `items`. */
+export interface PageDocs {
+  total?: string
+  items?: string
+}
+
+/**
+ * A list answer: how many items match in all (`total`, not just this page), the items of this page, then what else
+ * the list carries (a `next_cursor`). Every list envelope of the API is one.
+ */
+export const Page = <T extends TSchema, More extends TProperties = Record<never, never>>(
+  item: T,
+  docs: PageDocs = {},
+  options: ObjectOptions = {},
+  more: More = {} as More,
+) =>
+  Type.Object(
+    {
+      total: Type.Integer(docs.total === undefined ? undefined : { description: docs.total }),
+      items: Type.Array(item, docs.items === undefined ? undefined : { description: docs.items }),
+      ...more,
+    },
+    options,
+  )
 
 /**
  * A `$ref` to a named component, typed as the schema it points to. Route schemas use this so
@@ -74,12 +113,11 @@ export const TimestampQuery = (description: string) =>
     description: `${description} ISO 8601 (no offset = UTC) or epoch seconds/milliseconds.`,
   })
 
-export const EnvironmentSchema = Type.Union(
-  [Type.Literal('development'), Type.Literal('staging'), Type.Literal('production')],
-  { description: 'Environment scope of an API key and of the traces sent with it.' },
-)
+export const ENVIRONMENTS = ['development', 'staging', 'production'] as const
+export const EnvironmentSchema = Literals(ENVIRONMENTS, {
+  description: 'Environment scope of an API key and of the traces sent with it.',
+})
 export type Environment = Static<typeof EnvironmentSchema>
-export const ENVIRONMENTS: readonly Environment[] = ['development', 'staging', 'production']
 
 export const LimitQuery = Type.Integer({
   minimum: 1,

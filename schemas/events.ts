@@ -12,9 +12,13 @@ export const ConnectionEstablishedMessage = ServerMessage(
   'Sent once, right after the socket opens.',
 )
 export const TraceCreatedMessage = ServerMessage('trace.created', TraceSchema, 'A trace has been stored.')
+/** A trace that was deleted, as the stream announces it. */
+export const DeletedTraceSchema = Type.Object({ trace_id: Type.String(), project_id: Type.String() })
+export type DeletedTrace = Static<typeof DeletedTraceSchema>
+
 export const TraceDeletedMessage = ServerMessage(
   'trace.deleted',
-  Type.Object({ trace_id: Type.String(), project_id: Type.String() }),
+  DeletedTraceSchema,
   'A trace has been deleted (by a request or by retention); sent to the clients that may see its project.',
 )
 export const PongMessage = ServerMessage('pong', Type.Object({}), 'Answer to a client `ping`.')

@@ -1,6 +1,6 @@
 // Model prices: operators' overrides of the price database, per model-name pattern, and re-pricing stored traces.
 import { type Static, Type } from '@sinclair/typebox'
-import { BOUNDS, Ref, TimestampQuery, UtcTimestamp } from './common.js'
+import { BOUNDS, Page, Ref, TimestampQuery, UtcTimestamp } from './common.js'
 import {
   listModelPricesExample,
   modelPriceExample,
@@ -46,11 +46,9 @@ export const ModelPriceSchema = Type.Object(
 export type ModelPrice = Static<typeof ModelPriceSchema>
 
 // GET /models
-export const ListModelPricesResponse = Type.Object(
-  {
-    total: Type.Integer(),
-    items: Type.Array(Ref(ModelPriceSchema), { description: 'Pattern ascending.' }),
-  },
+export const ListModelPricesResponse = Page(
+  Ref(ModelPriceSchema),
+  { items: 'Pattern ascending.' },
   { examples: [listModelPricesExample] },
 )
 export type ListModelPricesResponse = Static<typeof ListModelPricesResponse>

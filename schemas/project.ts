@@ -1,7 +1,7 @@
 // ProjectSchema and the /projects routes' shapes.
 import { type Static, Type } from '@sinclair/typebox'
 import { ApiKeyCreatedSchema } from './api-key.js'
-import { EnvironmentSchema, Nullable, Ref, ZonelessTimestamp } from './common.js'
+import { EnvironmentSchema, Nullable, Page, Ref, ZonelessTimestamp } from './common.js'
 import {
   createProjectInputExample,
   createProjectResponseExample,
@@ -98,11 +98,9 @@ export const ProjectRetention = Type.Object(
 )
 export type ProjectRetention = Static<typeof ProjectRetention>
 
-export const ListProjectsResponse = Type.Object(
-  {
-    total: Type.Integer(),
-    items: Type.Array(Ref(ProjectSchema), { description: 'Oldest first.' }),
-  },
+export const ListProjectsResponse = Page(
+  Ref(ProjectSchema),
+  { items: 'Oldest first.' },
   { examples: [listProjectsExample] },
 )
 export type ListProjectsResponse = Static<typeof ListProjectsResponse>

@@ -1,7 +1,7 @@
 // Sessions (a conversation: the traces that share a session_id) and users (the traces that share a user_id), each
 // summed up from rollups kept in the same transaction as the traces.
 import { type Static, Type } from '@sinclair/typebox'
-import { LimitQuery, Nullable, Ref, TimestampQuery, UtcTimestamp } from './common.js'
+import { LimitQuery, Nullable, Page, Ref, TimestampQuery, UtcTimestamp } from './common.js'
 import {
   listSessionsExample,
   listUsersExample,
@@ -65,12 +65,11 @@ export const ListSessionsQuery = Type.Object({
 })
 export type ListSessionsQuery = Static<typeof ListSessionsQuery>
 
-export const ListSessionsResponse = Type.Object(
+export const ListSessionsResponse = Page(
+  Ref(SessionSummarySchema),
   {
-    total: Type.Integer({ description: 'Sessions matching the filters (not just this page).' }),
-    items: Type.Array(Ref(SessionSummarySchema), {
-      description: 'Newest activity first (last_at desc, then session_id desc, then project_id desc).',
-    }),
+    total: 'Sessions matching the filters (not just this page).',
+    items: 'Newest activity first (last_at desc, then session_id desc, then project_id desc).',
   },
   { examples: [listSessionsExample] },
 )
@@ -101,12 +100,11 @@ export type SessionDetailResponse = Static<typeof SessionDetailResponse>
 export const ListUsersQuery = Type.Object(ActivityQuery)
 export type ListUsersQuery = Static<typeof ListUsersQuery>
 
-export const ListUsersResponse = Type.Object(
+export const ListUsersResponse = Page(
+  Ref(UserSummarySchema),
   {
-    total: Type.Integer({ description: 'Users matching the filters (not just this page).' }),
-    items: Type.Array(Ref(UserSummarySchema), {
-      description: 'Newest activity first (last_at desc, then user_id desc, then project_id desc).',
-    }),
+    total: 'Users matching the filters (not just this page).',
+    items: 'Newest activity first (last_at desc, then user_id desc, then project_id desc).',
   },
   { examples: [listUsersExample] },
 )

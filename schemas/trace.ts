@@ -1,13 +1,15 @@
 // TraceSchema and everything the /traces routes accept and return.
-import { type Static, Type } from '@sinclair/typebox'
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import {
   BOUNDS,
   CostUsd,
   EnvironmentSchema,
   LatencyMs,
   LimitQuery,
+  Literals,
   Nullable,
   OffsetQuery,
+  Page,
   Ref,
   TimestampInput,
   TimestampQuery,
@@ -28,12 +30,9 @@ import {
 import { MAX_STEPS, StepInputSchema, StepSchema } from './step.js'
 
 export const TRACE_STATUSES = ['success', 'warning', 'failed'] as const
-export const TraceStatusSchema = Type.Union(
-  TRACE_STATUSES.map((s) => Type.Literal(s)),
-  {
-    description: 'Inferred at ingest from the steps, the failure reason and the retries; never taken from the client.',
-  },
-)
+export const TraceStatusSchema = Literals(TRACE_STATUSES, {
+  description: 'Inferred at ingest from the steps, the failure reason and the retries; never taken from the client.',
+})
 export type TraceStatus = Static<typeof TraceStatusSchema>
 
 export const TRACE_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$'
@@ -177,6 +176,9 @@ export type TraceInput = Static<typeof TraceInputSchema>
 /** The orders of GET /traces. */
 export const TRACE_SORTS = ['created_at', 'latency', 'token_count', 'cost'] as const
 export type TraceSort = (typeof TRACE_SORTS)[number]
+/** The directions of an order. */
+export const SORT_ORDERS = ['desc', 'asc'] as const
+export type SortOrder = (typeof SORT_ORDERS)[number]
 
 // GET /traces
 export const ListTracesQuery = Type.Object({
@@ -204,15 +206,12 @@ export const ListTracesQuery = Type.Object({
     }),
   ),
   sort: Type.Optional(
-    Type.Union(
-      TRACE_SORTS.map((s) => Type.Literal(s)),
-      {
-        default: 'created_at',
-        description: 'The order: by this field, ties broken by trace_id. An unpriced trace sorts as the cheapest.',
-      },
-    ),
+    Literals(TRACE_SORTS, {
+      default: 'created_at',
+      description: 'The order: by this field, ties broken by trace_id. An unpriced trace sorts as the cheapest.',
+    }),
   ),
-  order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' })),
+  order: Type.Optional(Literals(SORT_ORDERS, { default: 'desc' })),
   cursor: Type.Optional(
     Type.String({
       minLength: 1,
@@ -235,32 +234,26 @@ export const ListTracesQuery = Type.Object({
 })
 export type ListTracesQuery = Static<typeof ListTracesQuery>
 
-export const ListTracesResponse = Type.Object(
-  {
-    total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
-    items: Type.Array(Ref(TraceSchema), {
-      description: 'In the order asked for; by default newest first (created_at desc, trace_id desc).',
-    }),
-    next_cursor: Nullable(
-      Type.String({ description: 'Pass as `cursor` for the next page; null when this page is the last.' }),
-    ),
-  },
-  { description: 'Whole traces.' },
-)
+/** A page of GET /traces, of whole traces or of summaries. */
+const TracePage = <T extends TSchema>(item: T, description: string) =>
+  Page(
+    item,
+    {
+      total: 'Number of traces matching the filters (not just this page).',
+      items: 'In the order asked for; by default newest first (created_at desc, trace_id desc).',
+    },
+    { description },
+    {
+      next_cursor: Nullable(
+        Type.String({ description: 'Pass as `cursor` for the next page; null when this page is the last.' }),
+      ),
+    },
+  )
+
+export const ListTracesResponse = TracePage(Ref(TraceSchema), 'Whole traces.')
 export type ListTracesResponse = Static<typeof ListTracesResponse>
 
-export const ListTraceSummariesResponse = Type.Object(
-  {
-    total: Type.Integer({ description: 'Number of traces matching the filters (not just this page).' }),
-    items: Type.Array(Ref(TraceSummarySchema), {
-      description: 'In the order asked for; by default newest first (created_at desc, trace_id desc).',
-    }),
-    next_cursor: Nullable(
-      Type.String({ description: 'Pass as `cursor` for the next page; null when this page is the last.' }),
-    ),
-  },
-  { description: 'Trace summaries (`fields=summary`).' },
-)
+export const ListTraceSummariesResponse = TracePage(Ref(TraceSummarySchema), 'Trace summaries (`fields=summary`).')
 
 /** GET /traces answers either list, as `fields` asks (the examples sit here: OpenAPI 3.0 takes them at the top). */
 export const ListTracesOrSummariesResponse = Type.Union([ListTracesResponse, ListTraceSummariesResponse], {

@@ -8,7 +8,6 @@ import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOpti
 import { componentSchemas } from '../schemas/index.js'
 import type { Config } from './config.js'
 import { redactSecret, redactUrl } from './lib/credentials.js'
-import { toJson } from './lib/json.js'
 import { parseQueryString } from './lib/query-string.js'
 import { createValidators, describeErrors, validatorCompiler } from './lib/validation.js'
 import auth from './plugins/auth.js'
@@ -32,6 +31,7 @@ import sessions from './routes/sessions.js'
 import traces from './routes/traces.js'
 import ui from './routes/ui.js'
 import ws from './routes/ws.js'
+import { toJson } from './store/to-json.js'
 import type { Store } from './store/types.js'
 
 export interface BuildOptions {
@@ -135,7 +135,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
 
   // Responses are built from the contract's types and tested against its schemas; fast-json-stringify would check
   // every nullable (anyOf) field of every trace with ajv at run time, which costs more than it saves. Stored traces
-  // are spliced in from their stored JSON text (src/lib/json.ts).
+  // are spliced in from their stored JSON text (src/store/to-json.ts).
   app.setSerializerCompiler(() => toJson)
 
   for (const schema of componentSchemas) app.addSchema(schema)

@@ -10,6 +10,7 @@ import {
   TypeGuard,
 } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { SettingError } from './errors.js'
 import { compilePatterns, DETECTORS, type Detector } from './ingest/redact.js'
 
 const LogLevel = Type.Union(
@@ -274,14 +275,6 @@ function read(schema: TSchema, text: string): unknown {
   const value = Value.Convert(schema, text)
   return Value.Check(schema, value) ? value : undefined
 }
-
-/** A setting Loupe cannot run with. Its message is one sentence naming the setting, the value and what is allowed. */
-export class SettingError extends Error {
-  override readonly name = 'SettingError'
-}
-
-/** A database URL fit for a message: the password replaced. */
-export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
 
 /** Every default, as a Config (what tests and embedders start from). */
 export const defaultConfig = (): Config => loadConfig({})

@@ -1,6 +1,12 @@
 // Every error the services throw, defined once; the app's error handler turns them into { statusCode, error, message, code }.
 import createError from '@fastify/error'
 
+/** A setting Loupe cannot run with (at start, never in a request). Its message is one sentence naming the setting, the
+ * value and what is allowed. */
+export class SettingError extends Error {
+  override readonly name = 'SettingError'
+}
+
 /** Seconds a client is told to wait (Retry-After) after a 503 that does not say otherwise. */
 export const RETRY_AFTER_S = 5
 

@@ -7,7 +7,9 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import closeWithGrace from 'close-with-grace'
 import { type BuildOptions, buildApp, type LoupeApp } from './app.js'
-import { type Config, loadConfig, redactUrl, SettingError } from './config.js'
+import { type Config, loadConfig } from './config.js'
+import { SettingError } from './errors.js'
+import { redactPassword } from './lib/credentials.js'
 import { boundHeapGrowth } from './lib/heap.js'
 import { NativeModuleError } from './lib/native.js'
 import { version } from './lib/version.js'
@@ -48,7 +50,7 @@ export function banner(app: LoupeApp, config: Config): string {
   const database =
     app.store.dialect === 'sqlite'
       ? `SQLite, ${config.databaseUrl === ':memory:' ? 'in memory (nothing is kept)' : resolve(sqlitePath(config.databaseUrl))}`
-      : `PostgreSQL, ${redactUrl(config.databaseUrl)}`
+      : `PostgreSQL, ${redactPassword(config.databaseUrl)}`
   const mode =
     config.adminToken === null
       ? 'open: reads and management need no credential (set LOUPE_ADMIN_TOKEN to protect them)'

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { ENV_NAMES, loadConfig, SettingError } from '../src/config.js'
+import { ENV_NAMES, loadConfig } from '../src/config.js'
+import { SettingError } from '../src/errors.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 // A dozen real processes, three at a time: far longer than the usual file on a loaded machine.

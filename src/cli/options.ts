@@ -1,6 +1,12 @@
 // Option parsers and option sets the commands share (the filters of GET /traces among them): each refuses a bad value with a sentence naming the flag.
 import { type Command, InvalidArgumentError, Option } from 'commander'
-import { ENVIRONMENTS, TRACE_STATUSES } from '../../schemas/index.js'
+import {
+  ENVIRONMENTS,
+  type Environment,
+  TRACE_STATUSES,
+  type TraceFilterQuery,
+  type TraceStatus,
+} from '../../schemas/index.js'
 
 export const integer =
   (name: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -76,27 +82,46 @@ export const withTraceFilters = (command: Command) =>
     .option('--until <time>', 'created before (ISO 8601 or epoch)')
     .option('--q <words>', 'full-text search: every word somewhere in its text, in any language')
 
+/** The filter options as commander hands them over, each already checked by its option (choices, parsers). */
+export interface TraceFilterOptions {
+  project?: string
+  status?: TraceStatus
+  model?: string
+  environment?: Environment
+  session?: string
+  user?: string
+  minLatency?: number
+  maxLatency?: number
+  minTokens?: number
+  maxTokens?: number
+  minCost?: number
+  maxCost?: number
+  since?: string
+  until?: string
+  q?: string
+}
+
 /** The query parameters of the filter options a command was given (absent ones left out). */
-export function traceFilterQuery(options: Record<string, unknown>) {
+export function traceFilterQuery(options: TraceFilterOptions): TraceFilterQuery {
   return {
-    project_id: options.project as string | undefined,
-    status: options.status as (typeof TRACE_STATUSES)[number] | undefined,
-    model: options.model as string | undefined,
-    environment: options.environment as (typeof ENVIRONMENTS)[number] | undefined,
-    session_id: options.session as string | undefined,
-    user_id: options.user as string | undefined,
-    min_latency: options.minLatency as number | undefined,
-    max_latency: options.maxLatency as number | undefined,
-    min_tokens: options.minTokens as number | undefined,
-    max_tokens: options.maxTokens as number | undefined,
-    min_cost: options.minCost as number | undefined,
-    max_cost: options.maxCost as number | undefined,
-    since: options.since as string | undefined,
-    until: options.until as string | undefined,
-    q: options.q as string | undefined,
+    project_id: options.project,
+    status: options.status,
+    model: options.model,
+    environment: options.environment,
+    session_id: options.session,
+    user_id: options.user,
+    min_latency: options.minLatency,
+    max_latency: options.maxLatency,
+    min_tokens: options.minTokens,
+    max_tokens: options.maxTokens,
+    min_cost: options.minCost,
+    max_cost: options.maxCost,
+    since: options.since,
+    until: options.until,
+    q: options.q,
   }
 }
 
 /** Whether any filter option was given. */
-export const hasTraceFilter = (options: Record<string, unknown>) =>
+export const hasTraceFilter = (options: TraceFilterOptions) =>
   Object.values(traceFilterQuery(options)).some((v) => v !== undefined)

@@ -31,6 +31,8 @@ export interface HttpOptions {
 export interface RequestOptions {
   query?: Record<string, QueryValue> | object
   body?: unknown
+  /** No time limit: the server's long-running routes (deletions, re-pricing), which answer once done. */
+  longRunning?: boolean
 }
 
 /** `baseUrl` with exactly one trailing slash, so that relative paths keep any path prefix (a proxy's /loupe/). */
@@ -53,40 +55,49 @@ export function normalizeBaseUrl(baseUrl: string): string {
 export function createHttp(options: HttpOptions) {
   const { baseUrl, credential, timeoutMs } = options
 
-  return async function request<T>(method: string, path: string, { query, body }: RequestOptions = {}): Promise<T> {
+  const unreachable = (err: unknown, url: URL) =>
+    new LoupeError(`cannot reach the Loupe server at ${baseUrl} (${describeNetworkError(err)})`, {
+      status: null,
+      url: url.href,
+      cause: err,
+    })
+  const parse = (text: string): unknown => {
+    try {
+      return text === '' ? undefined : JSON.parse(text)
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Sends one request; a non-2xx answer throws the server's message. `timeout`: false for a streamed answer. */
+  async function open(method: string, path: string, { query, body }: RequestOptions, timeout: boolean) {
     const url = new URL(path, baseUrl)
     for (const [key, value] of Object.entries(query ?? {}) as [string, QueryValue][]) {
       if (value === undefined || value === null) continue
       url.searchParams.set(key, value instanceof Date ? value.toISOString() : String(value))
     }
-    const headers: Record<string, string> = { accept: 'application/json' }
+    const headers: Record<string, string> = { accept: timeout ? 'application/json' : '*/*' }
     if (credential) headers.authorization = `Bearer ${credential}`
     if (body !== undefined) headers['content-type'] = 'application/json'
     let res: Response
-    let text: string
     try {
       res = await options.fetch(url, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: timeout ? AbortSignal.timeout(timeoutMs) : undefined,
       })
-      text = await res.text()
     } catch (err) {
-      throw new LoupeError(`cannot reach the Loupe server at ${baseUrl} (${describeNetworkError(err)})`, {
-        status: null,
-        url: url.href,
-        cause: err,
-      })
-    }
-    let json: unknown
-    try {
-      json = text === '' ? undefined : JSON.parse(text)
-    } catch {
-      json = undefined
+      throw unreachable(err, url)
     }
     if (!res.ok) {
-      const error = (json ?? {}) as { message?: unknown; code?: unknown }
+      let text = ''
+      try {
+        text = await res.text()
+      } catch (err) {
+        throw unreachable(err, url)
+      }
+      const error = (parse(text) ?? {}) as { message?: unknown; code?: unknown }
       const message = typeof error.message === 'string' ? error.message : res.statusText
       throw new LoupeError(`${res.status} ${message}`, {
         status: res.status,
@@ -94,8 +105,21 @@ export function createHttp(options: HttpOptions) {
         url: url.href,
       })
     }
+    return { res, url }
+  }
+
+  /** One request whose answer is JSON (or 204: nothing). */
+  async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const { res, url } = await open(method, path, options, !options.longRunning)
+    let text: string
+    try {
+      text = await res.text()
+    } catch (err) {
+      throw unreachable(err, url)
+    }
     // 204: done, nothing to say.
     if (res.status === 204) return undefined as T
+    const json = parse(text)
     if (json === undefined) {
       throw new LoupeError(`the server at ${baseUrl} answered ${method} /${path} with something that is not JSON`, {
         status: res.status,
@@ -104,6 +128,24 @@ export function createHttp(options: HttpOptions) {
     }
     return json as T
   }
+
+  /** One request whose answer is read as it arrives (an export): its body, with no time limit. */
+  async function stream(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<ReadableStream<Uint8Array>> {
+    const { res, url } = await open(method, path, options, false)
+    if (!res.body) {
+      throw new LoupeError(`the server at ${baseUrl} answered ${method} /${path} with no body`, {
+        status: res.status,
+        url: url.href,
+      })
+    }
+    return res.body
+  }
+
+  return Object.assign(request, { stream })
 }
 
 export type Http = ReturnType<typeof createHttp>

@@ -1,6 +1,8 @@
 // The Loupe client: `trace()` records a call of the app and queues it for delivery; the read methods call the REST
 // API; `subscribe()` follows the live stream. Recording never throws into the app and never waits on the network.
 import type {
+  AlertRule,
+  AlertRuleInput,
   AnalyticsQuery,
   AnalyticsResponse,
   ApiKey,
@@ -8,9 +10,16 @@ import type {
   CreateApiKeyInput,
   CreateProjectInput,
   CreateProjectResponse,
+  DeleteProjectResponse,
+  DeleteTracesQuery,
+  DeleteTracesResponse,
+  ExportTracesQuery,
   FailuresQuery,
   FailuresResponse,
   HealthResponse,
+  ListAlertEventsQuery,
+  ListAlertEventsResponse,
+  ListAlertRulesResponse,
   ListApiKeysResponse,
   ListModelPricesResponse,
   ListProjectsResponse,
@@ -22,9 +31,11 @@ import type {
   ListUsersQuery,
   ListUsersResponse,
   ModelPrice,
+  ProjectRetention,
   PutModelPriceBody,
   RecomputeCostsBody,
   RecomputeCostsResponse,
+  RetentionSettings,
   SessionDetailResponse,
   SessionQuery,
   Trace,
@@ -223,6 +234,21 @@ export class Loupe {
     return this.#http('GET', `traces/${encodeURIComponent(traceId)}`)
   }
 
+  /** DELETE /traces/{trace_id} */
+  deleteTrace(traceId: string): Promise<void> {
+    return this.#http('DELETE', `traces/${encodeURIComponent(traceId)}`)
+  }
+
+  /** DELETE /traces: every trace matching the filters (with none, only when `all` is true). */
+  deleteTraces(query: DeleteTracesQuery): Promise<DeleteTracesResponse> {
+    return this.#http('DELETE', 'traces', { query, longRunning: true })
+  }
+
+  /** GET /traces/export: every match as NDJSON or CSV, read as it arrives (no time limit: it may be long). */
+  exportTraces(query: ExportTracesQuery = {}): Promise<ReadableStream<Uint8Array>> {
+    return this.#http.stream('GET', 'traces/export', { query })
+  }
+
   /** GET /analytics */
   analytics(query: AnalyticsQuery = {}): Promise<AnalyticsResponse> {
     return this.#http('GET', 'analytics', { query })
@@ -253,6 +279,8 @@ export class Loupe {
   readonly costs = {
     /** GET /models: every override, pattern ascending. */
     list: (): Promise<ListModelPricesResponse> => this.#http('GET', 'models'),
+    /** GET /models/{pattern}: one override. */
+    get: (pattern: string): Promise<ModelPrice> => this.#http('GET', `models/${encodeURIComponent(pattern)}`),
     /** PUT /models/{pattern}: prices the matching models' traces from now on. */
     set: (pattern: string, price: PutModelPriceBody): Promise<ModelPrice> =>
       this.#http('PUT', `models/${encodeURIComponent(pattern)}`, { body: price }),
@@ -260,7 +288,7 @@ export class Loupe {
     remove: (pattern: string): Promise<void> => this.#http('DELETE', `models/${encodeURIComponent(pattern)}`),
     /** POST /costs/recompute: prices stored traces again (created at or after `since`, else all). */
     recompute: (body: RecomputeCostsBody = {}): Promise<RecomputeCostsResponse> =>
-      this.#http('POST', 'costs/recompute', { body }),
+      this.#http('POST', 'costs/recompute', { body, longRunning: true }),
   }
 
   readonly projects = {
@@ -269,6 +297,28 @@ export class Loupe {
     /** POST /projects: the project and its first API key — the only time the key is shown. */
     create: (input: CreateProjectInput): Promise<CreateProjectResponse> =>
       this.#http('POST', 'projects', { body: input }),
+    /** DELETE /projects/{project_id}: the project with its traces, keys and pending spans (admin). */
+    delete: (projectId: string): Promise<DeleteProjectResponse> =>
+      this.#http('DELETE', `projects/${encodeURIComponent(projectId)}`, { longRunning: true }),
+    /** GET /projects/{project_id}/retention: its own settings and what applies. */
+    retention: (projectId: string): Promise<ProjectRetention> =>
+      this.#http('GET', `projects/${encodeURIComponent(projectId)}/retention`),
+    /** PUT /projects/{project_id}/retention (admin; null follows the server, 0 keeps everything). */
+    setRetention: (projectId: string, settings: RetentionSettings): Promise<ProjectRetention> =>
+      this.#http('PUT', `projects/${encodeURIComponent(projectId)}/retention`, { body: settings }),
+  }
+
+  /** Alert rules and the events they gave (rules are admin-only on a protected server). */
+  readonly alerts = {
+    /** GET /alerts/rules */
+    list: (): Promise<ListAlertRulesResponse> => this.#http('GET', 'alerts/rules'),
+    /** POST /alerts/rules */
+    create: (rule: AlertRuleInput): Promise<AlertRule> => this.#http('POST', 'alerts/rules', { body: rule }),
+    /** DELETE /alerts/rules/{rule_id} */
+    delete: (ruleId: string): Promise<void> => this.#http('DELETE', `alerts/rules/${encodeURIComponent(ruleId)}`),
+    /** GET /alerts/events: newest first. */
+    events: (query: ListAlertEventsQuery = {}): Promise<ListAlertEventsResponse> =>
+      this.#http('GET', 'alerts/events', { query }),
   }
 
   readonly apiKeys = {

@@ -52,11 +52,6 @@ function bySpecificity(a: PriceRule, b: PriceRule): number {
   )
 }
 
-/** The override that applies to a model name: the most specific matching pattern. */
-export function matchRule(rules: readonly PriceRule[], model: string): PriceRule | null {
-  return [...rules].sort(bySpecificity).find((r) => patternRegExp(r.pattern).test(model)) ?? null
-}
-
 /** The price database's cost of a call, in USD, or null when it does not know the model. */
 function databaseUsd(model: string, usage: CallUsage): number | null {
   const tokens = { input_tokens: usage.input, output_tokens: usage.output, cache_read_tokens: usage.cached }

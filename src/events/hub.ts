@@ -1,6 +1,5 @@
 // The in-process event hub: ingest publishes stored traces, the /ws plugin (and anything else) listens.
-import type { Trace } from '../../schemas/index.js'
-import type { DeletedTrace } from '../store/types.js'
+import type { DeletedTrace, Trace } from '../../schemas/index.js'
 
 export type TraceListener = (traces: readonly Trace[]) => void
 export type DeletionListener = (deleted: readonly DeletedTrace[]) => void

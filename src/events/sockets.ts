@@ -16,10 +16,15 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import ws, { type WebSocket } from 'ws'
-import { type ClientMessage, ClientMessageSchema, type ServerMessage, type Trace } from '../../schemas/index.js'
+import {
+  type ClientMessage,
+  ClientMessageSchema,
+  type DeletedTrace,
+  type ServerMessage,
+  type Trace,
+} from '../../schemas/index.js'
 import { inScope } from '../lib/access-policy.js'
 import { illFormedMessage, illFormedText } from '../lib/well-formed.js'
-import type { DeletedTrace } from '../store/types.js'
 
 export interface SocketHubOptions {
   /** A peer with more unsent bytes than this is dropped. */

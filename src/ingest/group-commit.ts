@@ -4,7 +4,7 @@
 //
 // A group that fails as a whole (an error inside the transaction, which rolls it back) is stored again write by
 // write, each in its own transaction, so that a trace the store refuses fails its own request and no other.
-import type { Trace } from '../../schemas/index.js'
+import type { PricedTrace } from '../store/reported-cost.js'
 import type { InsertOutcome, Store } from '../store/types.js'
 
 export interface GroupCommitOptions {
@@ -14,11 +14,11 @@ export interface GroupCommitOptions {
 
 export interface GroupCommit {
   /** Stores these traces with whatever else is waiting; outcomes in input order, once committed. */
-  insertTraces(traces: readonly Trace[]): Promise<InsertOutcome[]>
+  insertTraces(traces: readonly PricedTrace[]): Promise<InsertOutcome[]>
 }
 
 interface Waiting {
-  traces: readonly Trace[]
+  traces: readonly PricedTrace[]
   resolve: (outcomes: InsertOutcome[]) => void
   reject: (err: unknown) => void
 }

@@ -11,12 +11,12 @@ import {
   TraceInputSchema,
   TraceSchema,
 } from '../../schemas/index.js'
-import type { PriceService } from '../costs/prices.js'
 import { type Pricer, priceTrace, reportedCosts } from '../costs/pricing.js'
 import { InvalidInput, TraceIdTaken } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
 import { describeErrors, firstError, type Validators } from '../lib/validation.js'
-import { withReportedCosts } from '../store/reported-cost.js'
+import type { PriceService } from '../services/prices.js'
+import { type PricedTrace, withReportedCosts } from '../store/reported-cost.js'
 import type { KeyContext, Store } from '../store/types.js'
 import { createGroupCommit } from './group-commit.js'
 import { InvalidTimestampError, normalizeTrace, stepTreeError } from './normalize.js'
@@ -44,7 +44,7 @@ export interface IngestObserver {
 export interface IngestDeps {
   store: Store
   hub: EventHub
-  /** The prices in force (src/costs/prices.ts). */
+  /** The prices in force (src/services/prices.ts). */
   prices: Pick<PriceService, 'pricer'>
   validators: Validators
   now?: () => number
@@ -56,7 +56,7 @@ export interface IngestDeps {
 
 const NO_OBSERVER: IngestObserver = { stored() {}, rejected() {} }
 
-type Prepared = { ok: true; trace: Trace } | { ok: false; message: string }
+type Prepared = { ok: true; trace: PricedTrace } | { ok: false; message: string }
 
 /** Input aliases and the field each folds onto (docs/api.md, Normalization), as paths inside one trace. */
 const ALIAS_PATHS: [RegExp, string][] = [

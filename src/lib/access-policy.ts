@@ -1,7 +1,7 @@
 // Who may do what (docs/api.md, Authentication), as one pure function: the auth plugin asks it about every request, the few routes
 // that find a resource by id ask it about that resource. Nothing else decides access.
 import type { Environment } from '../../schemas/index.js'
-import type { KeyContext } from '../store/types.js'
+import type { KeyContext } from './credentials.js'
 
 /**
  * What a route does, declared in its `config.access`:

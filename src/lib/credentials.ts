@@ -3,7 +3,16 @@
 // where a route allows it), and the redaction that keeps every credential out of the logs.
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import { KEY_PREFIX, KEY_RANDOM_LENGTH } from '../../schemas/index.js'
+import { type Environment, KEY_PREFIX, KEY_RANDOM_LENGTH } from '../../schemas/index.js'
+
+/** The project context a presented key resolves to (the store finds it by the key's hash). */
+export interface KeyContext {
+  key_id: string
+  project_id: string
+  project_name: string
+  environment: Environment
+  last_used_at: number | null
+}
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
@@ -99,6 +108,9 @@ export function redactUrl(url: string | undefined, adminToken: string | null): s
     .join('&')
   return `${out.slice(0, q)}?${query}`
 }
+
+/** A database URL fit for a message: its password replaced. */
+export const redactPassword = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
 
 /** `text` with every occurrence of `secret` (as sent, or percent-encoded in a URL) replaced by `[redacted]`. */
 export function redactSecret(text: string, secret: string): string {

@@ -157,7 +157,7 @@ export default fp(
         app.log.warn(
           { addresses: exposed },
           'Loupe is listening beyond this machine in open mode: anyone who can reach it can read every trace and ' +
-            'manage projects and keys. Set LOUPE_ADMIN_TOKEN to require credentials (see README, "Running in production").',
+            'manage projects and keys. Set LOUPE_ADMIN_TOKEN to require credentials (see docs/production.md).',
         )
       }
     })

@@ -1,8 +1,7 @@
-// The services routes call: ingest (the one road of a trace), prices (overrides, re-pricing), OTLP (spans waiting for
+// The services routes call: ingest (the one road of a trace), trace reads (filters and cursors), prices (overrides, re-pricing), OTLP (spans waiting for
 // their trace, and the timer that stores them) and projects/keys; the event hub they share, fed by this replica's
 // ingest and by the store with what other replicas store; and the live stream's sockets, which the hub feeds.
 import fp from 'fastify-plugin'
-import { createPriceService, type PriceService } from '../costs/prices.js'
 import { createEventHub, type EventHub } from '../events/hub.js'
 import { createSocketHub, type SocketHub } from '../events/sockets.js'
 import { createRedactor } from '../ingest/redact.js'
@@ -10,14 +9,17 @@ import { createIngestService, type IngestService } from '../ingest/service.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
 import { type AlertService, createAlertService } from '../services/alerts.js'
 import { createDeletionService, type DeletionService } from '../services/deletion.js'
+import { createPriceService, type PriceService } from '../services/prices.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
 import { createRetentionService, type RetentionService } from '../services/retention.js'
+import { createTraceService, type TraceService } from '../services/traces.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     hub: EventHub
     sockets: SocketHub
     ingest: IngestService
+    traces: TraceService
     prices: PriceService
     otlp: OtlpService
     projects: ProjectService
@@ -48,6 +50,7 @@ export default fp(
       redact,
     })
     app.decorate('ingest', ingest)
+    app.decorate('traces', createTraceService(app.store))
     const otlp = createOtlpService({
       store: app.store,
       ingest,

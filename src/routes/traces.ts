@@ -14,25 +14,19 @@ import {
   ExportTracesResponse,
   errorResponses,
   LIMITS,
-  LimitQuery,
   ListTracesOrSummariesResponse,
   ListTracesQuery,
-  OffsetQuery,
   Ref,
-  type TraceFilterQuery,
   TraceInputSchema,
   TraceParams,
   TraceSchema,
 } from '../../schemas/index.js'
-import { roundCost } from '../costs/pricing.js'
 import { InvalidInput, TraceNotFound } from '../errors.js'
 import { inScope } from '../lib/access-policy.js'
-import { decodeCursor, encodeCursor, sortValue } from '../lib/cursor.js'
-import { LONG_RUNNING_MS, parseTimestamp } from '../lib/time.js'
-import { searchWords } from '../search/text.js'
+import { LONG_RUNNING_MS } from '../lib/time.js'
 import { totalOf } from '../services/deletion.js'
 import { exportTraces } from '../services/export.js'
-import type { TraceFilter, TracePage } from '../store/types.js'
+import { traceFilter } from '../services/traces.js'
 import { ingestConfig } from './ingest-options.js'
 
 /** The envelope of a batch; each trace in it is validated on its own by the ingest service. */
@@ -41,27 +35,6 @@ const BatchEnvelope = Type.Object({
 })
 /** What POST /traces checks before the ingest service validates the trace (and names fields as a batch does). */
 const JsonObject = Type.Object({})
-
-/**
- * The store filter of a validated GET /traces-style query: timestamps as epoch ms, costs to the nano-dollar, `q` as its
- * words, and the project from the request's scope (the auth plugin has already checked the one the query names
- * against the credential). 400 when `q` holds no word.
- */
-export function traceFilter(query: TraceFilterQuery, scope: string | null): TraceFilter {
-  const { since, until, min_cost, max_cost, q, project_id: _named, ...rest } = query
-  const words = q === undefined ? undefined : searchWords(q)
-  if (words === null) throw new InvalidInput('querystring/q must contain a word (it is only white space)')
-  return {
-    ...rest,
-    // Costs are kept to the nano-dollar: a bound is too, so the rollups and the rows agree on every edge.
-    min_cost: min_cost === undefined ? undefined : roundCost(min_cost),
-    max_cost: max_cost === undefined ? undefined : roundCost(max_cost),
-    q: words,
-    project_id: scope ?? undefined,
-    since: since === undefined ? undefined : (parseTimestamp(since) ?? undefined),
-    until: until === undefined ? undefined : (parseTimestamp(until) ?? undefined),
-  }
-}
 
 const traces: FastifyPluginAsyncTypebox = async (app) => {
   // Traces are JSON only: without this, Fastify's built-in text/plain parser turns a 415 into a confusing 400.
@@ -82,42 +55,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListTracesOrSummariesResponse, ...errorResponses(400) },
       },
     },
-    async (request) => {
-      const {
-        limit = LimitQuery.default,
-        offset = OffsetQuery.default,
-        sort = 'created_at',
-        order = 'desc',
-        cursor,
-        fields,
-        ...query
-      } = request.query
-      const filter = traceFilter(query, request.scope)
-      if (cursor !== undefined && offset > 0) {
-        throw new InvalidInput(
-          'querystring/cursor cannot be combined with a non-zero offset: page with one or the other',
-        )
-      }
-      const page = {
-        limit,
-        offset,
-        sort,
-        order,
-        after: cursor === undefined ? undefined : decodeCursor(cursor, { sort, order }),
-      }
-      /** The page with the cursor of the next one, made from its last trace's sort value. */
-      const withCursor = <T extends { trace_id: string } & Parameters<typeof sortValue>[0]>(found: TracePage<T>) => {
-        const last = found.items.at(-1)
-        const next_cursor =
-          found.more && last
-            ? encodeCursor({ sort, order, value: sortValue(last, sort), trace_id: last.trace_id })
-            : null
-        return { total: found.total, items: found.items, next_cursor }
-      }
-      return fields === 'summary'
-        ? withCursor(await app.store.listTraceSummaries(filter, page))
-        : withCursor(await app.store.listTraces(filter, page))
-    },
+    async (request) => app.traces.list(request.query, request.scope),
   )
 
   // GET /traces/export

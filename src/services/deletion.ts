@@ -2,9 +2,10 @@
 // rollups), resting between batches as long as the last one held the store so that reads and ingest stay fast
 // while a large deletion runs; each batch is announced on /ws as trace.deleted, and its space handed back where the store can.
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { DeletedTrace } from '../../schemas/index.js'
 import { ProjectNotFound, TraceNotFound } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
-import type { DeletedTrace, ProjectRemoval, Store, TraceFilter } from '../store/types.js'
+import type { ProjectRemoval, Store, TraceFilter } from '../store/types.js'
 
 /** Traces deleted per transaction, at most. */
 export const DELETE_BATCH = 500

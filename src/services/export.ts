@@ -3,7 +3,7 @@
 // many traces match.
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { CSV_COLUMNS, type ExportFormat, type Trace } from '../../schemas/index.js'
-import { toJson } from '../lib/json.js'
+import { toJson } from '../store/to-json.js'
 import type { Store, TraceFilter } from '../store/types.js'
 
 /** Traces read from the store at a time. */

@@ -11,17 +11,7 @@ import { toUsd } from '../analytics/math.js'
 import { toUtcIso } from '../lib/time.js'
 import { type ActivityDelta, type SessionDelta, sumRollups, type UserDelta } from './rollups.js'
 import type { Selection } from './trace-reads.js'
-
-/** Which sessions or users: of a project, of a user (sessions), active in a time range. */
-export interface ActivityFilter {
-  project_id?: string
-  /** Sessions only: those whose user this is. */
-  user_id?: string
-  /** last_at ≥ since */
-  since?: number
-  /** first_at < until */
-  until?: number
-}
+import type { ActivityFilter } from './types.js'
 
 /** Rows of the sessions and users rollups, as read back. */
 type ActivityRow = ActivityDelta

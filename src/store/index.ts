@@ -2,7 +2,8 @@
 
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { redactUrl, SettingError } from '../config.js'
+import { SettingError } from '../errors.js'
+import { redactPassword } from '../lib/credentials.js'
 import { NativeModuleError } from '../lib/native.js'
 import type { FeedLog } from './postgres/replica-feed.js'
 import { createPostgresStore } from './postgres/store.js'
@@ -26,7 +27,7 @@ const OTHER_SCHEME = /^(?!file:)[a-z][a-z0-9+.-]+:/i
  * opened or created, a PostgreSQL that does not answer — is a SettingError saying so in one sentence.
  */
 export async function createStore(databaseUrl: string, options: CreateStoreOptions = {}): Promise<Store> {
-  const shown = `'${redactUrl(databaseUrl)}'`
+  const shown = `'${redactPassword(databaseUrl)}'`
   if (isPostgresUrl(databaseUrl)) {
     try {
       return await createPostgresStore(databaseUrl, { log: options.log })

@@ -1,5 +1,5 @@
 // Traces read back from a store keep their JSON columns (tags, metadata, steps) as the stored text until someone
-// reads those fields: a response then splices the text in as it is (src/lib/json.ts), sparing a parse and a
+// reads those fields: a response then splices the text in as it is (src/store/to-json.ts), sparing a parse and a
 // re-serialization of the largest part of every trace on every read. To everything else it is a plain Trace.
 //
 // A list page makes fifty of these per request, so they are cheap to make: the three accessors are the same functions

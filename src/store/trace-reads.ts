@@ -246,7 +246,7 @@ const ROW_READ_COST_IN_INDEX_STEPS = 20
 const DEEP_OFFSET = 5000
 
 /**
- * A store's condition that a trace's searchable text holds every word (src/search/text.ts): through its search
+ * A store's condition that a trace's searchable text holds every word (schemas/search.ts): through its search
  * index, or (`probe`) by reading the one trace's text — what a walk that stops after a page wants.
  */
 export type SearchClause = (words: readonly string[], bind: (value: unknown) => string, probe?: boolean) => string

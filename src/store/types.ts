@@ -1,9 +1,14 @@
 // The one storage interface. Routes and services speak only this; each database has an implementation.
 import type {
+  AlertDelivery,
+  AlertDestinationType,
+  AlertEventKind,
   AlertMetric,
+  AlertState,
   AnalyticsResponse,
   ApiKey,
   ApiKeyCreated,
+  DeletedTrace,
   Environment,
   FailuresResponse,
   ListSessionsResponse,
@@ -14,13 +19,15 @@ import type {
   Project,
   RetentionSettings,
   SessionDetailResponse,
+  SortOrder,
   Trace,
   TraceSort,
   TraceSummary,
   UserDetailResponse,
 } from '../../schemas/index.js'
 import type { PriceRule, ReportedCosts } from '../costs/pricing.js'
-import type { ActivityFilter } from './activity-reads.js'
+import type { KeyContext } from '../lib/credentials.js'
+import type { PricedTrace } from './reported-cost.js'
 
 /** An operator's price for the model names matching a pattern, as stored (updated_at in epoch ms). */
 export interface PriceRuleRecord extends PriceRule {
@@ -39,7 +46,7 @@ export interface RepriceOutcome {
 /**
  * Filters of GET /traces (its query without the page, the order and the fields wanted), with `since`/`until` as
  * epoch ms, the costs rounded to nano-dollars (unpriced traces never match a cost range) and `q` as its lower-cased
- * words, each of which must occur in the trace's searchable text (src/search/text.ts).
+ * words, each of which must occur in the trace's searchable text (schemas/search.ts).
  */
 export type TraceFilter = Omit<
   ListTracesQuery,
@@ -51,8 +58,18 @@ export type TraceFilter = Omit<
 }
 
 /** The orders of GET /traces (TRACE_SORTS): a trace column, each tie broken by trace_id in the same direction. */
-export type { TraceSort }
-export type SortOrder = 'asc' | 'desc'
+export type { SortOrder, TraceSort }
+
+/** Which sessions or users: of a project, of a user (sessions), active in a time range. */
+export interface ActivityFilter {
+  project_id?: string
+  /** Sessions only: those whose user this is. */
+  user_id?: string
+  /** last_at ≥ since */
+  since?: number
+  /** first_at < until */
+  until?: number
+}
 
 /** Where a page starts: after the trace with this sort value (null: an unpriced trace) and trace_id. */
 export interface PageAfter {
@@ -94,13 +111,7 @@ export interface ApiKeyRecord {
 }
 
 /** The project context a presented key resolves to. */
-export interface KeyContext {
-  key_id: string
-  project_id: string
-  project_name: string
-  environment: Environment
-  last_used_at: number | null
-}
+export type { KeyContext }
 
 export interface AnalyticsParams {
   project_id?: string
@@ -146,10 +157,7 @@ export interface PendingTrace {
 }
 
 /** A trace that was deleted, as /ws announces it. */
-export interface DeletedTrace {
-  trace_id: string
-  project_id: string
-}
+export type { DeletedTrace }
 
 /** Which traces a deletion takes: those matching the filter (and, when given, with one of these ids). */
 export interface DeleteSelection {
@@ -173,10 +181,10 @@ export interface AlertRuleRecord {
   metric: AlertMetric
   window_minutes: number
   threshold: number
-  destination_type: 'webhook' | 'slack'
+  destination_type: AlertDestinationType
   url: string
   secret: string | null
-  state: 'ok' | 'firing'
+  state: AlertState
   last_value: number | null
   last_evaluated_at: number | null
   created_at: number
@@ -189,11 +197,11 @@ export interface AlertEventRecord {
   rule_name: string
   project_id: string | null
   metric: AlertMetric
-  kind: 'fired' | 'resolved'
+  kind: AlertEventKind
   value: number
   threshold: number
   at: number
-  delivery: 'pending' | 'delivered' | 'failed'
+  delivery: AlertDelivery
   attempts: number
   last_error: string | null
 }
@@ -267,8 +275,11 @@ export interface Store {
   /** Revokes (idempotently) and returns the key; null when unknown. */
   revokeApiKey(keyId: string, at: number): Promise<ApiKey | null>
 
-  /** Stores the traces in one transaction, each idempotent on trace_id; outcomes in input order. */
-  insertTraces(traces: Trace[]): Promise<InsertOutcome[]>
+  /**
+   * Stores the traces in one transaction, each idempotent on trace_id, its reported costs in a column of their own;
+   * outcomes in input order.
+   */
+  insertTraces(traces: PricedTrace[]): Promise<InsertOutcome[]>
   getTrace(traceId: string): Promise<Trace | null>
   listTraces(filter: TraceFilter, page: Page): Promise<TracePage>
   /** The same list as summaries: no prompt, response, metadata or steps, and each trace's step count. */

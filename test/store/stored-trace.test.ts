@@ -1,8 +1,8 @@
 // Stored traces serialize byte for byte like the plain trace, in every response shape, even after being touched.
 import t from 'tap'
 import type { Trace } from '../../schemas/index.js'
-import { toJson } from '../../src/lib/json.js'
 import { isStoredTrace, storedTrace } from '../../src/store/stored-trace.js'
+import { toJson } from '../../src/store/to-json.js'
 
 const plain: Trace = {
   trace_id: 't-1',

@@ -1,18 +1,10 @@
 // loupe traces delete, loupe projects delete, loupe projects retention and loupe alerts. A deletion says what they would delete is said first, and asked on a terminal
 // unless --yes; without a terminal (a script) --yes is required.
 import { type Command, InvalidArgumentError, Option } from 'commander'
-import {
-  ALERT_METRICS,
-  type AlertEvent,
-  type AlertRule,
-  type DeleteProjectResponse,
-  type DeleteTracesResponse,
-  type ProjectRetention,
-} from '../../../schemas/index.js'
+import { ALERT_METRICS, type AlertDestinationInput, type AlertRuleInput } from '../../../schemas/index.js'
 import type { CliContext, CliIo } from '../context.js'
 import { CliError } from '../errors.js'
 import { hasTraceFilter, integer, nonNegative, traceFilterQuery, withTraceFilters } from '../options.js'
-import { send, serverUrl } from './export.js'
 
 /** Goes on only when the user agreed: --yes, or yes to the question on a terminal. */
 async function confirmed(io: CliIo, yes: boolean | undefined, question: string): Promise<void> {
@@ -21,7 +13,7 @@ async function confirmed(io: CliIo, yes: boolean | undefined, question: string):
   if (!(await io.confirm(question))) throw new CliError('nothing deleted', 1)
 }
 
-function addDeleteCommands(traces: Command, projects: Command, { io, out, json }: CliContext) {
+function addDeleteCommands(traces: Command, projects: Command, { io, out, json, client }: CliContext) {
   // loupe traces delete
   withTraceFilters(
     traces
@@ -37,20 +29,14 @@ function addDeleteCommands(traces: Command, projects: Command, { io, out, json }
       if (traceId !== undefined) {
         if (filtered || options.all) throw new CliError('give a trace id or filters, not both', 2)
         await confirmed(io, options.yes, `Delete trace ${traceId}?`)
-        await send(command, 'DELETE', serverUrl(command, `traces/${encodeURIComponent(traceId)}`))
+        await client(command).deleteTrace(traceId)
         return options.json ? json({ deleted: 1 }) : out(`Deleted trace ${traceId}.\n`)
       }
       if (!filtered && !options.all) throw new CliError('give a trace id, filters, or --all to delete every trace', 2)
       const query = { ...traceFilterQuery(options), all: options.all ? true : undefined }
-      const count = (await (
-        await send(command, 'GET', serverUrl(command, 'traces', { ...query, limit: 1 }))
-      ).json()) as {
-        total: number
-      }
+      const count = await client(command).listTraceSummaries({ ...query, limit: 1 })
       await confirmed(io, options.yes, `Delete ${count.total} matching trace(s)?`)
-      const res = (await (
-        await send(command, 'DELETE', serverUrl(command, 'traces', query))
-      ).json()) as DeleteTracesResponse
+      const res = await client(command).deleteTraces(query)
       return options.json ? json(res) : out(`Deleted ${res.deleted} trace(s).\n`)
     })
 
@@ -63,8 +49,7 @@ function addDeleteCommands(traces: Command, projects: Command, { io, out, json }
     .option('--json', 'print the server’s answer as JSON')
     .action(async (projectId: string, options, command: Command) => {
       await confirmed(io, options.yes, `Delete project ${projectId} with all its traces and keys?`)
-      const url = serverUrl(command, `projects/${encodeURIComponent(projectId)}`)
-      const res = (await (await send(command, 'DELETE', url)).json()) as DeleteProjectResponse
+      const res = await client(command).projects.delete(projectId)
       if (options.json) return json(res)
       out(
         `Deleted project ${res.project_id}: ${res.deleted_traces} trace(s), ${res.deleted_api_keys} key(s), ` +
@@ -74,7 +59,7 @@ function addDeleteCommands(traces: Command, projects: Command, { io, out, json }
 }
 
 /** loupe projects retention: shows a project's retention, or sets it with --days / --max-traces. */
-function addRetentionCommand(projects: Command, { out, json }: CliContext) {
+function addRetentionCommand(projects: Command, { out, json, client }: CliContext) {
   // `default` stays text here (commander turns a parsed null into ''); the action reads it as null.
   const setting = (name: string) => (value: string) => {
     if (value === 'default') return value
@@ -91,14 +76,14 @@ function addRetentionCommand(projects: Command, { out, json }: CliContext) {
     .option('--max-traces <n>', 'keep at most n traces, the oldest deleted first', setting('--max-traces'))
     .option('--json', 'print the server’s answer as JSON')
     .action(async (projectId: string, options, command: Command) => {
-      const url = serverUrl(command, `projects/${encodeURIComponent(projectId)}/retention`)
-      let current = (await (await send(command, 'GET', url)).json()) as ProjectRetention
+      const loupe = client(command)
+      let current = await loupe.projects.retention(projectId)
       if (options.days !== undefined || options.maxTraces !== undefined) {
         const body = {
           retention_days: given(options.days, current.retention_days),
           retention_max_traces: given(options.maxTraces, current.retention_max_traces),
         }
-        current = (await (await send(command, 'PUT', url, body)).json()) as ProjectRetention
+        current = await loupe.projects.setRetention(projectId, body)
       }
       if (options.json) return json(current)
       const show = (own: number | null, applied: number, unit: string) =>
@@ -111,16 +96,14 @@ function addRetentionCommand(projects: Command, { out, json }: CliContext) {
 }
 
 /** loupe alerts list | create | delete | events. */
-function addAlertCommands(program: Command, { io, out, json }: CliContext) {
+function addAlertCommands(program: Command, { io, out, json, client }: CliContext) {
   const alerts = program.command('alerts').description('list, create and delete alert rules; list what they fired')
   alerts
     .command('list')
     .description('every alert rule with its state')
     .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
-      const { items } = (await (await send(command, 'GET', serverUrl(command, 'alerts/rules'))).json()) as {
-        items: AlertRule[]
-      }
+      const { items } = await client(command).alerts.list()
       if (options.json) return json({ items })
       if (items.length === 0) return out('No alert rules.\n')
       for (const r of items) {
@@ -145,12 +128,12 @@ function addAlertCommands(program: Command, { io, out, json }: CliContext) {
     .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
       if (Boolean(options.webhook) === Boolean(options.slack)) throw new CliError('give one of --webhook or --slack', 2)
-      const destination = {
+      const destination: AlertDestinationInput = {
         type: options.webhook ? 'webhook' : 'slack',
         url: options.webhook ?? options.slack,
         ...(options.secret ? { secret: options.secret } : {}),
       }
-      const body = {
+      const body: AlertRuleInput = {
         name: options.name,
         project_id: options.project ?? null,
         metric: options.metric,
@@ -158,7 +141,7 @@ function addAlertCommands(program: Command, { io, out, json }: CliContext) {
         threshold: options.threshold,
         destination,
       }
-      const rule = (await (await send(command, 'POST', serverUrl(command, 'alerts/rules'), body)).json()) as AlertRule
+      const rule = await client(command).alerts.create(body)
       return options.json ? json(rule) : out(`Created alert rule ${rule.rule_id} (${rule.name}).\n`)
     })
   alerts
@@ -168,7 +151,7 @@ function addAlertCommands(program: Command, { io, out, json }: CliContext) {
     .option('-y, --yes', 'do not ask for confirmation')
     .action(async (ruleId: string, options, command: Command) => {
       await confirmed(io, options.yes, `Delete alert rule ${ruleId}?`)
-      await send(command, 'DELETE', serverUrl(command, `alerts/rules/${encodeURIComponent(ruleId)}`))
+      await client(command).alerts.delete(ruleId)
       out(`Deleted alert rule ${ruleId}.\n`)
     })
   alerts
@@ -178,8 +161,7 @@ function addAlertCommands(program: Command, { io, out, json }: CliContext) {
     .option('-n, --limit <n>', 'at most n (1–1000)', integer('--limit', 1, 1000), 20)
     .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
-      const url = serverUrl(command, 'alerts/events', { rule_id: options.rule, limit: options.limit })
-      const { items } = (await (await send(command, 'GET', url)).json()) as { items: AlertEvent[] }
+      const { items } = await client(command).alerts.events({ rule_id: options.rule, limit: options.limit })
       if (options.json) return json({ items })
       if (items.length === 0) return out('No alert events.\n')
       for (const e of items) {

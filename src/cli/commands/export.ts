@@ -6,53 +6,11 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { type Command, Option } from 'commander'
 import { EXPORT_FORMATS } from '../../../schemas/index.js'
-import { normalizeBaseUrl } from '../../client/http.js'
-import { LoupeError } from '../../client/index.js'
 import type { CliContext } from '../context.js'
 import { CliError } from '../errors.js'
 import { traceFilterQuery, withTraceFilters } from '../options.js'
 
-export interface ServerOptions {
-  url: string
-  token?: string
-}
-
-/** The server URL of a path with a query (absent values left out), for the command's --url. */
-export function serverUrl(command: Command, path: string, query: Record<string, unknown> = {}): URL {
-  const { url } = command.optsWithGlobals<ServerOptions>()
-  const target = new URL(path, normalizeBaseUrl(url))
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null) target.searchParams.set(k, String(v))
-  return target
-}
-
-/** A request to the server with the command's --token; a non-2xx answer throws the server's message. */
-export async function send(command: Command, method: string, url: URL, body?: unknown): Promise<Response> {
-  const { token } = command.optsWithGlobals<ServerOptions>()
-  const headers: Record<string, string> = {}
-  if (token) headers.authorization = `Bearer ${token}`
-  if (body !== undefined) headers['content-type'] = 'application/json'
-  let res: Response
-  try {
-    res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
-  } catch (cause) {
-    throw new LoupeError(`cannot reach the Loupe server at ${url.origin} (${(cause as Error).message})`, {
-      status: null,
-      url: url.href,
-      cause,
-    })
-  }
-  if (!res.ok) {
-    const text = await res.text()
-    let message = res.statusText
-    try {
-      message = (JSON.parse(text) as { message?: string }).message ?? message
-    } catch {}
-    throw new LoupeError(`${res.status} ${message}`, { status: res.status, url: url.href })
-  }
-  return res
-}
-
-export function addExportCommand(program: Command, { io, err }: CliContext) {
+export function addExportCommand(program: Command, { io, err, client }: CliContext) {
   // loupe export
   withTraceFilters(program.command('export').description('export every matching trace (NDJSON or CSV), streamed'))
     .addOption(
@@ -62,10 +20,8 @@ export function addExportCommand(program: Command, { io, err }: CliContext) {
     )
     .option('-o, --output <file>', 'write to this file (refused when it exists) instead of stdout')
     .action(async (options, command: Command) => {
-      const url = serverUrl(command, 'traces/export', { ...traceFilterQuery(options), format: options.format })
-      const res = await send(command, 'GET', url)
-      if (!res.body) throw new CliError('the server answered the export with no body')
-      const body = Readable.fromWeb(res.body as never)
+      const stream = await client(command).exportTraces({ ...traceFilterQuery(options), format: options.format })
+      const body = Readable.fromWeb(stream as never)
       if (options.output) {
         try {
           await pipeline(body, createWriteStream(options.output, { flags: 'wx' }))

@@ -1,6 +1,6 @@
 // loupe traces list | get: the filters of GET /traces as options (traces delete is in data.ts), a table or the API's JSON.
 import { type Command, Option } from 'commander'
-import { TRACE_SORTS } from '../../../schemas/index.js'
+import { SORT_ORDERS, TRACE_SORTS } from '../../../schemas/index.js'
 import type { Trace } from '../../client/index.js'
 import type { CliContext } from '../context.js'
 import { formatCost, formatLatency, formatTimestamp, STATUS_STYLE, table } from '../format.js'
@@ -11,7 +11,7 @@ export function addTracesCommand(program: Command, { io, out, paint, json, clien
   const traces = program.command('traces').description('list, get and delete traces')
   withPaging(withTraceFilters(traces.command('list').description('list traces, newest first')), 'traces')
     .addOption(new Option('--sort <field>', 'order by this field').choices(TRACE_SORTS).default('created_at'))
-    .addOption(new Option('--order <order>', 'descending or ascending').choices(['desc', 'asc']).default('desc'))
+    .addOption(new Option('--order <order>', 'descending or ascending').choices(SORT_ORDERS).default('desc'))
     .option('--cursor <cursor>', 'the page after this one (printed below each page that has more)')
     .action(async (options, command: Command) => {
       const list = await client(command).listTraces({

@@ -17,7 +17,11 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
 import type {
+  AlertDelivery,
+  AlertDestinationType,
+  AlertEventKind,
   AlertMetric,
+  AlertState,
   Environment,
   OtlpLogRecord,
   OtlpSpan,
@@ -79,10 +83,10 @@ export const alertRules = pgTable('alert_rules', {
   metric: text('metric').$type<AlertMetric>().notNull(),
   window_minutes: integer('window_minutes').notNull(),
   threshold: doublePrecision('threshold').notNull(),
-  destination_type: text('destination_type').$type<'webhook' | 'slack'>().notNull(),
+  destination_type: text('destination_type').$type<AlertDestinationType>().notNull(),
   url: text('url').notNull(),
   secret: text('secret'),
-  state: text('state').$type<'ok' | 'firing'>().notNull(),
+  state: text('state').$type<AlertState>().notNull(),
   last_value: doublePrecision('last_value'),
   last_evaluated_at: epochMs('last_evaluated_at'),
   created_at: epochMs('created_at').notNull(),
@@ -97,11 +101,11 @@ export const alertEvents = pgTable(
     rule_name: text('rule_name').notNull(),
     project_id: id('project_id'),
     metric: text('metric').$type<AlertMetric>().notNull(),
-    kind: text('kind').$type<'fired' | 'resolved'>().notNull(),
+    kind: text('kind').$type<AlertEventKind>().notNull(),
     value: doublePrecision('value').notNull(),
     threshold: doublePrecision('threshold').notNull(),
     at: epochMs('at').notNull(),
-    delivery: text('delivery').$type<'pending' | 'delivered' | 'failed'>().notNull(),
+    delivery: text('delivery').$type<AlertDelivery>().notNull(),
     attempts: integer('attempts').notNull(),
     last_error: text('last_error'),
   },
@@ -139,7 +143,7 @@ export const traces = pgTable(
     /** The costs the client reported (JSON of ReportedCosts, src/costs/pricing.ts), kept so a re-pricing keeps them. */
     reported_cost: text('reported_cost'),
     /**
-     * The lower-cased searchable text (src/search/text.ts), indexed by pg_trgm for `q`: the GIN index
+     * The lower-cased searchable text (schemas/search.ts), indexed by pg_trgm for `q`: the GIN index
      * `traces_search` is written by hand in its migration (its operator class lives in the extension).
      */
     search_text: text('search_text'),

@@ -4,9 +4,8 @@
 // the trace_ids and the traces, then every rollup and the notification.
 import { createHash } from 'node:crypto'
 import pg, { type QueryResultRow } from 'pg'
-import { StepSchema, type Trace, type TraceSummary } from '../../../schemas/index.js'
+import { StepSchema, searchText, type Trace, type TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
-import { searchText } from '../../search/text.js'
 import { createActivityReads } from '../activity-reads.js'
 import { parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
 import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } from '../reprice.js'

@@ -1,9 +1,8 @@
 // Traces on SQLite: the ingest transaction (trace rows and their rollups together), and the primitive reads the shared
 // plan (src/store/trace-reads.ts) is answered with — no request scans the table.
 import type Database from 'better-sqlite3'
-import type { Trace, TraceSummary } from '../../../schemas/index.js'
+import { searchText, type Trace, type TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
-import { charCount, searchText, TRIGRAM } from '../../search/text.js'
 import { createActivityReads } from '../activity-reads.js'
 import { parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
 import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition, repriceAll } from '../reprice.js'
@@ -53,6 +52,7 @@ import {
   traceWhere,
   walkChunks,
 } from '../trace-reads.js'
+import { charCount, TRIGRAM } from '../trigram.js'
 import type { DeletedTrace, DeleteSelection, InsertOutcome, RepriceOutcome, Repricer, TraceFilter } from '../types.js'
 import type { TraceRow } from './tables.js'
 import { writeTransaction } from './write-transaction.js'
@@ -138,7 +138,7 @@ export function createTraceQueries(db: Database.Database) {
      on conflict (trace_id) do nothing`,
   )
   const traceById = db.prepare(`select ${TRACE_COLUMNS} from traces where trace_id = ?`).raw(true)
-  // The searchable text of each trace, under the trace's rowid, in the same transaction (src/search/text.ts).
+  // The searchable text of each trace, under the trace's rowid, in the same transaction (schemas/search.ts).
   const insertSearch = db.prepare('insert into traces_search (rowid, body) values (?, ?)')
   const upsert = (table: string, keys: readonly string[], counted: readonly string[]) => {
     const columns = [...keys, ...counted]

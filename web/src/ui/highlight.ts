@@ -1,6 +1,6 @@
 // Where the words of a search occur in a text, as segments to mark: matched the way the server matches (each word a
 // substring, whatever the case), so what is marked is what was found.
-import { searchWords } from '../../../src/search/text.js'
+import { searchWords } from '../../../schemas/search.js'
 
 export interface Segment {
   text: string

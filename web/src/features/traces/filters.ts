@@ -1,7 +1,7 @@
 // The trace list's filters live in the URL under the names GET /traces uses, so a filtered list is a link. Pure
 // functions: URL ⇄ filter, whether a live trace matches, and a stored trace as the list shows it.
 import type { ListTracesQuery, Trace, TraceSort, TraceStatus, TraceSummary } from '../../../../schemas/index.js'
-import { searchText, searchWords } from '../../../../src/search/text.js'
+import { searchText, searchWords } from '../../../../schemas/search.js'
 
 /** The filters and order of GET /traces the viewer offers (paging and `fields` are the list's own business). */
 export type TraceFilter = Omit<ListTracesQuery, 'limit' | 'offset' | 'fields' | 'cursor'>
@@ -85,7 +85,7 @@ export function toggleSort(filter: TraceFilter, sort: TraceSort): TraceFilter {
 
 /**
  * Whether a whole trace holds every word of `q` as the server searches it: the same lower-cased text
- * (src/search/text.ts), each word a substring.
+ * (schemas/search.ts), each word a substring.
  */
 export function matchesSearch(trace: Trace, q: string | undefined): boolean {
   const words = q === undefined ? null : searchWords(q)

@@ -2,8 +2,9 @@
 // searchable text — name, prompt, response, failure reason, and its steps' inputs, outputs and errors (every string
 // in them, not their keys) — as a substring, whatever the case. Substrings, not tokens, so that Japanese, Chinese or
 // any text without spaces matches too; the text and the words are lower-cased here, once, so that both stores fold
-// case exactly alike. SQLite indexes the text with FTS5's trigram tokenizer, PostgreSQL with pg_trgm.
-import type { Trace } from '../../schemas/index.js'
+// case exactly alike. SQLite indexes the text with FTS5's trigram tokenizer, PostgreSQL with pg_trgm. Part of the
+// contract because the viewer marks and filters by the same rule as the server (it imports this file, not the index).
+import type { Trace } from './trace.js'
 
 /**
  * Searchable text indexed per piece (a name, a prompt, a response, a failure reason, each string of a step) and per
@@ -52,8 +53,3 @@ export function searchWords(q: string): string[] | null {
     .filter((w) => w !== '')
   return words.length === 0 ? null : [...new Set(words)].slice(0, MAX_SEARCH_WORDS)
 }
-
-/** Shortest word the trigram indexes can find by themselves; shorter ones are checked on the text. */
-export const TRIGRAM = 3
-
-export const charCount = (word: string) => [...word].length

@@ -2,9 +2,9 @@
 // it belongs to, as opaque URL-safe text. A checksum catches a cursor that was edited or cut; a cursor made for
 // another order is refused rather than read in the wrong one.
 import { createHash } from 'node:crypto'
-import { TRACE_SORTS, type TraceSort } from '../../schemas/index.js'
+import { SORT_ORDERS, type SortOrder, TRACE_SORTS, type TraceSort } from '../../schemas/index.js'
 import { InvalidInput } from '../errors.js'
-import type { PageAfter, SortOrder } from '../store/types.js'
+import type { PageAfter } from './types.js'
 
 const VERSION = 1
 
@@ -37,7 +37,8 @@ export function decodeCursor(text: string, expected: { sort: TraceSort; order: S
   }
   if (!Array.isArray(parsed) || parsed.length !== 5 || parsed[0] !== VERSION) throw invalid('is not a valid cursor')
   const [, sort, order, value, traceId] = parsed as unknown[]
-  const known = (TRACE_SORTS as readonly unknown[]).includes(sort) && (order === 'asc' || order === 'desc')
+  const known =
+    (TRACE_SORTS as readonly unknown[]).includes(sort) && (SORT_ORDERS as readonly unknown[]).includes(order)
   const valueOk = (typeof value === 'number' && Number.isFinite(value)) || (value === null && sort === 'cost')
   if (!known || !valueOk || typeof traceId !== 'string') throw invalid('is not a valid cursor')
   if (sort !== expected.sort || order !== expected.order) {

@@ -2,10 +2,10 @@
 // The overrides are read once and kept for a few seconds: a change made here applies to the next trace at once, one
 // made through another replica within RULES_TTL_MS.
 import type { ModelPrice, PutModelPriceBody } from '../../schemas/index.js'
+import { createPricer, type Pricer, priceTrace } from '../costs/pricing.js'
 import { ModelPriceNotFound } from '../errors.js'
 import { toUtcIso } from '../lib/time.js'
 import type { PriceRuleRecord, RepriceOutcome, Store } from '../store/types.js'
-import { createPricer, type Pricer, priceTrace } from './pricing.js'
 
 /** How long overrides read from the store are trusted before they are read again (changes by other replicas). */
 export const RULES_TTL_MS = 5000

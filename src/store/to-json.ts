@@ -1,6 +1,6 @@
-// The response serializer: JSON.stringify, except that stored traces (src/store/stored-trace.ts) are spliced in
+// The response serializer: JSON.stringify, except that stored traces (stored-trace.ts) are spliced in
 // from their stored JSON text, wherever they sit in the usual response shapes (a trace, a list, an envelope).
-import { isStoredTrace, storedTraceJson } from '../store/stored-trace.js'
+import { isStoredTrace, storedTraceJson } from './stored-trace.js'
 
 const holdsStored = (value: unknown) =>
   isStoredTrace(value) || (Array.isArray(value) && value.length > 0 && isStoredTrace(value[0]))
