@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { Ajv } from 'ajv'
 import t, { type Test } from 'tap'
-import { otlpRequestExample, traceInputExample } from '../schemas/examples.js'
+import { otlpLogsRequestExample, otlpRequestExample, traceInputExample } from '../schemas/examples.js'
 import { buildTestApp, createProject } from './helper.js'
 
 type Operation = { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }
@@ -174,6 +174,12 @@ t.test('every answer matches the document, and every operation is exercised', as
     headers: { 'content-type': 'application/json' },
     payload: otlp,
   })
+  const basic = `Basic ${Buffer.from(`pk-lf-1:${key}`).toString('base64')}`
+  await record(open, 'post', '/api/public/otel/v1/traces', '/api/public/otel/v1/traces', {
+    headers: { 'content-type': 'application/json', authorization: basic },
+    payload: otlp,
+  })
+  await record(open, 'post', '/v1/logs', '/v1/logs', { headers: json, payload: otlpLogsRequestExample })
   await record(open, 'delete', '/api-keys/{key_id}', `/api-keys/${key_id}`)
   await record(open, 'delete', '/traces', '/traces')
   await record(open, 'delete', '/traces', '/traces?status=failed&model=none-such')

@@ -91,6 +91,11 @@ export class Client {
   exportOtlpTraces = (
     body: NonNullable<operations['exportOtlpTraces']['requestBody']>['content']['application/json'],
   ) => this.call<Json<'exportOtlpTraces', 200>>('POST', '/v1/traces', body)
+  exportOtlpTracesLangfusePath = (
+    body: NonNullable<operations['exportOtlpTracesLangfusePath']['requestBody']>['content']['application/json'],
+  ) => this.call<Json<'exportOtlpTracesLangfusePath', 200>>('POST', '/api/public/otel/v1/traces', body)
+  exportOtlpLogs = (body: NonNullable<operations['exportOtlpLogs']['requestBody']>['content']['application/json']) =>
+    this.call<Json<'exportOtlpLogs', 200>>('POST', '/v1/logs', body)
   getAnalytics = (projectId?: string) =>
     this.call<Json<'getAnalytics', 200>>('GET', `/analytics${projectId ? `?project_id=${projectId}` : ''}`)
   getFailures = () => this.call<Json<'getFailures', 200>>('GET', '/failures')
@@ -184,6 +189,10 @@ export async function report(client: Client): Promise<string[]> {
   lines.push(...projects.items.map((p) => `${p.project_id} ${p.name} ${p.created_at}`))
   const otlp = await new Client('', key).exportOtlpTraces({ resourceSpans: [] })
   lines.push(otlp.partialSuccess?.errorMessage ?? 'all spans kept')
+  const langfuse = await new Client('', key).exportOtlpTracesLangfusePath({ resourceSpans: [] })
+  lines.push(langfuse.partialSuccess?.errorMessage ?? 'all spans kept')
+  const logs = await new Client('', key).exportOtlpLogs({ resourceLogs: [] })
+  lines.push(logs.partialSuccess?.errorMessage ?? 'all log records kept')
   lines.push((await client.root()).message, client.streamUrl(key))
   return lines
 }
