@@ -4,13 +4,13 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import t, { type Test } from 'tap'
 import type { Trace, TraceInput } from '../../schemas/index.js'
 import { normalizeTrace } from '../../src/ingest/normalize.js'
 import { issueKey } from '../../src/services/projects.js'
+import { openDatabase, type SqliteDatabase } from '../../src/store/sqlite/driver.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { Store } from '../../src/store/types.js'
 import { buildTestApp, TEST_DATABASE } from '../helper.js'
@@ -51,7 +51,7 @@ function previousRelease(t: Test): string {
     rmSync(migrations, { recursive: true, force: true })
   })
   const file = join(dir, 'loupe.db')
-  const db = new Database(file)
+  const db = openDatabase(file)
   migrate(drizzle(db), { migrationsFolder: migrations })
   db.close()
   return file
@@ -66,8 +66,30 @@ async function writeOldRows(file: string) {
   )
   await old.insertTraces(OLD_TRACES)
   await old.close()
+  const db = openDatabase(file)
+  // The previous release's driver (better-sqlite3 12, V8's own strings) wrote a lone surrogate as ED A0 80; the
+  // Node-API driver of Node.js 22 and later writes U+FFFD (EF BF BD) instead. Whichever wrote the rows, they are made
+  // what the previous release left: every U+FFFD in a text column back to those bytes (JSON columns hold surrogates
+  // as `\ud800` escapes with either driver).
+  const tables = db
+    .prepare(
+      `select name from sqlite_schema where type = 'table' and sql not like 'create virtual%' and name not like '%fts%'`,
+    )
+    .pluck()
+    .all() as string[]
+  for (const table of tables) {
+    const columns = db
+      .prepare(`select name from pragma_table_info(?) where lower(type) = 'text'`)
+      .pluck()
+      .all(table) as string[]
+    for (const column of columns) {
+      db.prepare(
+        `update "${table}" set "${column}" = cast(replace(cast("${column}" as blob), x'efbfbd', x'eda080') as text)
+         where instr(cast("${column}" as blob), x'efbfbd') > 0`,
+      ).run()
+    }
+  }
   // Straight into the file, as raw SQL would: a project description and a trace's name of bytes that are not UTF-8.
-  const db = new Database(file)
   db.prepare(`update projects set description = cast(x'41eda080' as text)`).run()
   db.prepare(`update traces set name = cast(x'eda080eda080' as text) where trace_id = 'ok'`).run()
   const hex = db.prepare(`select hex(user_id) as h from traces where trace_id = 'u1'`).get() as { h: string }
@@ -91,7 +113,7 @@ t.test(
     const store = createSqliteStore(file)
     const app = await buildTestApp(t, { store, now: () => NOW, config: { retentionDays: 30 } })
     t.teardown(() => store.close())
-    const raw = (store as Store & { raw: Database.Database }).raw
+    const raw = (store as Store & { raw: SqliteDatabase }).raw
 
     const bad = raw
       .prepare(
