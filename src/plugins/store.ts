@@ -12,7 +12,8 @@ declare module 'fastify' {
 export default fp<{ store?: Store }>(
   async (app, opts) => {
     const log = app.log.child({ component: 'store' })
-    const store = opts.store ?? (await createStore(app.config.databaseUrl, { log }))
+    const store =
+      opts.store ?? (await createStore(app.config.databaseUrl, { log, walMaxBytes: app.config.sqliteWalMaxBytes }))
     app.decorate('store', store)
     app.addHook('onClose', async () => {
       await store.close()

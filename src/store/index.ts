@@ -15,6 +15,8 @@ export const isPostgresUrl = (databaseUrl: string) => /^postgres(ql)?:\/\//i.tes
 export interface CreateStoreOptions {
   /** Where the PostgreSQL store reports lost and regained connections. */
   log?: FeedLog
+  /** SQLite: the write-ahead log's bound in bytes (SQLITE_WAL_MAX_BYTES). */
+  walMaxBytes?: number
 }
 
 /** A URL with a scheme (two letters or more: `C:\\…` is a Windows path) that is neither `file:` nor PostgreSQL's. */
@@ -40,7 +42,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
     )
   }
   try {
-    return createSqliteStore(databaseUrl)
+    return createSqliteStore(databaseUrl, { walMaxBytes: options.walMaxBytes })
   } catch (err) {
     throw new SettingError(`DATABASE_URL ${shown}: ${describeSqliteFailure(err, databaseUrl)}.`)
   }

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3'
 import { asc, eq, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
+import { DEFAULT_WAL_MAX_BYTES } from '../../config.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, keyContextFromRow } from '../key-rows.js'
@@ -63,6 +64,8 @@ function ensureFolder(dir: string): void {
 export interface SqliteStoreOptions {
   /** Run the committed migrations at open (default true). */
   migrate?: boolean
+  /** The write-ahead log's bound in bytes (SQLITE_WAL_MAX_BYTES; see background.ts). */
+  walMaxBytes?: number
 }
 
 export function createSqliteStore(url: string, options: SqliteStoreOptions = {}): Store & { raw: Database.Database } {
@@ -82,6 +85,8 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   sqlite.pragma('busy_timeout = 5000')
   sqlite.pragma('cache_size = -32768')
   sqlite.pragma('temp_store = MEMORY')
+  const walMaxBytes = options.walMaxBytes ?? DEFAULT_WAL_MAX_BYTES
+  sqlite.pragma(`journal_size_limit = ${walMaxBytes}`)
   const db: Db = drizzle(sqlite, { schema: { projects, apiKeys } })
   if (options.migrate !== false) migrate(db, { migrationsFolder: join(packageRoot(), 'drizzle', 'sqlite') })
   const traces = createTraceQueries(sqlite)
@@ -91,8 +96,14 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   }
   // A file's log is checkpointed, and its deletions run, by a worker off the event loop (background.ts); an in-memory
   // database cannot be shared with another connection, and does both on the event loop.
-  const background = sqlite.pragma('journal_mode', { simple: true }) === 'wal' ? startBackground(sqlite, path) : null
+  const background =
+    sqlite.pragma('journal_mode', { simple: true }) === 'wal' ? startBackground(sqlite, path, walMaxBytes) : null
   const pendingSpans = createPendingSpanQueries(sqlite)
+  // Checked again after each wait, and with no await between the check that passes and the write: writers that waited
+  // together for one checkpoint cannot each add a transaction past the bound.
+  const logRoom = async () => {
+    for (let wait = background?.logRoom(); wait; wait = background?.logRoom()) await wait
+  }
   const { alerts, windowStats } = createSqliteAlerts(sqlite, db)
 
   const keysWithProject = () =>
@@ -177,6 +188,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async insertTraces(batch) {
+      await logRoom()
       return traces.insertTraces(batch)
     },
 
@@ -291,5 +303,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       return async () => {}
     },
     ...pendingSpans,
+
+    async addPendingSpans(spans) {
+      await logRoom()
+      return pendingSpans.addPendingSpans(spans)
+    },
   }
 }
