@@ -25,6 +25,7 @@ import {
 } from '../project-keys.js'
 import { ROLLUP_TABLES } from '../rollups.js'
 import type { KeyContext, Store } from '../types.js'
+import { PROBE_BYTES } from '../write-health.js'
 import { createSqliteAlerts } from './alerts.js'
 import { startBackground } from './background.js'
 import { createPendingSpanQueries } from './pending-spans.js'
@@ -106,6 +107,13 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   }
   const { alerts, windowStats } = createSqliteAlerts(sqlite, db)
 
+  const probe = writeTransaction(sqlite, () => {
+    sqlite
+      .prepare("insert or replace into loupe_meta (key, value) values ('write_probe', hex(randomblob(?)))")
+      .run(PROBE_BYTES / 2)
+    sqlite.prepare("delete from loupe_meta where key = 'write_probe'").run()
+  })
+
   const keysWithProject = () =>
     db
       .select(keyWithProjectColumns(apiKeys, projects))
@@ -123,6 +131,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
 
     async ping() {
       sqlite.prepare('select 1').get()
+    },
+
+    async probeWrite() {
+      probe()
     },
 
     async close() {
