@@ -12,8 +12,15 @@ export const HealthResponse = Type.Object(
     version: Type.String({ description: 'API version (package semver).' }),
     uptime_seconds: Type.Number(),
     database: Type.Object({
-      status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+      status: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Literal('full'), Type.Literal('read_only')], {
+        description:
+          '`up`; `down` while it does not answer; `full` (out of disk space) or `read_only` from a write that failed ' +
+          'so until a write succeeds again (while so, the health check itself tries a small write every 5 s).',
+      }),
       dialect: Type.String(),
+      writes_failing_since: Type.Optional(
+        Type.String({ format: 'date-time', description: 'With `full` or `read_only`: when writes began failing.' }),
+      ),
     }),
     otlp: Type.Optional(
       Type.Object({

@@ -79,6 +79,9 @@ function parsePatterns(text: string): string[] {
   return parsed
 }
 
+/** SQLITE_WAL_MAX_BYTES' default: 64 MiB. */
+export const DEFAULT_WAL_MAX_BYTES = 67_108_864
+
 /**
  * Every setting: the key is the Config field, its environment variable is that name in SCREAMING_SNAKE_CASE
  * (`slowThresholdMs` → `SLOW_THRESHOLD_MS`) unless the schema names another in `env`. Field names say their unit.
@@ -90,6 +93,13 @@ export const ConfigSchema = Type.Object({
     minLength: 1,
     default: './data/loupe.db',
     description: 'SQLite file (bare path or `file:` URL) or `:memory:`; or a PostgreSQL URL.',
+  }),
+  sqliteWalMaxBytes: Type.Integer({
+    minimum: 1_048_576,
+    default: DEFAULT_WAL_MAX_BYTES,
+    description:
+      "SQLite: the write-ahead log's (`<file>-wal`) bound in bytes; past it a checkpoint briefly holds writers and " +
+      'empties the log, which also empties once idle.',
   }),
   slowThresholdMs: Type.Number({
     minimum: 0,

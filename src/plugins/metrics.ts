@@ -122,6 +122,18 @@ export default fp(
         this.set(app.sockets.stats().queuedBytes)
       },
     })
+    new Gauge({
+      name: 'loupe_store_write_failing',
+      help:
+        'Whether writes fail because the database is full or read-only (1 for the reason that holds), until one ' +
+        'succeeds again: what GET /health answers 503 for.',
+      labelNames: ['reason'],
+      registers: [registry],
+      async collect() {
+        const state = await app.storeWrites.check()
+        for (const reason of ['full', 'read_only'] as const) this.set({ reason }, state === reason ? 1 : 0)
+      },
+    })
     // One store read per scrape serves both gauges.
     let storeStats: Promise<StoreStats> | null = null
     const readStats = () => {

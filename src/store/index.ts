@@ -17,6 +17,8 @@ export const isPostgresUrl = (databaseUrl: string) => /^postgres(ql)?:\/\//i.tes
 export interface CreateStoreOptions {
   /** Where the PostgreSQL store reports lost and regained connections. */
   log?: FeedLog
+  /** SQLite: the write-ahead log's bound in bytes (SQLITE_WAL_MAX_BYTES). */
+  walMaxBytes?: number
 }
 
 /** A URL with a scheme (two letters or more: `C:\\…` is a Windows path) that is neither `file:` nor PostgreSQL's. */
@@ -42,7 +44,7 @@ export async function createStore(databaseUrl: string, options: CreateStoreOptio
     )
   }
   try {
-    return createSqliteStore(databaseUrl)
+    return createSqliteStore(databaseUrl, { walMaxBytes: options.walMaxBytes })
   } catch (err) {
     // A driver that cannot load is the installation's fault, not the path's: its own sentence says how to fix it.
     if (err instanceof NativeModuleError) throw err
@@ -76,13 +78,29 @@ function describeSqliteFailure(err: unknown, databaseUrl: string): string {
   return `cannot open or create the SQLite file ${path} (${reason(err)}): give a path Loupe can create and write`
 }
 
+/** The driver's error code in an error or its causes ('' when none). */
+function codeOf(err: unknown): string {
+  const coded = causes(err).find((e) => typeof (e as { code?: unknown } | null)?.code === 'string')
+  return String((coded as { code?: unknown } | undefined)?.code ?? '')
+}
+
+/**
+ * Why a write failed when the database cannot take writes though it answers: full (SQLITE_FULL; PostgreSQL 53100
+ * disk_full) or read-only (SQLITE_READONLY; 25006 read_only_sql_transaction, a standby); null for anything else.
+ */
+export function writeFailureOf(err: unknown): 'full' | 'read_only' | null {
+  const code = codeOf(err)
+  if (code.startsWith('SQLITE_FULL') || code === '53100') return 'full'
+  if (code.startsWith('SQLITE_READONLY') || code === '25006') return 'read_only'
+  return null
+}
+
 /** What a client is told when the store cannot answer: what is wrong, never a path or SQL. */
 export function describeStoreUnavailable(err: unknown): string {
-  const coded = causes(err).find((e) => typeof (e as { code?: unknown } | null)?.code === 'string')
-  const code = String((coded as { code?: unknown } | undefined)?.code ?? '')
-  if (code.startsWith('SQLITE_FULL'))
-    return 'the database is full (out of disk space?): nothing was stored; retry later'
-  if (code.startsWith('SQLITE_READONLY')) return 'the database is read-only: nothing was stored; retry later'
+  const code = codeOf(err)
+  const failure = writeFailureOf(err)
+  if (failure === 'full') return 'the database is full (out of disk space?): nothing was stored; retry later'
+  if (failure === 'read_only') return 'the database is read-only: nothing was stored; retry later'
   if (/^SQLITE_(BUSY|LOCKED)/.test(code)) return 'the database is busy: retry shortly'
   return 'the store is unavailable: retry later'
 }
@@ -119,7 +137,8 @@ function isUnavailableCause(err: unknown): boolean {
       return true
     // PostgreSQL: 08xxx connection exception, 53xxx insufficient resources (53300 too many connections),
     // 57P01–57P03 admin/crash shutdown and cannot connect now, 3D000 database missing.
-    if (/^(08...|53...|57P0[123]|3D000)$/.test(code)) return true
+    // 25006: the database is read-only (a hot standby, default_transaction_read_only).
+    if (/^(08...|53...|57P0[123]|3D000|25006)$/.test(code)) return true
   }
   if (PG_CONNECTION_MESSAGES.test(err.message)) return true
   return err instanceof TypeError && /database connection is not open/.test(err.message)

@@ -260,6 +260,11 @@ export interface Store {
   readonly blocksEventLoop: boolean
   /** Throws when the database cannot answer. */
   ping(): Promise<void>
+  /**
+   * Writes a row of PROBE_BYTES and removes it, in one transaction: throws (SQLITE_FULL, 53100, …) when the
+   * database cannot take a write that needs space. What the health check tries while writes fail (write-health.ts).
+   */
+  probeWrite(): Promise<void>
   close(): Promise<void>
 
   /** Stores a project with its first key in one transaction; false when the project_id is taken. */

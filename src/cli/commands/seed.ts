@@ -32,8 +32,9 @@ export function addSeedCommand(program: Command, { io, out, json }: CliContext):
     .option('--force', 'add traces even when the database already holds some')
     .option('--json', 'print the demo projects and keys as JSON')
     .action(async (options) => {
-      const database = options.database ?? loadConfig(io.env).databaseUrl
-      const report = await runSeed({ ...options, database }, io.stderr)
+      const config = loadConfig(io.env)
+      const database = options.database ?? config.databaseUrl
+      const report = await runSeed({ ...options, database, walMaxBytes: config.sqliteWalMaxBytes }, io.stderr)
       if (options.json) return json(report)
       out(describeSeed(report, options.traces))
     })
@@ -47,6 +48,8 @@ export interface SeedCommandOptions {
   /** Integer seed of the random generator: the same data set (relative to now) every time. */
   seed?: number
   force?: boolean
+  /** SQLite: the write-ahead log's bound in bytes (default SQLITE_WAL_MAX_BYTES' default). */
+  walMaxBytes?: number
 }
 
 export interface SeedReport extends SeedResult {
@@ -99,7 +102,7 @@ export async function runSeed(options: SeedCommandOptions, progress: OutputStrea
     )
   }
   const { mulberry32, seed } = await import('../../seed/seed.js')
-  const store = await createStore(database)
+  const store = await createStore(database, { walMaxBytes: options.walMaxBytes })
   try {
     const existing = (await store.listTraces({}, { limit: 1, offset: 0 })).total
     if (existing > 0 && !options.force) {

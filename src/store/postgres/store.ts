@@ -27,6 +27,7 @@ import { repriceAll } from '../reprice.js'
 import { ROLLUP_TABLES } from '../rollups.js'
 import { walkChunks } from '../trace-reads.js'
 import type { KeyContext, Store } from '../types.js'
+import { PROBE_BYTES } from '../write-health.js'
 import { createPostgresAlerts } from './alerts.js'
 import { decodeText, encodeText, parseEncodedJson } from './nul.js'
 import { createPendingSpanQueries } from './pending-spans.js'
@@ -202,6 +203,19 @@ export async function createPostgresStore(
 
     async ping() {
       await pool.query('select 1')
+    },
+
+    async probeWrite() {
+      await transaction(async (client) => {
+        // Hex of random bytes: TOAST cannot compress it into less than the space the probe is for.
+        await client.query(
+          `insert into loupe_meta (key, value)
+           values ('write_probe', (select string_agg(md5(random()::text), '') from generate_series(1, $1::int / 32)))
+           on conflict (key) do update set value = excluded.value`,
+          [PROBE_BYTES],
+        )
+        await client.query(`delete from loupe_meta where key = 'write_probe'`)
+      })
     },
 
     async close() {

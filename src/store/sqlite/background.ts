@@ -3,9 +3,16 @@
 // Checkpoints: SQLite's own automatic checkpoint runs inside the commit that crosses its threshold, on the connection
 // that committed, copying some megabytes into the file and syncing it while every request waits; here the worker copies
 // the log every CHECKPOINT_EVERY_MS in PASSIVE mode, which never waits for (nor holds up) the readers and the writer.
+// A PASSIVE checkpoint alone never bounds the log: the log starts again from its beginning only once every frame in it
+// was copied, and under sustained ingest new frames arrive while the copy runs, so it grew by gigabytes. Once the file
+// passes its bound (SQLITE_WAL_MAX_BYTES), the worker runs a TRUNCATE checkpoint right after the PASSIVE one: it holds
+// writers (they wait, busy_timeout) only while it copies what arrived since and empties the file. A log that was
+// copied whole and took no new frame for a turn is emptied the same way (nothing to copy), so it shrinks back after a
+// burst. journal_size_limit does the same for a log started again by any other path (the close, another connection).
 // Deletions: a batch paced to 15 ms still took over 100 ms now and then at 1M traces (merges of the search index, page
 // faults), each time holding every read; on the worker's connection it holds only the write lock, and the event loop
 // goes on answering reads from its own snapshot (an ingest meanwhile waits for the batch, busy_timeout).
+import { statSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
 import type Database from 'better-sqlite3'
 import type { RemovableCount } from '../search-counts.js'
@@ -30,14 +37,32 @@ db.pragma('busy_timeout = ' + workerData.busyMs)
 db.pragma('foreign_keys = ON')
 db.pragma('temp_store = MEMORY')
 db.pragma('wal_autocheckpoint = 0')
-const timer = setInterval(() => {
+db.pragma('journal_size_limit = ' + workerData.walMaxBytes)
+const { statSync } = require('node:fs')
+const walPath = workerData.path + '-wal'
+const walBytes = () => statSync(walPath, { throwIfNoEntry: false })?.size ?? 0
+let lastLog = -1
+const checkpoint = (mode) => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)')
+    return db.pragma('wal_checkpoint(' + mode + ')')[0]
   } catch (err) {
     // Another connection checkpointing (a backup, a CLI command) answers busy: the next turn copies what is left.
     if (err.code !== 'SQLITE_BUSY' && err.code !== 'SQLITE_LOCKED') throw err
+    return null
   }
-}, workerData.everyMs)
+}
+const turn = () => {
+  const copied = checkpoint('PASSIVE')
+  if (!copied) return
+  const settled = copied.log > 0 && copied.checkpointed === copied.log && copied.log === lastLog
+  lastLog = copied.log
+  // Over its bound (what arrived during the PASSIVE copy counts too), or copied whole and idle: empty the file.
+  if (settled || walBytes() > workerData.walMaxBytes) {
+    const emptied = checkpoint('TRUNCATE')
+    if (emptied && emptied.busy === 0) lastLog = 0
+  }
+}
+const timer = setInterval(turn, workerData.everyMs)
 let queries
 const load = () =>
   (queries ??= (workerData.tsx
@@ -45,6 +70,12 @@ const load = () =>
     : import(workerData.queries)
   ).then((module) => module.createTraceQueries(db)))
 parentPort.on('message', async (message) => {
+  if (message.op === 'empty') {
+    // The writers wait for this answer: the whole copy at once, nothing to race with.
+    const emptied = checkpoint('TRUNCATE')
+    if (emptied && emptied.busy === 0) lastLog = 0
+    return parentPort.postMessage({ id: message.id, result: emptied !== null && emptied.busy === 0 })
+  }
   if (message.op === 'stop') {
     clearInterval(timer)
     db.close()
@@ -73,6 +104,12 @@ export interface Background {
    * rejects once the worker has stopped.
    */
   deleteBatch(selection: DeleteSelection, kept: readonly RemovableCount<number>[]): Promise<DeletedBatch>
+  /**
+   * Awaited before a bulk write (a batch of traces, OTLP spans): at once while the log is within its bound; past it,
+   * once the worker has emptied it (the writers wait, the reads go on). A checkpoint that cannot finish (a reader
+   * holds an old snapshot for seconds) lets writes through for a second before they wait again.
+   */
+  logRoom(): Promise<void> | undefined
   /** One step of giving freed pages back (trace-queries' reclaimSpace), on the worker's connection. */
   reclaimSpace(): Promise<boolean>
   /** Stops the worker once its current step is done and closes its connection (the caller's close then checkpoints). */
@@ -80,13 +117,14 @@ export interface Background {
 }
 
 /** Starts the background work on `path` (a WAL database that `sqlite`, the event loop's connection, has open). */
-export function startBackground(sqlite: Database.Database, path: string): Background {
+export function startBackground(sqlite: Database.Database, path: string, walMaxBytes: number): Background {
   const fromSources = import.meta.url.endsWith('.ts')
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {
       path,
       everyMs: CHECKPOINT_EVERY_MS,
+      walMaxBytes,
       busyMs: sqlite.pragma('busy_timeout', { simple: true }),
       driver: driverPath(),
       queries: new URL(fromSources ? './trace-queries.ts' : './trace-queries.js', import.meta.url).href,
@@ -132,8 +170,23 @@ export function startBackground(sqlite: Database.Database, path: string): Backgr
       worker.ref()
       worker.postMessage({ ...message, id })
     })
+  const walPath = `${path}-wal`
+  let emptying: Promise<void> | undefined
+  let ungatedUntil = 0
   return {
     running: () => gone === null,
+    logRoom() {
+      if (emptying || gone) return emptying
+      if (Date.now() < ungatedUntil || (statSync(walPath, { throwIfNoEntry: false })?.size ?? 0) <= walMaxBytes) return
+      emptying = ask<boolean>({ op: 'empty' }).then(
+        (emptied) => {
+          if (!emptied) ungatedUntil = Date.now() + 1000
+        },
+        () => {},
+      )
+      emptying.finally(() => (emptying = undefined))
+      return emptying
+    },
     deleteBatch: (selection, kept) => ask({ op: 'delete', selection, kept }),
     reclaimSpace: () => ask({ op: 'reclaim' }),
     async stop() {

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path'
 import { asc, eq, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
+import { DEFAULT_WAL_MAX_BYTES } from '../../config.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, keyContextFromRow } from '../key-rows.js'
@@ -23,6 +24,7 @@ import {
 } from '../project-keys.js'
 import { ROLLUP_TABLES } from '../rollups.js'
 import type { KeyContext, Store } from '../types.js'
+import { PROBE_BYTES } from '../write-health.js'
 import { createSqliteAlerts } from './alerts.js'
 import { startBackground } from './background.js'
 import { openDatabase, type SqliteDatabase } from './driver.js'
@@ -64,6 +66,8 @@ function ensureFolder(dir: string): void {
 export interface SqliteStoreOptions {
   /** Run the committed migrations at open (default true). */
   migrate?: boolean
+  /** The write-ahead log's bound in bytes (SQLITE_WAL_MAX_BYTES; see background.ts). */
+  walMaxBytes?: number
 }
 
 export function createSqliteStore(url: string, options: SqliteStoreOptions = {}): Store & { raw: SqliteDatabase } {
@@ -83,6 +87,8 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   sqlite.pragma('busy_timeout = 5000')
   sqlite.pragma('cache_size = -32768')
   sqlite.pragma('temp_store = MEMORY')
+  const walMaxBytes = options.walMaxBytes ?? DEFAULT_WAL_MAX_BYTES
+  sqlite.pragma(`journal_size_limit = ${walMaxBytes}`)
   const db: Db = drizzle(sqlite, { schema: { projects, apiKeys } })
   if (options.migrate !== false) migrate(db, { migrationsFolder: join(packageRoot(), 'drizzle', 'sqlite') })
   const traces = createTraceQueries(sqlite)
@@ -93,9 +99,22 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
   }
   // A file's log is checkpointed, and its deletions run, by a worker off the event loop (background.ts); an in-memory
   // database cannot be shared with another connection, and does both on the event loop.
-  const background = sqlite.pragma('journal_mode', { simple: true }) === 'wal' ? startBackground(sqlite, path) : null
+  const background =
+    sqlite.pragma('journal_mode', { simple: true }) === 'wal' ? startBackground(sqlite, path, walMaxBytes) : null
   const pendingSpans = createPendingSpanQueries(sqlite)
+  // Checked again after each wait, and with no await between the check that passes and the write: writers that waited
+  // together for one checkpoint cannot each add a transaction past the bound.
+  const logRoom = async () => {
+    for (let wait = background?.logRoom(); wait; wait = background?.logRoom()) await wait
+  }
   const { alerts, windowStats } = createSqliteAlerts(sqlite, db)
+
+  const probe = writeTransaction(sqlite, () => {
+    sqlite
+      .prepare("insert or replace into loupe_meta (key, value) values ('write_probe', hex(randomblob(?)))")
+      .run(PROBE_BYTES / 2)
+    sqlite.prepare("delete from loupe_meta where key = 'write_probe'").run()
+  })
 
   const keysWithProject = () =>
     db
@@ -114,6 +133,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
 
     async ping() {
       sqlite.prepare('select 1').get()
+    },
+
+    async probeWrite() {
+      probe()
     },
 
     async close() {
@@ -179,6 +202,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     },
 
     async insertTraces(batch) {
+      await logRoom()
       return traces.insertTraces(batch)
     },
 
@@ -293,5 +317,10 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
       return async () => {}
     },
     ...pendingSpans,
+
+    async addPendingSpans(spans) {
+      await logRoom()
+      return pendingSpans.addPendingSpans(spans)
+    },
   }
 }
