@@ -18,6 +18,8 @@ const OTHERWISE: Record<string, string> = {
   createTraceBatch: 'loupe.trace() records; the sender delivers through POST /traces/batch',
   streamTraces: 'loupe.subscribe()',
   exportOtlpTraces: 'an OpenTelemetry exporter, not this SDK',
+  exportOtlpTracesLangfusePath: "Langfuse's SDK, exporting where it is used to",
+  exportOtlpLogs: 'an OpenTelemetry log exporter (GenAI message events), not this SDK',
   getRoot: 'a greeting for people who open the server in a browser',
   getMetrics: 'a Prometheus scrape, not a client',
 }
