@@ -12,6 +12,7 @@ import {
 import { Value } from '@sinclair/typebox/value'
 import { SettingError } from './errors.js'
 import { compilePatterns, DETECTORS, type Detector } from './ingest/redact.js'
+import { DEFAULT_WAL_MAX_BYTES } from './store/sqlite/store.js'
 
 const LogLevel = Type.Union(
   [
@@ -78,9 +79,6 @@ function parsePatterns(text: string): string[] {
   }
   return parsed
 }
-
-/** SQLITE_WAL_MAX_BYTES' default: 64 MiB. */
-export const DEFAULT_WAL_MAX_BYTES = 67_108_864
 
 /**
  * Every setting: the key is the Config field, its environment variable is that name in SCREAMING_SNAKE_CASE

@@ -5,7 +5,7 @@
 // PROBE_BYTES at most every PROBE_EVERY_MS, so that the state clears once there is room again even when no client
 // writes (a load balancer that trusts the health check sends none).
 import { RETRY_AFTER_S } from '../errors.js'
-import { writeFailureOf } from './index.js'
+import { writeFailureOf } from './errors.js'
 import type { AlertStore, Store } from './types.js'
 
 export type WriteState = 'ok' | 'full' | 'read_only'

@@ -6,7 +6,6 @@ import { dirname, join, resolve } from 'node:path'
 import { asc, eq, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
-import { DEFAULT_WAL_MAX_BYTES } from '../../config.js'
 import { packageRoot } from '../../lib/paths.js'
 import { fromZonelessIso } from '../../lib/time.js'
 import { apiKeyFromRow, keyContextFromRow } from '../key-rows.js'
@@ -33,6 +32,9 @@ import { apiKeys, modelPrices, projectRetention, projects } from './tables.js'
 import { repairTextIfStale } from './text-repair.js'
 import { createTraceQueries } from './trace-queries.js'
 import { writeTransaction } from './write-transaction.js'
+
+/** SQLITE_WAL_MAX_BYTES' default: 64 MiB. */
+export const DEFAULT_WAL_MAX_BYTES = 67_108_864
 
 type Db = BetterSQLite3Database<{ projects: typeof projects; apiKeys: typeof apiKeys }>
 
