@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
-import { buildTestApp, createProject, postBatch, postTrace } from '../helper.js'
+import { buildTestApp, createProject, createTestStore, postBatch, postTrace } from '../helper.js'
 import { connect, startServer } from '../ws-peer.js'
 
 t.test('one trace: 204, then 404; gone from lists and analytics; announced on /ws', async (t) => {
@@ -121,7 +121,18 @@ t.test('a project: its traces, keys and pending spans; its key stops working', a
 })
 
 t.test('a project deletion the store stopped midway is finished by a second call', async (t) => {
-  const app = await buildTestApp(t)
+  // The third batch fails as a full disk does: the batches before it are deleted, that one not at all.
+  const store = await createTestStore(t)
+  const deleteTraces = store.deleteTraces.bind(store)
+  let batches = 0
+  let failThird = false
+  store.deleteTraces = async (selection) => {
+    if (failThird && ++batches === 3) {
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+    }
+    return deleteTraces(selection)
+  }
+  const app = await buildTestApp(t, { store })
   const doomed = await createProject(app, 'Doomed')
   const kept = await createProject(app, 'Kept')
   await postBatch(
@@ -130,13 +141,7 @@ t.test('a project deletion the store stopped midway is finished by a second call
     Array.from({ length: 60 }, (_, i) => ({ prompt: `p${i}` })),
   )
   await postTrace(app, kept.key, { prompt: 'z' })
-  // The third batch fails as a full disk does: the batches before it are deleted, that one not at all.
-  const deleteTraces = app.store.deleteTraces.bind(app.store)
-  let batches = 0
-  app.store.deleteTraces = async (selection) => {
-    if (++batches === 3) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
-    return deleteTraces(selection)
-  }
+  failThird = true
   const first = await app.inject({ method: 'DELETE', url: `/projects/${doomed.project_id}` })
   t.equal(first.statusCode, 503, "the failure is the store's, told as such")
   const left = (await app.inject(`/traces?project_id=${doomed.project_id}&limit=1`)).json().total
