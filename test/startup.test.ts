@@ -38,6 +38,7 @@ const BAD: Record<string, [string, RegExp]> = {
   SLOW_THRESHOLD_MS: ['-1', /number ≥ 0/],
   LOG_LEVEL: ['loud', /one of fatal, error, warn, info, debug, trace, silent/],
   BODY_LIMIT: ['12', /whole number ≥ 1024/],
+  SQLITE_WAL_MAX_BYTES: ['12', /whole number ≥ 1048576/],
   INGEST_RATE_LIMIT: ['lots', /whole number ≥ 0/],
   OTLP_BODY_LIMIT: ['1.5', /whole number ≥ 1024/],
   OTLP_ROOT_GRACE_MS: ['-5', /whole number ≥ 0/],

@@ -2,7 +2,7 @@
 // for another Node.js (a version switched without reinstalling) or a damaged one stops the process with one sentence
 // that names the cause and the fix (npm rebuild), never advice about the database path.
 import { execFile } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,7 +24,7 @@ t.test(
   'the driver follows the Node.js line: better-sqlite3 13 from Node.js 22, the Node.js 20 build before',
   async (t) => {
     t.equal(DRIVER_PACKAGE, major >= 22 ? 'better-sqlite3' : 'better-sqlite3-node20')
-    t.ok(driverPath().startsWith(packageDir(DRIVER_PACKAGE)), 'the worker thread opens the same package')
+    t.ok(driverPath().startsWith(realpathSync(packageDir(DRIVER_PACKAGE))), 'the worker thread opens the same package')
     const db = openDatabase(':memory:')
     t.same(db.prepare('select sqlite_version() like ? as ok').get('3.%'), { ok: 1 })
     // Statements collected while the process runs are what aborted better-sqlite3 12 on Node.js 24.
