@@ -137,24 +137,29 @@ export const OtlpExportRequest = exportRequest(
   },
 )
 
-export const OtlpExportResponse = Type.Object(
-  {
-    partialSuccess: Type.Optional(
-      Type.Object({
-        rejectedSpans: Type.String({
-          description: 'Spans not kept (int64, as OTLP/JSON writes it: a decimal string).',
+/** An export answer: `partialSuccess` with how many `what` were not kept (`count`) and why, per OTLP's signal. */
+function exportResponse(count: string, what: string, options: { examples: unknown[]; description: string }) {
+  return Type.Object(
+    {
+      partialSuccess: Type.Optional(
+        Type.Object({
+          [count]: Type.String({
+            description: `${what} not kept (int64, as OTLP/JSON writes it: a decimal string).`,
+          }),
+          errorMessage: Type.String({ description: 'Why they were rejected.' }),
         }),
-        errorMessage: Type.String({ description: 'Why they were rejected.' }),
-      }),
-    ),
-  },
-  {
-    examples: [otlpResponseExample],
-    description:
-      'ExportTraceServiceResponse in the encoding of the request. Without `partialSuccess` every span was kept ' +
-      '(re-sent spans count as kept).',
-  },
-)
+      ),
+    },
+    options,
+  )
+}
+
+export const OtlpExportResponse = exportResponse('rejectedSpans', 'Spans', {
+  examples: [otlpResponseExample],
+  description:
+    'ExportTraceServiceResponse in the encoding of the request. Without `partialSuccess` every span was kept ' +
+    '(re-sent spans count as kept).',
+})
 export type OtlpExportResponse = Static<typeof OtlpExportResponse>
 
 // POST /v1/logs — the JSON form of the request, for the documentation; the protobuf form has the same fields.
@@ -183,21 +188,9 @@ export const OtlpLogsExportRequest = exportRequest(
   },
 )
 
-export const OtlpLogsExportResponse = Type.Object(
-  {
-    partialSuccess: Type.Optional(
-      Type.Object({
-        rejectedLogRecords: Type.String({
-          description: 'Log records not kept (int64, as OTLP/JSON writes it: a decimal string).',
-        }),
-        errorMessage: Type.String({ description: 'Why they were rejected.' }),
-      }),
-    ),
-  },
-  {
-    examples: [otlpLogsResponseExample],
-    description:
-      'ExportLogsServiceResponse in the encoding of the request. Without `partialSuccess` every record was accepted ' +
-      '(re-sent records and records that are not GenAI events count as accepted).',
-  },
-)
+export const OtlpLogsExportResponse = exportResponse('rejectedLogRecords', 'Log records', {
+  examples: [otlpLogsResponseExample],
+  description:
+    'ExportLogsServiceResponse in the encoding of the request. Without `partialSuccess` every record was accepted ' +
+    '(re-sent records and records that are not GenAI events count as accepted).',
+})
