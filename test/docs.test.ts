@@ -1,26 +1,11 @@
 // The docs stay a true map: every repository path the README and docs/*.md name exists, and every link between them
-// lands on a heading or anchor that is there. The only exceptions are the paths docs/architecture.md plans but the
-// store's split has not made yet (PLANNED below); each must still be missing, so the list shrinks as the split lands.
+// lands on a heading or anchor that is there.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
-
-/** Named in docs/architecture.md ("The store as it will be"), not made yet. */
-const PLANNED = [
-  'src/store/sqlite/traces.ts',
-  'src/store/postgres/traces.ts',
-  'src/store/sqlite/activity.ts',
-  'src/store/postgres/activity.ts',
-  'src/store/sqlite/projects.ts',
-  'src/store/postgres/projects.ts',
-  'src/store/sqlite/prices.ts',
-  'src/store/postgres/prices.ts',
-  'src/store/sqlite/lifecycle.ts',
-  'src/store/postgres/lifecycle.ts',
-]
 
 /** Where a repository path may start; what a run makes (dist/, web/dist, the bench's data) is not committed. */
 const TOP = ['src', 'schemas', 'web', 'test', 'scripts', 'docs', 'drizzle', 'bench', 'examples', '.ci']
@@ -73,20 +58,12 @@ t.test('every repository path the README and docs/*.md name exists', async (t) =
     const named = namedPaths(doc, text)
     t.ok(named.length > 0, `${doc} names paths`)
     for (const { path, anchor } of named) {
-      if (BUILT.test(path) || PLANNED.includes(path)) continue
+      if (BUILT.test(path)) continue
       t.ok(existsSync(join(root, path)), `${doc} names ${path}`)
       if (anchor && path.endsWith('.md') && existsSync(join(root, path))) {
         t.ok(anchors(path).has(anchor), `${doc} links ${path}#${anchor}`)
       }
     }
-  }
-})
-
-t.test('the planned paths are named by the plan and not made yet', async (t) => {
-  const plan = readFileSync(join(root, 'docs/architecture.md'), 'utf8')
-  for (const path of PLANNED) {
-    t.ok(plan.includes(path), `docs/architecture.md plans ${path}`)
-    t.notOk(existsSync(join(root, path)), `${path} exists now: take it off PLANNED`)
   }
 })
 

@@ -258,11 +258,11 @@ async function send(app: LoupeApp, options: InjectOptions): Promise<Reply> {
 async function sumsEqualRecount(t: Test, store: LoupeStore) {
   const traces = []
   for (let offset = 0; ; offset += 1000) {
-    const page = await store.listTraces({}, { limit: 1000, offset })
+    const page = await store.traces.list({}, { limit: 1000, offset })
     traces.push(...page.items)
     if (page.items.length < 1000) break
   }
-  const { summary } = await store.analytics({ now: Date.now(), slowThresholdMs: 5000 })
+  const { summary } = await store.traces.analytics({ now: Date.now(), slowThresholdMs: 5000 })
   const micros = traces.reduce((sum, tr) => sum + BigInt(Math.round(tr.latency * 1000)), 0n)
   const n = BigInt(traces.length)
   t.equal(summary.total_traces, traces.length, 'rollups count exactly the stored traces')

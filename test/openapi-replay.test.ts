@@ -266,7 +266,7 @@ t.test('every answer matches the document, and every operation is exercised', as
   open.store.ping = async () => {
     throw down
   }
-  open.store.listTraces = async () => {
+  open.store.traces.list = async () => {
     throw down
   }
   await record(open, 'get', '/health', '/health')

@@ -5,7 +5,7 @@
 // A group that fails as a whole (an error inside the transaction, which rolls it back) is stored again write by
 // write, each in its own transaction, so that a trace the store refuses fails its own request and no other.
 import type { PricedTrace } from '../store/reported-cost.js'
-import type { InsertOutcome, Store } from '../store/types.js'
+import type { InsertOutcome, TraceStore } from '../store/types.js'
 
 export interface GroupCommitOptions {
   /** Most traces in one transaction; a write that would go beyond waits for the next group (default 2000). */
@@ -24,7 +24,7 @@ interface Waiting {
 }
 
 export function createGroupCommit(
-  store: Pick<Store, 'insertTraces'>,
+  traces: Pick<TraceStore, 'insert'>,
   { maxTraces = 2000 }: GroupCommitOptions = {},
 ): GroupCommit {
   let queue: Waiting[] = []
@@ -48,15 +48,15 @@ export function createGroupCommit(
   async function commit(group: Waiting[]): Promise<void> {
     if (group.length === 1) {
       const [only] = group as [Waiting]
-      await store.insertTraces([...only.traces]).then(only.resolve, only.reject)
+      await traces.insert([...only.traces]).then(only.resolve, only.reject)
       return
     }
     let outcomes: InsertOutcome[]
     try {
-      outcomes = await store.insertTraces(group.flatMap((w) => w.traces))
+      outcomes = await traces.insert(group.flatMap((w) => w.traces))
     } catch {
       // Rolled back as a whole: each write on its own, so that only the one at fault fails.
-      for (const write of group) await store.insertTraces([...write.traces]).then(write.resolve, write.reject)
+      for (const write of group) await traces.insert([...write.traces]).then(write.resolve, write.reject)
       return
     }
     let at = 0

@@ -92,7 +92,7 @@ export function createIngestService({
   const checkInput = validators.body.compile(TraceInputSchema)
   const checkTrace = validators.body.compile(TraceSchema)
   // Every trace is checked before it joins a group, so a group holds only traces the store can take.
-  const writes = createGroupCommit(store)
+  const writes = createGroupCommit(store.traces)
 
   /**
    * Steps 1–5 of normalization for one input, then its costs; `prefix` is where the trace sits in the body (for

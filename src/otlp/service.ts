@@ -174,7 +174,7 @@ export function createOtlpService({
    * the spans to forget (null: they stay pending, to be tried again).
    */
   async function materialize(pending: PendingTrace): Promise<{ created: boolean; forget: string[] | null }> {
-    const rows = await store.getPendingSpans(pending.trace_id)
+    const rows = await store.pending.get(pending.trace_id)
     if (rows.length === 0) return { created: false, forget: null }
     const spans = rows.map((row) => row.span).filter((item): item is OtlpSpan => !isLogRecord(item))
     const records = rows.map((row) => row.span).filter(isLogRecord)
@@ -229,7 +229,7 @@ export function createOtlpService({
     let stored = 0
     let next = Number.POSITIVE_INFINITY
     const due: PendingTrace[] = []
-    for (const pending of await store.listPendingTraces()) {
+    for (const pending of await store.pending.listTraces()) {
       const when = dueAt(pending)
       if (when > at) next = Math.min(next, when)
       else due.push(pending)
@@ -247,7 +247,7 @@ export function createOtlpService({
         if (result.value.created) stored++
         if (result.value.forget) forget.push({ trace_id: chunk[k]!.trace_id, span_ids: result.value.forget })
       })
-      await store.deletePendingSpans(forget)
+      await store.pending.delete(forget)
       for (const { trace_id } of forget) held.delete(trace_id)
       if (failure) throw (failure as { reason: unknown }).reason
     }
@@ -267,7 +267,7 @@ export function createOtlpService({
         })
         .map((span) => (redact ? redactSpan(span, redact) : span))
       const at = now()
-      const outcomes = await store.addPendingSpans(
+      const outcomes = await store.pending.add(
         spans.map((span) => ({
           trace_id: span.trace_id,
           span_id: span.span_id,
@@ -284,7 +284,7 @@ export function createOtlpService({
       for (const [i, outcome] of outcomes.entries()) {
         const traceId = spans[i]!.trace_id
         if (outcome === 'stored' && !heldByStored.has(traceId)) {
-          const trace = await store.getTrace(traceId)
+          const trace = await store.traces.get(traceId)
           heldByStored.set(traceId, trace ? spanIdsOf(trace) : new Set())
         }
       }
@@ -329,7 +329,7 @@ export function createOtlpService({
       if (read.unmatched > 0) countUnmatched('no_span', read.unmatched, [])
       const records = redact ? read.records.map((r) => redactLogRecord(r, redact)) : read.records
       const at = now()
-      const outcomes = await store.addPendingSpans(
+      const outcomes = await store.pending.add(
         records.map((record) => ({
           trace_id: record.trace_id,
           span_id: logRecordKey(record),

@@ -78,7 +78,7 @@ export default fp(
       help: 'OTLP spans (and GenAI log records) kept until their trace is stored.',
       registers: [registry],
       async collect() {
-        const pending = await app.store.listPendingTraces()
+        const pending = await app.store.pending.listTraces()
         this.set(pending.reduce((n, t) => n + t.spans, 0))
       },
     })

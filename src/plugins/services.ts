@@ -50,7 +50,7 @@ export default fp(
       redact,
     })
     app.decorate('ingest', ingest)
-    app.decorate('traces', createTraceService(app.store))
+    app.decorate('traces', createTraceService(app.store.traces))
     const otlp = createOtlpService({
       store: app.store,
       ingest,
@@ -99,7 +99,7 @@ export default fp(
       maxBufferBytes: app.config.wsMaxBufferBytes,
       heartbeatMs: app.config.wsHeartbeatMs,
       maxFramesPerSecond: app.config.wsMaxFramesPerSecond,
-      isKeyLive: async (keyHash) => (await app.store.findApiKey(keyHash)) !== null,
+      isKeyLive: async (keyHash) => (await app.store.projects.findApiKey(keyHash)) !== null,
     })
     app.decorate('sockets', sockets)
     const unsubscribeCreated = hub.subscribe((traces) => sockets.publish(traces))

@@ -24,7 +24,7 @@ const analytics: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      app.store.analytics({
+      app.store.traces.analytics({
         project_id: request.scope ?? undefined,
         now: app.now(),
         slowThresholdMs: app.config.slowThresholdMs,
@@ -45,7 +45,7 @@ const analytics: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      app.store.failures({
+      app.store.traces.failures({
         project_id: request.scope ?? undefined,
         limit: request.query.limit ?? LimitQuery.default,
         slowThresholdMs: app.config.slowThresholdMs,

@@ -35,7 +35,7 @@ const sessions: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { limit = 50, offset = 0, since, until, user_id } = request.query
-      return app.store.listSessions(
+      return app.store.activity.listSessions(
         { project_id: request.scope ?? undefined, user_id, since: epoch(since), until: epoch(until) },
         { limit, offset },
       )
@@ -58,7 +58,11 @@ const sessions: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { session_id } = request.params
-      const found = await app.store.getSession(session_id, request.scope ?? undefined, request.query.limit ?? 1000)
+      const found = await app.store.activity.getSession(
+        session_id,
+        request.scope ?? undefined,
+        request.query.limit ?? 1000,
+      )
       if (!found) throw new SessionNotFound(session_id)
       return found
     },
@@ -79,7 +83,7 @@ const sessions: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { limit = 50, offset = 0, since, until } = request.query
-      return app.store.listUsers(
+      return app.store.activity.listUsers(
         { project_id: request.scope ?? undefined, since: epoch(since), until: epoch(until) },
         { limit, offset },
       )
@@ -102,7 +106,7 @@ const sessions: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { user_id } = request.params
-      const found = await app.store.getUser(user_id, request.scope ?? undefined, request.query.limit ?? 50)
+      const found = await app.store.activity.getUser(user_id, request.scope ?? undefined, request.query.limit ?? 50)
       if (!found) throw new UserNotFound(user_id)
       return found
     },

@@ -82,7 +82,7 @@ async function ensureProject(
   for (let n = 0; ; n++) {
     const project_id = n === 0 ? profile.project_id : `${profile.project_id}-demo${n === 1 ? '' : `-${n}`}`
     const instead_of = n === 0 ? null : profile.project_id
-    const existing = await store.getProject(project_id)
+    const existing = await store.projects.get(project_id)
     if (existing?.description.endsWith(DEMO_MARK)) {
       return { project_id, key: null, environment: null, keys: [], created: false, instead_of }
     }
@@ -97,8 +97,8 @@ async function ensureProject(
       created_at: toZonelessIso(createdAt),
     }
     // Taken meanwhile (another process): look again.
-    if (!(await store.createProject(project, first.record))) continue
-    for (const { record } of others) await store.createApiKey(record)
+    if (!(await store.projects.create(project, first.record))) continue
+    for (const { record } of others) await store.projects.createApiKey(record)
     const keys = issued.map(({ record, created }) => ({
       environment: record.environment,
       key: created.key,
@@ -155,7 +155,7 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
   const lastUsed = profiles.map(() => ({ production: -1, staging: -1, development: -1 }))
 
   // Priced as ingest prices them, with the overrides in force.
-  const price = createPricer(await store.listPriceRules())
+  const price = createPricer(await store.prices.list())
   let stored = 0
   for (let done = 0; done < total; ) {
     const n = Math.min(CHUNK, total - done)
@@ -167,7 +167,7 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
       const seen = lastUsed[profile] as Record<Environment, number>
       if (createdAt > seen[environment]) seen[environment] = createdAt
     }
-    const outcomes = await store.insertTraces(batch)
+    const outcomes = await store.traces.insert(batch)
     for (const outcome of outcomes) if (outcome.kind === 'created') stored++
     done += n
     options.onProgress?.(done)
@@ -177,7 +177,7 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
   for (const [i, project] of projects.entries()) {
     for (const key of project.keys) {
       const at = (lastUsed[i] as Record<Environment, number>)[key.environment]
-      if (at >= 0) await store.touchApiKey(key.key_id, at)
+      if (at >= 0) await store.projects.touchApiKey(key.key_id, at)
     }
   }
   const withoutKeyIds = ({ keys, ...project }: ProjectWithKeyIds): SeededProject => ({

@@ -144,7 +144,7 @@ export function createAlertService(deps: AlertDeps): AlertService {
     const events: AlertEvent[] = []
     const at = now()
     for (const rule of await store.alerts.listRules()) {
-      const stats = await store.windowStats({
+      const stats = await store.alerts.windowStats({
         project_id: rule.project_id ?? undefined,
         since: at - rule.window_minutes * 60_000,
         slowThresholdMs: deps.slowThresholdMs,
@@ -181,7 +181,7 @@ export function createAlertService(deps: AlertDeps): AlertService {
 
   const service: AlertService = {
     async createRule(input) {
-      if (input.project_id && !(await store.getProject(input.project_id))) throw new ProjectNotFound(input.project_id)
+      if (input.project_id && !(await store.projects.get(input.project_id))) throw new ProjectNotFound(input.project_id)
       const rule: AlertRuleRecord = {
         rule_id: uuidv7(),
         name: input.name,

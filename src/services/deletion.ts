@@ -80,7 +80,7 @@ export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }:
     let size = Math.min(batch, FIRST_BATCH)
     while (total < max && !shouldStop()) {
       const limit = Math.min(size, max - total)
-      const { result: deleted, took } = await step(() => store.deleteTraces({ filter, limit }))
+      const { result: deleted, took } = await step(() => store.traces.delete({ filter, limit }))
       count(byProject, deleted)
       total += deleted.length
       hub.publishDeleted(deleted)
@@ -98,7 +98,7 @@ export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }:
 
   return {
     async deleteTrace(traceId, scope) {
-      const deleted = await store.deleteTraces({
+      const deleted = await store.traces.delete({
         filter: { project_id: scope ?? undefined },
         trace_ids: [traceId],
         limit: 1,
@@ -111,16 +111,16 @@ export function createDeletionService({ store, hub, now, batch = DELETE_BATCH }:
     deleteMatching,
 
     async deleteProject(projectId) {
-      if (!(await store.getProject(projectId))) throw new ProjectNotFound(projectId)
+      if (!(await store.projects.get(projectId))) throw new ProjectNotFound(projectId)
       // No key of the project may store a trace once its deletion has begun.
-      for (const key of await store.listApiKeys(projectId)) {
-        if (key.revoked_at === null) await store.revokeApiKey(key.key_id, now())
+      for (const key of await store.projects.listApiKeys(projectId)) {
+        if (key.revoked_at === null) await store.projects.revokeApiKey(key.key_id, now())
       }
       let traces = 0
       // A trace stored meanwhile (an OTLP trace falling due) is deleted by one more round.
       for (;;) {
         traces += totalOf(await deleteMatching({ project_id: projectId }))
-        const removed = await store.deleteProject(projectId)
+        const removed = await store.projects.delete(projectId)
         if (removed === 'not-found') throw new ProjectNotFound(projectId)
         if (removed !== 'has-traces') return { ...removed, traces }
       }

@@ -48,7 +48,7 @@ export async function* exportTraces(
   if (format === 'csv') yield Buffer.from(csvRow(CSV_COLUMNS))
   // Each trace becomes its line as it is read: only the lines are held until the chunk is complete.
   const line = format === 'csv' ? traceCsvRow : (t: Trace) => `${toJson(t)}\n`
-  for await (const lines of store.walkTraces(filter, chunk, line)) {
+  for await (const lines of store.traces.walk(filter, chunk, line)) {
     yield linesBuffer(lines)
     await nextTurn()
   }

@@ -34,19 +34,19 @@ export function createPriceService(store: Store, now: () => number): PriceServic
   let cached: { pricer: Pricer; at: number } | null = null
   const pricer = async () => {
     if (cached === null || now() - cached.at >= RULES_TTL_MS || now() < cached.at) {
-      cached = { pricer: createPricer(await store.listPriceRules()), at: now() }
+      cached = { pricer: createPricer(await store.prices.list()), at: now() }
     }
     return cached.pricer
   }
   const find = async (pattern: string) => {
-    const rule = (await store.listPriceRules()).find((r) => r.pattern === pattern)
+    const rule = (await store.prices.list()).find((r) => r.pattern === pattern)
     if (!rule) throw new ModelPriceNotFound(pattern)
     return rule
   }
   return {
     pricer,
     async list() {
-      return (await store.listPriceRules()).map(toModelPrice)
+      return (await store.prices.list()).map(toModelPrice)
     },
     async get(pattern) {
       return toModelPrice(await find(pattern))
@@ -59,18 +59,18 @@ export function createPriceService(store: Store, now: () => number): PriceServic
         cached_input_price: body.cached_input_price ?? null,
         updated_at: now(),
       }
-      const created = await store.putPriceRule(rule)
+      const created = await store.prices.put(rule)
       cached = null
       return { created, price: toModelPrice(rule) }
     },
     async remove(pattern) {
-      if (!(await store.deletePriceRule(pattern))) throw new ModelPriceNotFound(pattern)
+      if (!(await store.prices.delete(pattern))) throw new ModelPriceNotFound(pattern)
       cached = null
     },
     async recompute(since) {
       cached = null
       const price = await pricer()
-      return store.repriceTraces(since, (trace, reported) => priceTrace(trace, reported, price))
+      return store.traces.reprice(since, (trace, reported) => priceTrace(trace, reported, price))
     },
   }
 }

@@ -77,13 +77,13 @@ export interface ProjectService {
 
 export function createProjectService(store: Store, now: () => number = Date.now): ProjectService {
   async function identify(secret: string): Promise<KeyContext | null> {
-    const key = await store.findApiKey(hashApiKey(secret))
+    const key = await store.projects.findApiKey(hashApiKey(secret))
     if (!key) return null
     const at = now()
     if (key.last_used_at === null || at - key.last_used_at >= TOUCH_INTERVAL_MS) {
       // Best effort: a database that is full or read-only must not turn every read with a key into a 503.
       try {
-        await store.touchApiKey(key.key_id, at)
+        await store.projects.touchApiKey(key.key_id, at)
       } catch (err) {
         if (!isStoreUnavailableError(err)) throw err
       }
@@ -100,27 +100,27 @@ export function createProjectService(store: Store, now: () => number = Date.now)
       const at = now()
       const project: Project = { project_id: projectId, name, description, created_at: toZonelessIso(at) }
       const { record, created } = issueKey(projectId, environment, at)
-      if (!(await store.createProject(project, record))) throw new ProjectExists(projectId)
+      if (!(await store.projects.create(project, record))) throw new ProjectExists(projectId)
       return { project, api_key: created }
     },
 
     async listProjects(projectId) {
-      if (projectId === undefined) return store.listProjects()
-      const project = await store.getProject(projectId)
+      if (projectId === undefined) return store.projects.list()
+      const project = await store.projects.get(projectId)
       return project ? [project] : []
     },
 
     async createApiKey({ project_id, environment }) {
-      if (!(await store.getProject(project_id))) throw new ProjectNotFound(project_id)
+      if (!(await store.projects.get(project_id))) throw new ProjectNotFound(project_id)
       const { record, created } = issueKey(project_id, environment, now())
-      await store.createApiKey(record)
+      await store.projects.createApiKey(record)
       return created
     },
 
-    listApiKeys: (projectId) => store.listApiKeys(projectId),
+    listApiKeys: (projectId) => store.projects.listApiKeys(projectId),
 
     async revokeApiKey(keyId) {
-      const key = await store.revokeApiKey(keyId, now())
+      const key = await store.projects.revokeApiKey(keyId, now())
       if (!key) throw new ApiKeyNotFound(keyId)
       return key
     },

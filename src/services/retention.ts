@@ -63,8 +63,8 @@ export function createRetentionService(deps: RetentionDeps): RetentionService {
 
   async function pass(): Promise<RetentionReport[]> {
     const reports: RetentionReport[] = []
-    const own = new Map((await store.listRetention()).map((r) => [r.project_id, r]))
-    for (const project of await store.listProjects()) {
+    const own = new Map((await store.projects.listRetention()).map((r) => [r.project_id, r]))
+    for (const project of await store.projects.list()) {
       if (stopped) break
       const { retention_days: days, retention_max_traces: max } = effective(own.get(project.project_id), defaults)
       const project_id = project.project_id
@@ -75,7 +75,7 @@ export function createRetentionService(deps: RetentionDeps): RetentionService {
       }
       if (max > 0 && !stopped) {
         // The rollups count the project's traces: no scan.
-        const { total } = await store.listTraces({ project_id }, { limit: 0, offset: 0 })
+        const { total } = await store.traces.list({ project_id }, { limit: 0, offset: 0 })
         if (total > max) {
           const deleted = totalOf(await deletion.deleteMatching({ project_id }, { max: total - max, shouldStop }))
           if (deleted > 0) reports.push({ project_id, reason: 'count', deleted })
@@ -88,13 +88,13 @@ export function createRetentionService(deps: RetentionDeps): RetentionService {
 
   const service: RetentionService = {
     async get(projectId) {
-      if (!(await store.getProject(projectId))) return null
-      const own = (await store.listRetention()).find((r) => r.project_id === projectId)
+      if (!(await store.projects.get(projectId))) return null
+      const own = (await store.projects.listRetention()).find((r) => r.project_id === projectId)
       return describe(projectId, own)
     },
 
     async set(projectId, settings) {
-      if (!(await store.setRetention(projectId, settings))) return null
+      if (!(await store.projects.setRetention(projectId, settings))) return null
       return describe(projectId, settings)
     },
 

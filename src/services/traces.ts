@@ -12,7 +12,7 @@ import { roundCost } from '../costs/pricing.js'
 import { InvalidInput } from '../errors.js'
 import { parseTimestamp } from '../lib/time.js'
 import { decodeCursor, encodeCursor, sortValue } from '../store/cursor.js'
-import type { Store, TraceFilter, TracePage } from '../store/types.js'
+import type { TraceFilter, TracePage, TraceStore } from '../store/types.js'
 
 /**
  * The store filter of a validated GET /traces-style query, confined to the request's scope (the auth plugin has
@@ -39,7 +39,7 @@ export interface TraceService {
   list(query: ListTracesQuery, scope: string | null): Promise<ListTracesResponse | ListTraceSummariesResponse>
 }
 
-export function createTraceService(store: Pick<Store, 'listTraces' | 'listTraceSummaries'>): TraceService {
+export function createTraceService(traces: Pick<TraceStore, 'list' | 'listSummaries'>): TraceService {
   return {
     async list(query, scope) {
       // ajv has filled the schema's defaults in; these fallbacks, read from the same schema where it can say them,
@@ -71,8 +71,8 @@ export function createTraceService(store: Pick<Store, 'listTraces' | 'listTraceS
         return { total: found.total, items: found.items, next_cursor }
       }
       return fields === 'summary'
-        ? withCursor(await store.listTraceSummaries(filter, page))
-        : withCursor(await store.listTraces(filter, page))
+        ? withCursor(await traces.listSummaries(filter, page))
+        : withCursor(await traces.list(filter, page))
     },
   }
 }

@@ -9,17 +9,14 @@ import type {
 } from '../../schemas/index.js'
 import { toUsd } from '../analytics/math.js'
 import { toUtcIso } from '../lib/time.js'
+import type { Query, Selection } from './read-queries.js'
 import { type ActivityDelta, type SessionDelta, sumRollups, type UserDelta } from './rollups.js'
-import type { Selection } from './trace-reads.js'
 import type { ActivityFilter } from './types.js'
 
 /** Rows of the sessions and users rollups, as read back. */
 type ActivityRow = ActivityDelta
 type SessionRow = SessionDelta
 type UserRow = UserDelta
-
-/** A statement built with the store's parameter markers (`bind` returns the marker of a value). */
-export type Query = <R>(build: (bind: (value: unknown) => string) => string) => Promise<R[]>
 
 export interface ActivityQueries {
   query: Query

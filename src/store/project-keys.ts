@@ -27,28 +27,44 @@ interface KeyColumns {
 export const projectOrder = (projects: ProjectColumns) => [asc(projects.created_at), asc(projects.project_id)]
 
 /** Keys are listed oldest first; the id breaks ties. */
-export const keyOrder = (keys: KeyColumns) => [asc(keys.created_at), asc(keys.key_id)]
+const keyOrder = (keys: KeyColumns) => [asc(keys.created_at), asc(keys.key_id)]
 
 /** A key row with its project's name: what listing a key and identifying a presented key both read. */
-export const keyWithProjectColumns = <K extends Table, N extends AnyColumn>(keys: K, projects: { name: N }) => ({
+const keyWithProjectColumns = <K extends Table, N extends AnyColumn>(keys: K, projects: { name: N }) => ({
   ...getTableColumns(keys),
   project_name: projects.name,
 })
 
 /** The join of a key with its project. */
-export const keyProjectJoin = (keys: KeyColumns, projects: ProjectColumns) => eq(projects.project_id, keys.project_id)
+const keyProjectJoin = (keys: KeyColumns, projects: ProjectColumns) => eq(projects.project_id, keys.project_id)
 
 /** The keys of one project, or every key. */
-export const keysOf = (keys: KeyColumns, projectId: string | undefined) =>
+const keysOf = (keys: KeyColumns, projectId: string | undefined) =>
   projectId === undefined ? undefined : eq(keys.project_id, projectId)
 
 /** A key that is not revoked, by the hash of its secret. */
 /** `keyHash` may be a placeholder, for a query prepared once. */
-export const activeKeyByHash = (keys: KeyColumns, keyHash: string | Placeholder) =>
+const activeKeyByHash = (keys: KeyColumns, keyHash: string | Placeholder) =>
   and(eq(keys.key_hash, keyHash), isNull(keys.revoked_at))
 
 /** A key that is not revoked yet, by its id: revoking twice keeps the first time. */
-export const activeKeyById = (keys: KeyColumns, keyId: string) => and(eq(keys.key_id, keyId), isNull(keys.revoked_at))
+const activeKeyById = (keys: KeyColumns, keyId: string) => and(eq(keys.key_id, keyId), isNull(keys.revoked_at))
+
+/**
+ * The pieces of the keys' queries, over one dialect's tables: the key columns with the project's name, the join, the
+ * order, and the conditions (a project's keys, a live key by hash or by id).
+ */
+export const keyQueries = <K extends Table & KeyColumns, N extends AnyColumn>(
+  keys: K,
+  projects: ProjectColumns & { name: N },
+) => ({
+  columns: keyWithProjectColumns(keys, projects),
+  join: keyProjectJoin(keys, projects),
+  order: keyOrder(keys),
+  of: (projectId: string | undefined) => keysOf(keys, projectId),
+  liveByHash: (keyHash: string | Placeholder) => activeKeyByHash(keys, keyHash),
+  liveById: (keyId: string) => activeKeyById(keys, keyId),
+})
 
 /** A projects row as the API shows it; `decode` undoes a dialect's encoding of text (none on SQLite). */
 export const projectFromRow = (

@@ -206,7 +206,7 @@ export interface AlertEventRecord {
   last_error: string | null
 }
 
-/** Alert rules and their events. */
+/** Alert rules, their events, and the window statistics the rules are evaluated on. */
 export interface AlertStore {
   createRule(rule: AlertRuleRecord): Promise<void>
   listRules(): Promise<AlertRuleRecord[]>
@@ -223,6 +223,8 @@ export interface AlertStore {
   /** Events whose delivery is not finished (to resume after a restart). */
   pendingEvents(): Promise<AlertEventRecord[]>
   setDelivery(eventId: string, delivery: Pick<AlertEventRecord, 'delivery' | 'attempts' | 'last_error'>): Promise<void>
+  /** Counts of the traces created at or after `since` (one project or all), for alert rules. */
+  windowStats(params: WindowQuery): Promise<WindowStats>
 }
 
 /** Which traces an alert rule looks at: those created at or after `since`, of one project or all. */
@@ -251,7 +253,8 @@ export interface StoreStats {
   search_full_counts: number
 }
 
-export interface Store {
+/** What the database itself answers (each dialect's lifecycle.ts, which opens it): whether it runs, its size, its end. */
+export interface LifecycleStore {
   readonly dialect: string
   /**
    * Whether queries run on the event loop (SQLite): a long write then holds every request, not only other writes to
@@ -266,11 +269,76 @@ export interface Store {
    */
   probeWrite(): Promise<void>
   close(): Promise<void>
+  /** How many traces are stored (from the rollups), and the bytes the database takes on disk. */
+  stats(): Promise<StoreStats>
+  /**
+   * Gives some of the space of deleted rows back to the file system (SQLite), in one short step; true while more is
+   * left to give back. A no-op (false) where the database does it itself.
+   */
+  reclaimSpace(): Promise<boolean>
+  /**
+   * Follows the traces that other processes on the same database (other replicas) store, so that they are announced
+   * here too: `listener` gets each of them once, in the order its replica stored them, and after a lost connection
+   * the ones committed meanwhile. A store private to one process (SQLite) has nothing to follow and never calls it.
+   * Resolves, once following, to the function that stops.
+   */
+  followReplicas(listener: (traces: readonly Trace[]) => void): Promise<() => Promise<void>>
+}
 
+/** Traces: stored with their rollups and search text, read through the shared plan (trace-reads.ts). */
+export interface TraceStore {
+  /**
+   * Stores the traces in one transaction, each idempotent on trace_id, its reported costs in a column of their own;
+   * outcomes in input order.
+   */
+  insert(traces: PricedTrace[]): Promise<InsertOutcome[]>
+  get(traceId: string): Promise<Trace | null>
+  list(filter: TraceFilter, page: Page): Promise<TracePage>
+  /** The same list as summaries: no prompt, response, metadata or steps, and each trace's step count. */
+  listSummaries(filter: TraceFilter, page: Page): Promise<TracePage<TraceSummary>>
+  analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
+  failures(params: FailuresParams): Promise<FailuresResponse>
+  /**
+   * Every trace matching a filter, newest first, in chunks of at most `chunk` (each one indexed read): constant
+   * memory however many match. Traces stored after the walk began are not included; one deleted meanwhile may be.
+   * Each chunk holds what `each` made of its traces: each trace is handed to it as it is read, and need not be kept.
+   */
+  walk<T>(filter: TraceFilter, chunk: number, each: (trace: Trace) => T): AsyncIterable<T[]>
+  /**
+   * Deletes up to `limit` matching traces, oldest first, in one transaction with their rollups (each decremented by
+   * exactly what the trace added), so every figure stays equal to a recount. Returns what was deleted.
+   */
+  delete(selection: DeleteSelection): Promise<DeletedTrace[]>
+  /**
+   * Prices stored traces again (created_at ≥ since; all when undefined), oldest first, in chunks: each chunk's changed
+   * traces and their rollups in one transaction, so every figure stays exact at every moment.
+   */
+  reprice(since: number | undefined, reprice: Repricer): Promise<RepriceOutcome>
+}
+
+/** Sessions and users, from their rollups. */
+export interface ActivityStore {
+  /** Sessions, newest activity first (from their rollup). */
+  listSessions(filter: ActivityFilter, page: Page): Promise<ListSessionsResponse>
+  /** A session (of the project given, else the most recently active with this id) and its traces, oldest first. */
+  getSession(sessionId: string, projectId: string | undefined, limit: number): Promise<SessionDetailResponse | null>
+  /** Users, newest activity first (from their rollup); `user_id` of the filter is not used. */
+  listUsers(filter: ActivityFilter, page: Page): Promise<ListUsersResponse>
+  /** A user (of the project given, else the most recently active with this id) and its sessions, newest first. */
+  getUser(userId: string, projectId: string | undefined, limit: number): Promise<UserDetailResponse | null>
+}
+
+/** Projects, their API keys and their own retention settings. */
+export interface ProjectStore {
   /** Stores a project with its first key in one transaction; false when the project_id is taken. */
-  createProject(project: Project, key: ApiKeyRecord): Promise<boolean>
-  listProjects(): Promise<Project[]>
-  getProject(projectId: string): Promise<Project | null>
+  create(project: Project, key: ApiKeyRecord): Promise<boolean>
+  list(): Promise<Project[]>
+  get(projectId: string): Promise<Project | null>
+  /**
+   * Deletes a project that has no traces left (delete them first, in batches), with its keys and pending OTLP spans,
+   * in one transaction. `has-traces` (and nothing changed) when a trace of it is still stored.
+   */
+  delete(projectId: string): Promise<ProjectRemoval | 'not-found' | 'has-traces'>
 
   createApiKey(key: ApiKeyRecord): Promise<void>
   listApiKeys(projectId?: string): Promise<ApiKey[]>
@@ -280,88 +348,45 @@ export interface Store {
   /** Revokes (idempotently) and returns the key; null when unknown. */
   revokeApiKey(keyId: string, at: number): Promise<ApiKey | null>
 
-  /**
-   * Stores the traces in one transaction, each idempotent on trace_id, its reported costs in a column of their own;
-   * outcomes in input order.
-   */
-  insertTraces(traces: PricedTrace[]): Promise<InsertOutcome[]>
-  getTrace(traceId: string): Promise<Trace | null>
-  listTraces(filter: TraceFilter, page: Page): Promise<TracePage>
-  /** The same list as summaries: no prompt, response, metadata or steps, and each trace's step count. */
-  listTraceSummaries(filter: TraceFilter, page: Page): Promise<TracePage<TraceSummary>>
-  analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
-  failures(params: FailuresParams): Promise<FailuresResponse>
-  /**
-   * Every trace matching a filter, newest first, in chunks of at most `chunk` (each one indexed read): constant
-   * memory however many match. Traces stored after the walk began are not included; one deleted meanwhile may be.
-   * Each chunk holds what `each` made of its traces: each trace is handed to it as it is read, and need not be kept.
-   */
-  walkTraces<T>(filter: TraceFilter, chunk: number, each: (trace: Trace) => T): AsyncIterable<T[]>
-  /**
-   * Deletes up to `limit` matching traces, oldest first, in one transaction with their rollups (each decremented by
-   * exactly what the trace added), so every figure stays equal to a recount. Returns what was deleted.
-   */
-  deleteTraces(selection: DeleteSelection): Promise<DeletedTrace[]>
-  /**
-   * Deletes a project that has no traces left (delete them first, in batches), with its keys and pending OTLP spans,
-   * in one transaction. `has-traces` (and nothing changed) when a trace of it is still stored.
-   */
-  deleteProject(projectId: string): Promise<ProjectRemoval | 'not-found' | 'has-traces'>
   /** Every project's own retention settings (projects without any are absent). */
   listRetention(): Promise<(RetentionSettings & { project_id: string })[]>
   /** Sets a project's own retention (null fields follow the server's); false when there is no such project. */
   setRetention(projectId: string, settings: RetentionSettings): Promise<boolean>
-  /**
-   * Gives some of the space of deleted rows back to the file system (SQLite), in one short step; true while more is
-   * left to give back. A no-op (false) where the database does it itself.
-   */
-  reclaimSpace(): Promise<boolean>
-  readonly alerts: AlertStore
-  /** Counts of the traces created at or after `since` (one project or all), for alert rules. */
-  windowStats(params: WindowQuery): Promise<WindowStats>
-  /** How many traces are stored (from the rollups), and the bytes the database takes on disk. */
-  stats(): Promise<StoreStats>
+}
 
-  /** Sessions, newest activity first (from their rollup). */
-  listSessions(filter: ActivityFilter, page: Page): Promise<ListSessionsResponse>
-  /** A session (of the project given, else the most recently active with this id) and its traces, oldest first. */
-  getSession(sessionId: string, projectId: string | undefined, limit: number): Promise<SessionDetailResponse | null>
-  /** Users, newest activity first (from their rollup); `user_id` of the filter is not used. */
-  listUsers(filter: ActivityFilter, page: Page): Promise<ListUsersResponse>
-  /** A user (of the project given, else the most recently active with this id) and its sessions, newest first. */
-  getUser(userId: string, projectId: string | undefined, limit: number): Promise<UserDetailResponse | null>
-
+/** The operator's price overrides. */
+export interface PriceStore {
   /** Every price override, pattern ascending. */
-  listPriceRules(): Promise<PriceRuleRecord[]>
+  list(): Promise<PriceRuleRecord[]>
   /** Adds or replaces the override of a pattern; true when it was new. */
-  putPriceRule(rule: PriceRuleRecord): Promise<boolean>
+  put(rule: PriceRuleRecord): Promise<boolean>
   /** Removes the override of a pattern; false when there was none. */
-  deletePriceRule(pattern: string): Promise<boolean>
-  /**
-   * Prices stored traces again (created_at ≥ since; all when undefined), oldest first, in chunks: each chunk's changed
-   * traces and their rollups in one transaction, so every figure stays exact at every moment.
-   */
-  repriceTraces(since: number | undefined, reprice: Repricer): Promise<RepriceOutcome>
+  delete(pattern: string): Promise<boolean>
+}
 
-  /**
-   * Follows the traces that other processes on the same database (other replicas) store, so that they are announced
-   * here too: `listener` gets each of them once, in the order its replica stored them, and after a lost connection
-   * the ones committed meanwhile. A store private to one process (SQLite) has nothing to follow and never calls it.
-   * Resolves, once following, to the function that stops.
-   */
-  followReplicas(listener: (traces: readonly Trace[]) => void): Promise<() => Promise<void>>
-  // OTLP spans waiting for their trace (src/otlp/service.ts).
+/** OTLP spans waiting for their trace (src/otlp/service.ts). */
+export interface PendingSpanStore {
   /** Keeps spans in one transaction, each idempotent on (trace_id, span_id); outcomes in input order. */
-  addPendingSpans(spans: PendingSpan[]): Promise<PendingSpanOutcome[]>
+  add(spans: PendingSpan[]): Promise<PendingSpanOutcome[]>
   /** Every trace that has pending spans. */
-  listPendingTraces(): Promise<PendingTrace[]>
+  listTraces(): Promise<PendingTrace[]>
   /** The pending spans of one trace, in the order they arrived (exporters send spans in the order they ended). */
-  getPendingSpans(traceId: string): Promise<PendingSpan[]>
+  get(traceId: string): Promise<PendingSpan[]>
   /**
    * Forgets these pending spans of these traces (once they are materialized), in one transaction; spans that arrived
    * since stay.
    */
-  deletePendingSpans(spans: readonly { trace_id: string; span_ids: readonly string[] }[]): Promise<void>
+  delete(spans: readonly { trace_id: string; span_ids: readonly string[] }[]): Promise<void>
+}
+
+/** The store the app is given: the database's lifecycle, and one sub-store per domain. */
+export interface Store extends LifecycleStore {
+  readonly traces: TraceStore
+  readonly activity: ActivityStore
+  readonly projects: ProjectStore
+  readonly prices: PriceStore
+  readonly pending: PendingSpanStore
+  readonly alerts: AlertStore
 }
 
 export type { ApiKeyCreated }

@@ -6,7 +6,7 @@
 // writes (a load balancer that trusts the health check sends none).
 import { RETRY_AFTER_S } from '../errors.js'
 import { writeFailureOf } from './errors.js'
-import type { AlertStore, Store } from './types.js'
+import type { LifecycleStore, Store } from './types.js'
 
 export type WriteState = 'ok' | 'full' | 'read_only'
 
@@ -28,63 +28,79 @@ export const PROBE_BYTES = 65_536
 /**
  * Which methods write: `adds` (rows that need space: its success clears the state), `changes` (in place or
  * removing: its failure sets the state, but its success proves nothing, a full disk still takes an update that fits
- * in its page), false (reads). A new method of the store must be classed here, or the build fails.
+ * in its page), false (reads). Classed sub-store by sub-store: a new method of the store must be classed here, or the
+ * build fails.
  */
 type Writes = 'adds' | 'changes' | false
-const STORE_WRITES: Record<Exclude<keyof Store, 'dialect' | 'blocksEventLoop' | 'alerts'>, Writes> = {
+type Methods<T> = Exclude<keyof T, 'dialect' | 'blocksEventLoop'>
+type SubStoreName = Exclude<keyof Store, keyof LifecycleStore>
+
+const LIFECYCLE_WRITES: Record<Methods<LifecycleStore>, Writes> = {
   ping: false,
-  close: false,
-  createProject: 'adds',
-  listProjects: false,
-  getProject: false,
-  createApiKey: 'adds',
-  listApiKeys: false,
-  findApiKey: false,
-  touchApiKey: 'changes',
-  revokeApiKey: 'changes',
-  insertTraces: 'adds',
-  getTrace: false,
-  listTraces: false,
-  listTraceSummaries: false,
-  analytics: false,
-  failures: false,
-  walkTraces: false,
-  deleteTraces: 'changes',
-  deleteProject: 'changes',
-  listRetention: false,
-  setRetention: 'changes',
-  reclaimSpace: 'changes',
-  windowStats: false,
-  stats: false,
-  listSessions: false,
-  getSession: false,
-  listUsers: false,
-  getUser: false,
-  listPriceRules: false,
-  putPriceRule: 'adds',
-  deletePriceRule: 'changes',
-  repriceTraces: 'changes',
-  followReplicas: false,
-  addPendingSpans: 'adds',
-  listPendingTraces: false,
-  getPendingSpans: false,
-  deletePendingSpans: 'changes',
   probeWrite: 'adds',
+  close: false,
+  stats: false,
+  reclaimSpace: 'changes',
+  followReplicas: false,
 }
 
-const ALERT_WRITES: Record<keyof AlertStore, Writes> = {
-  createRule: 'adds',
-  listRules: false,
-  deleteRule: 'changes',
-  recordEvaluation: 'adds',
-  listEvents: false,
-  pendingEvents: false,
-  setDelivery: 'changes',
+const WRITES: { [S in SubStoreName]: Record<keyof Store[S], Writes> } = {
+  traces: {
+    insert: 'adds',
+    get: false,
+    list: false,
+    listSummaries: false,
+    analytics: false,
+    failures: false,
+    walk: false,
+    delete: 'changes',
+    reprice: 'changes',
+  },
+  activity: {
+    listSessions: false,
+    getSession: false,
+    listUsers: false,
+    getUser: false,
+  },
+  projects: {
+    create: 'adds',
+    list: false,
+    get: false,
+    delete: 'changes',
+    createApiKey: 'adds',
+    listApiKeys: false,
+    findApiKey: false,
+    touchApiKey: 'changes',
+    revokeApiKey: 'changes',
+    listRetention: false,
+    setRetention: 'changes',
+  },
+  prices: {
+    list: false,
+    put: 'adds',
+    delete: 'changes',
+  },
+  pending: {
+    add: 'adds',
+    listTraces: false,
+    get: false,
+    delete: 'changes',
+  },
+  alerts: {
+    createRule: 'adds',
+    listRules: false,
+    deleteRule: 'changes',
+    recordEvaluation: 'adds',
+    listEvents: false,
+    pendingEvents: false,
+    setDelivery: 'changes',
+    windowStats: false,
+  },
 }
 
 /**
- * `store` with its writes watched (every other member is the store's own, `raw` or `pool` too), and the state they
- * give. `now` is for tests.
+ * `store` with its writes watched, sub-store by sub-store (every other member is the store's own, `raw` or `pool`
+ * too), and the state they give. `now` is for tests.
  */
 export function watchWrites<S extends Store>(
   store: S,
@@ -124,8 +140,10 @@ export function watchWrites<S extends Store>(
     }
     return watched
   }
-  const watched = watch(store, STORE_WRITES)
-  Object.defineProperty(watched, 'alerts', { value: watch(store.alerts, ALERT_WRITES) })
+  const watched = watch(store, LIFECYCLE_WRITES)
+  for (const [name, writes] of Object.entries(WRITES)) {
+    Object.defineProperty(watched, name, { value: watch(store[name as SubStoreName], writes) })
+  }
   return {
     store: watched,
     health: {

@@ -294,7 +294,7 @@ t.test('seed fills a fresh database and prints the demo keys; it refuses one tha
   t.match(fresh.stdout.text, /^ {2}support-bot\s+production\s+loupe_sk_[A-Za-z0-9]{32}$/m)
 
   const store = createSqliteStore(database)
-  t.equal((await store.listTraces({}, { limit: 1, offset: 0 })).total, 300)
+  t.equal((await store.traces.list({}, { limit: 1, offset: 0 })).total, 300)
   await store.close()
 
   const again = cli(['seed', '--traces', '5', '--database', database])

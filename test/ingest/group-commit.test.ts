@@ -4,25 +4,26 @@
 import t from 'tap'
 import type { Trace } from '../../schemas/index.js'
 import { createGroupCommit } from '../../src/ingest/group-commit.js'
-import type { InsertOutcome, Store } from '../../src/store/types.js'
+import type { InsertOutcome, Store, TraceStore } from '../../src/store/types.js'
 import { buildTestApp, countRows, createProject, createTestStore, postBatch, postTrace } from '../helper.js'
 
-/** The store under test, with its insertTraces calls (one transaction each) recorded, and a trace it refuses. */
+/** The store under test, with its trace inserts (one transaction each) recorded, and a trace it refuses. */
 async function countingStore(t: Parameters<typeof createTestStore>[0], refuse?: string) {
   const store = await createTestStore(t)
   const calls: number[] = []
-  const insertTraces = store.insertTraces.bind(store)
-  const counted: Store = Object.create(store, {
-    insertTraces: {
+  const insert = store.traces.insert.bind(store.traces)
+  const traces: TraceStore = Object.create(store.traces, {
+    insert: {
       value: async (batch: Trace[]): Promise<InsertOutcome[]> => {
         calls.push(batch.length)
         if (refuse !== undefined && batch.some((trace) => trace.name === refuse)) {
           throw new Error(`the store refuses ${refuse}`)
         }
-        return insertTraces(batch)
+        return insert(batch)
       },
     },
   })
+  const counted: Store = Object.create(store, { traces: { value: traces } })
   return { store: counted, raw: store, calls }
 }
 
@@ -58,7 +59,7 @@ t.test('concurrent single POST /traces share transactions, each answered with it
   )
   t.equal(await countRows(raw, 'traces'), REQUESTS)
   t.same([...events].sort(), replies.map((r) => r.json().trace_id).sort(), 'one event per stored trace')
-  const { summary, model_breakdown } = await raw.analytics({ now: Date.now(), slowThresholdMs: 5000 })
+  const { summary, model_breakdown } = await raw.traces.analytics({ now: Date.now(), slowThresholdMs: 5000 })
   t.equal(summary.total_traces, REQUESTS, 'the rollups count every trace once')
   t.same(
     model_breakdown.map((m) => [m.key, m.count]).sort(),
@@ -91,7 +92,7 @@ t.test('duplicates and conflicts inside one group answer as they would one by on
   t.ok(calls.length < 4, `4 requests took ${calls.length} transactions`)
   // The requests join the group once their keys are looked up, in an order concurrency does not fix: whichever one
   // stored `dup` owns it, and every other answers as it would have one by one after it.
-  const stored = await store.getTrace('dup')
+  const stored = await store.traces.get('dup')
   const owner = stored!.project_id
   for (const [name, reply, project, prompt] of [
     ['first', first!, acme, 'first'],
@@ -146,14 +147,14 @@ t.test('a trace the store refuses fails its own request; the others in its group
   t.equal(await countRows(raw, 'traces'), REQUESTS - 1)
   t.equal((await app.inject('/traces/t-7')).statusCode, 404, 'nothing of the refused trace is stored')
   t.equal(events.length, REQUESTS - 1, 'and only the stored ones are announced')
-  const { summary } = await raw.analytics({ now: Date.now(), slowThresholdMs: 5000 })
+  const { summary } = await raw.traces.analytics({ now: Date.now(), slowThresholdMs: 5000 })
   t.equal(summary.total_traces, REQUESTS - 1, 'the rollups count the stored traces only')
 })
 
 t.test('a group stays within its size; writes keep their order and their own outcomes', async (t) => {
   const calls: string[][] = []
   const store = {
-    async insertTraces(batch: Trace[]): Promise<InsertOutcome[]> {
+    async insert(batch: Trace[]): Promise<InsertOutcome[]> {
       calls.push(batch.map((trace) => trace.trace_id))
       return batch.map((trace) => ({ kind: 'created', trace }))
     },

@@ -78,7 +78,7 @@ t.test('records that arrive before their span, and records that arrive after it,
       ])
       t.same(trace.steps[0]?.output, [{ role: 'assistant', content: 'Paris.' }])
       t.same((await app.inject('/health')).json().otlp, { failed_traces: 0, unmatched_log_records: 0 })
-      t.same(await app.store.listPendingTraces(), [], 'nothing left pending')
+      t.same(await app.store.pending.listTraces(), [], 'nothing left pending')
     })
   }
 })
@@ -89,8 +89,8 @@ t.test('records whose span never comes are counted in /health and /metrics, not 
   // Two records name a span that never arrives; one names no span at all.
   const { traceId: _, spanId: __, ...noIds } = record('gen_ai.user.message', { content: 'lost' })
   t.same((await postLogs(app, key, logsOf(...conversation.slice(0, 2), noIds))).json(), {})
-  t.equal((await app.store.listPendingTraces())[0]?.spans, 2, 'the records wait, durably, beside the spans')
-  await waitFor(async () => ((await app.store.listPendingTraces()).length === 0 ? true : undefined))
+  t.equal((await app.store.pending.listTraces())[0]?.spans, 2, 'the records wait, durably, beside the spans')
+  await waitFor(async () => ((await app.store.pending.listTraces()).length === 0 ? true : undefined))
   t.same((await app.inject('/health')).json().otlp, { failed_traces: 0, unmatched_log_records: 3 })
   t.equal(await metric(app, 'no_span'), 3)
   t.equal(await metric(app, 'late'), 0)
@@ -132,7 +132,7 @@ t.test('records that are no GenAI event are accepted and ignored', async (t) => 
   }
   const res = await postLogs(app, key, logsOf(plain, { ...plain, attributes: [] }))
   t.same([res.statusCode, res.json()], [200, {}])
-  t.same(await app.store.listPendingTraces(), [])
+  t.same(await app.store.pending.listTraces(), [])
   t.same((await app.inject('/health')).json().otlp, { failed_traces: 0, unmatched_log_records: 0 })
 })
 

@@ -40,23 +40,23 @@ t.test('spans pending when the app stops are stored by the next start, once', as
   t.equal(trace.name, `span ${ROOT}`)
   t.equal(trace.steps.length, 1)
   t.equal(secondEvents.get(TRACE), 1)
-  t.same(await second.store.listPendingTraces(), [])
+  t.same(await second.store.pending.listTraces(), [])
 })
 
 t.test('a store failure while materializing keeps the spans pending; the export still succeeds', async (t) => {
   const app = await buildTestApp(t, { config: { otlpRootGraceMs: 0 } })
   const { key } = await createProject(app)
-  const getPendingSpans = app.store.getPendingSpans
-  app.store.getPendingSpans = async () => {
+  const getPendingSpans = app.store.pending.get
+  app.store.pending.get = async () => {
     throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' })
   }
   const res = await postOtlp(app, key, exportOf(jsonSpan(ROOT)))
   t.equal(res.statusCode, 200)
   t.same(res.json(), {})
   t.equal((await app.inject(`/traces/${TRACE}`)).statusCode, 404)
-  t.equal((await app.store.listPendingTraces()).length, 1, 'the span is still pending')
+  t.equal((await app.store.pending.listTraces()).length, 1, 'the span is still pending')
 
-  app.store.getPendingSpans = getPendingSpans
+  app.store.pending.get = getPendingSpans
   t.equal(await app.otlp.materializeDue(), 1)
   t.equal((await app.inject(`/traces/${TRACE}`)).statusCode, 200)
 })
@@ -118,7 +118,7 @@ t.test('attribute values and keys named like object members make a trace like an
   )
   t.equal(Object.getPrototypeOf(trace.metadata), Object.prototype)
   t.equal(trace.steps[0].metadata.constructor, 'hasOwnProperty')
-  t.same(await app.store.listPendingTraces(), [])
+  t.same(await app.store.pending.listTraces(), [])
   t.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype was touched')
 })
 
@@ -163,12 +163,12 @@ t.test(
     }
     const res = await postOtlp(app, key, exportOf(jsonSpan(ROOT), jsonSpan(CHILD, { parent: ROOT })))
     t.equal(res.statusCode, 200)
-    t.equal((await app.store.listPendingTraces())[0]?.spans, 2, 'both spans are still pending')
+    t.equal((await app.store.pending.listTraces())[0]?.spans, 2, 'both spans are still pending')
     t.same((await app.inject('/health')).json().otlp, { failed_traces: 1, unmatched_log_records: 0 })
     t.equal(await app.otlp.materializeDue(), 0, 'not tried again at once')
 
     app.ingest.ingestOne = ingestOne
-    const pending = await app.store.listPendingTraces()
+    const pending = await app.store.pending.listTraces()
     t.equal(pending.length, 1)
     clock += 30_000
     t.equal(await app.otlp.materializeDue(), 0, 'held for a minute')

@@ -132,9 +132,12 @@ t.test('a request not answered a second after REQUEST_TIMEOUT_MS gets 503 with R
   const store = await createTestStore(t)
   const slow = {
     ...store,
-    getTrace: async (id: string) => {
-      await new Promise((r) => setTimeout(r, 3000))
-      return store.getTrace(id)
+    traces: {
+      ...store.traces,
+      get: async (id: string) => {
+        await new Promise((r) => setTimeout(r, 3000))
+        return store.traces.get(id)
+      },
     },
   }
   const app = await buildTestApp(t, { store: slow, config: { requestTimeoutMs: 100 } })

@@ -250,15 +250,15 @@ t.test(
   async (t) => {
     const app = await buildTestApp(t, { now: () => NOW })
     const { key, key_id } = await createProject(app, 'Acme Corp', 'staging')
-    t.strictSame(await app.store.findApiKey(sha256(key)), {
+    t.strictSame(await app.store.projects.findApiKey(sha256(key)), {
       key_id,
       project_id: 'acme-corp',
       project_name: 'Acme Corp',
       environment: 'staging',
       last_used_at: null,
     })
-    t.equal(await app.store.findApiKey(sha256(`${key}x`)), null, 'another secret finds nothing')
+    t.equal(await app.store.projects.findApiKey(sha256(`${key}x`)), null, 'another secret finds nothing')
     t.equal((await revoke(app, key_id)).statusCode, 200)
-    t.equal(await app.store.findApiKey(sha256(key)), null, 'a revoked key is not found')
+    t.equal(await app.store.projects.findApiKey(sha256(key)), null, 'a revoked key is not found')
   },
 )

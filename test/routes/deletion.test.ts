@@ -123,10 +123,10 @@ t.test('a project: its traces, keys and pending spans; its key stops working', a
 t.test('a project deletion the store stopped midway is finished by a second call', async (t) => {
   // The third batch fails as a full disk does: the batches before it are deleted, that one not at all.
   const store = await createTestStore(t)
-  const deleteTraces = store.deleteTraces.bind(store)
+  const deleteTraces = store.traces.delete.bind(store.traces)
   let batches = 0
   let failThird = false
-  store.deleteTraces = async (selection) => {
+  store.traces.delete = async (selection) => {
     if (failThird && ++batches === 3) {
       throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
     }

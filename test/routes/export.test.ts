@@ -147,7 +147,7 @@ t.test('an export longer than REQUEST_TIMEOUT_MS runs to its end', async (t) => 
   const slow = {
     ...store,
     async *walkTraces<T>(filter: TraceFilter, chunk: number, each: (trace: Trace) => T) {
-      for await (const items of store.walkTraces(filter, chunk, each)) {
+      for await (const items of store.traces.walk(filter, chunk, each)) {
         await sleep(200)
         yield items
       }

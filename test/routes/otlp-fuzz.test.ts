@@ -256,8 +256,8 @@ t.test(
     )
     await app.otlp.materializeDue()
     t.same(errors, [], 'no trace failed the ingest road, nothing logged as an error')
-    t.same(await app.store.listPendingTraces(), [], 'every pending span became part of a trace')
-    const stored = await app.store.listTraces({}, { limit: 1000, offset: 0 })
+    t.same(await app.store.pending.listTraces(), [], 'every pending span became part of a trace')
+    const stored = await app.store.traces.list({}, { limit: 1000, offset: 0 })
     t.ok(stored.total > 0, `${stored.total} traces stored`)
     for (const trace of stored.items) t.same(schemaErrors(TraceSchema, trace), [], trace.trace_id)
     // JSON writes a lone surrogate, and only that, as an escape \uD800–\uDFFF.

@@ -169,7 +169,7 @@ t.test('children sent before their root wait durably and join it; one trace, one
   )
   t.same((await postOtlp(app, key, children)).json(), {})
   t.equal(await getTrace(app, TRACE), undefined, 'nothing is stored before the root')
-  t.equal((await app.store.getPendingSpans(TRACE)).length, 2, 'the children are kept in the store')
+  t.equal((await app.store.pending.get(TRACE)).length, 2, 'the children are kept in the store')
 
   t.same((await postOtlp(app, key, exportOf(jsonSpan(ROOT, { startMs: 0, name: 'root' })))).json(), {})
   const trace = await waitFor(() => getTrace(app, TRACE))
@@ -178,7 +178,7 @@ t.test('children sent before their root wait durably and join it; one trace, one
     trace.steps.map((s) => s.name),
     [`span ${CHILD}`, `span ${CHILD2}`],
   )
-  t.same(await app.store.listPendingTraces(), [], 'the pending spans are forgotten once stored')
+  t.same(await app.store.pending.listTraces(), [], 'the pending spans are forgotten once stored')
   t.equal(announced.get(TRACE), 1)
 })
 
@@ -196,7 +196,7 @@ t.test(
     await new Promise((resolve) => setTimeout(resolve, 120))
     t.same(await getTrace(app, TRACE), first)
     t.equal(announced.get(TRACE), 1)
-    t.same(await app.store.listPendingTraces(), [])
+    t.same(await app.store.pending.listTraces(), [])
   },
 )
 

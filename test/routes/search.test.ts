@@ -6,7 +6,7 @@ import { ListTracesResponse, type Trace } from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
 import { normalizeTrace } from '../../src/ingest/normalize.js'
 import type { createPostgresStore } from '../../src/store/postgres/store.js'
-import { insertTraces } from '../../src/store/postgres/trace-queries.js'
+import { insertTraces } from '../../src/store/postgres/trace-writes.js'
 import {
   buildTestApp,
   createProject,
@@ -357,7 +357,7 @@ t.test('kept search totals stay exact as another instance on the same database s
   await check('after the other instance deleted, then stored', 'common', scopes)
 
   // A deletion by filter (as retention's), oldest first, from the other instance's store.
-  t.equal((await storeB.deleteTraces({ filter: { q: ['rare'] }, limit: 3 })).length, 3)
+  t.equal((await storeB.traces.delete({ filter: { q: ['rare'] }, limit: 3 })).length, 3)
   await check('after a deletion by filter', 'rare', scopes)
   await check('after a deletion by filter', 'common', scopes)
 })
@@ -433,8 +433,8 @@ t.test(
     await afterOwnDeletion('after new traces, one of them deleted before B asked again')
 
     // By filter, oldest first.
-    t.equal((await storeB.deleteTraces({ filter: { q: ['rare'] }, limit: 2 })).length, 2)
-    t.equal((await storeB.deleteTraces({ filter: { project_id: one.project_id }, limit: 4 })).length, 4)
+    t.equal((await storeB.traces.delete({ filter: { q: ['rare'] }, limit: 2 })).length, 2)
+    t.equal((await storeB.traces.delete({ filter: { project_id: one.project_id }, limit: 4 })).length, 4)
     await afterOwnDeletion('after deletions by filter')
 
     // Retention's pass.
@@ -453,7 +453,7 @@ t.test(
 
     // A deletion by the other instance: B's counts are not used any more, and every total stays exact.
     const aBefore = (await storeA.stats()).search_full_counts
-    t.equal((await storeA.deleteTraces({ filter: { q: ['common'] }, limit: 1 })).length, 1)
+    t.equal((await storeA.traces.delete({ filter: { q: ['common'] }, limit: 1 })).length, 1)
     const before = await fullCounts()
     await checkAll('after a deletion by the other instance')
     t.ok((await fullCounts()) > before, 'B counted again after the other instance deleted')

@@ -17,7 +17,7 @@ const COUNT = 3_000
 async function allTraces(store: Store): Promise<Trace[]> {
   const out: Trace[] = []
   for (let offset = 0; ; offset += 1000) {
-    const page = await store.listTraces({}, { limit: 1000, offset })
+    const page = await store.traces.list({}, { limit: 1000, offset })
     out.push(...page.items)
     if (out.length >= page.total || page.items.length === 0) return out
   }
@@ -73,15 +73,15 @@ t.test('seeds projects, keys and the requested number of traces', async (t) => {
       result.projects.map((p) => p.project_id),
       SEED_PROJECT_IDS,
     )
-    const projects = await store.listProjects()
+    const projects = await store.projects.list()
     t.same(projects.map((p) => p.project_id).sort(), [...SEED_PROJECT_IDS].sort())
-    const listed = await store.listApiKeys()
+    const listed = await store.projects.listApiKeys()
     for (const project of result.projects) {
       t.ok(project.created, `${project.project_id} is new`)
       t.equal(project.key, project.keys[0]?.key, 'the main key is the first key')
       for (const { key, environment } of project.keys) {
         t.match(key, /^loupe_sk_[A-Za-z0-9]{32}$/)
-        const found = await store.findApiKey(hashApiKey(key))
+        const found = await store.projects.findApiKey(hashApiKey(key))
         t.ok(found, `the hash of ${project.project_id}'s ${environment} key finds it`)
         t.equal(found?.project_id, project.project_id)
         t.equal(found?.environment, environment)
@@ -172,7 +172,7 @@ t.test('seeds projects, keys and the requested number of traces', async (t) => {
     const firstDay = times.filter((ms) => ms < NOW - 6 * DAY).length
     t.ok(lastDay > firstDay, `recent days are busier (${lastDay} in the last day vs ${firstDay} in the first)`)
     // The analytics chart of the last 24 hours has data in most hours.
-    const analytics = await store.analytics({ now: NOW, slowThresholdMs: 5000 })
+    const analytics = await store.traces.analytics({ now: NOW, slowThresholdMs: 5000 })
     t.ok(analytics.charts.filter((p) => p.traces > 0).length >= 20, 'the 24-hour chart is populated')
     t.equal(analytics.summary.total_traces, COUNT)
   })
@@ -205,7 +205,7 @@ t.test('deterministic with the same seed, different with another', async (t) => 
 t.test('reuses its own demo projects without new keys, and never stores a trace twice', async (t) => {
   const store = await createTestStore(t)
   const first = await seed({ store, traces: 300, now: NOW, random: mulberry32(9) })
-  const keysBefore = (await store.listApiKeys()).length
+  const keysBefore = (await store.projects.listApiKeys()).length
   const again = await seed({ store, traces: 300, now: NOW, random: mulberry32(9) })
   t.equal(first.traces, 300)
   t.equal(again.traces, 0, 'the same seed again produces the same ids, which are not stored twice')
@@ -213,11 +213,11 @@ t.test('reuses its own demo projects without new keys, and never stores a trace 
     again.projects.every((p) => !p.created && p.key === null && p.keys.length === 0),
     'the demo projects already existed: no new keys',
   )
-  t.equal((await store.listApiKeys()).length, keysBefore, 'not one key was added')
-  t.equal((await store.listProjects()).length, SEED_PROJECT_IDS.length, 'no duplicate projects')
+  t.equal((await store.projects.listApiKeys()).length, keysBefore, 'not one key was added')
+  t.equal((await store.projects.list()).length, SEED_PROJECT_IDS.length, 'no duplicate projects')
   const more = await seed({ store, traces: 200, now: NOW, random: mulberry32(10) })
   t.equal(more.traces, 200)
-  t.equal((await store.listTraces({}, { limit: 1, offset: 0 })).total, 500)
+  t.equal((await store.traces.list({}, { limit: 1, offset: 0 })).total, 500)
 })
 
 t.test("a project of the user's under a demo id is never written into nor given a key", async (t) => {
@@ -230,7 +230,7 @@ t.test("a project of the user's under a demo id is never written into nor given 
     description: 'my real project',
     created_at: '2026-01-01T00:00:00.000',
   }
-  await store.createProject(mine, {
+  await store.projects.create(mine, {
     key_id: 'my-key',
     key_hash: hashApiKey(key),
     key_preview: previewApiKey(key),
@@ -239,21 +239,21 @@ t.test("a project of the user's under a demo id is never written into nor given 
     created_at: Date.parse('2026-01-01T00:00:00Z'),
   })
   const result = await seed({ store, traces: 400, now: NOW, random: mulberry32(3) })
-  t.equal((await store.listTraces({ project_id: taken }, { limit: 1, offset: 0 })).total, 0, 'no trace in it')
+  t.equal((await store.traces.list({ project_id: taken }, { limit: 1, offset: 0 })).total, 0, 'no trace in it')
   t.same(
-    (await store.listApiKeys(taken)).map((k) => k.key_id),
+    (await store.projects.listApiKeys(taken)).map((k) => k.key_id),
     ['my-key'],
     'its keys are its own',
   )
   const moved = result.projects.find((p) => p.instead_of === taken)
   t.equal(moved?.project_id, `${taken}-demo`, 'the demo went to a project of its own')
   t.ok(moved?.created)
-  t.ok((await store.listTraces({ project_id: `${taken}-demo` }, { limit: 1, offset: 0 })).total > 0)
+  t.ok((await store.traces.list({ project_id: `${taken}-demo` }, { limit: 1, offset: 0 })).total > 0)
 })
 
 t.test('zero traces still creates the projects', async (t) => {
   const store = await createTestStore(t)
   const result = await seed({ store, traces: 0, now: NOW })
   t.equal(result.traces, 0)
-  t.equal((await store.listProjects()).length, SEED_PROJECT_IDS.length)
+  t.equal((await store.projects.list()).length, SEED_PROJECT_IDS.length)
 })

@@ -13,12 +13,14 @@ function timedStore(blocksEventLoop: boolean, traces: number, batchMs: number) {
   const limits: number[] = []
   const store = {
     blocksEventLoop,
-    async deleteTraces({ limit }: DeleteSelection): Promise<DeletedTrace[]> {
-      limits.push(limit)
-      await sleep(batchMs)
-      const n = Math.min(limit, left)
-      left -= n
-      return Array.from({ length: n }, (_, i) => ({ trace_id: `t${left + i}`, project_id: 'p' }) as DeletedTrace)
+    traces: {
+      async delete({ limit }: DeleteSelection): Promise<DeletedTrace[]> {
+        limits.push(limit)
+        await sleep(batchMs)
+        const n = Math.min(limit, left)
+        left -= n
+        return Array.from({ length: n }, (_, i) => ({ trace_id: `t${left + i}`, project_id: 'p' }) as DeletedTrace)
+      },
     },
     async reclaimSpace() {
       return false

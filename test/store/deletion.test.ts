@@ -22,36 +22,40 @@ async function sameFigures(t: Test, store: Store, what: string, filters: TraceFi
   t.same(await rollups(store), await rollups(fresh), `${what}: every rollup row equals a recount`)
   for (const project_id of [undefined, 'support-bot', 'code-assistant']) {
     t.same(
-      await store.analytics({ project_id, now: NOW, slowThresholdMs: SLOW }),
-      await fresh.analytics({ project_id, now: NOW, slowThresholdMs: SLOW }),
+      await store.traces.analytics({ project_id, now: NOW, slowThresholdMs: SLOW }),
+      await fresh.traces.analytics({ project_id, now: NOW, slowThresholdMs: SLOW }),
       `${what}: /analytics ${project_id ?? 'all'}`,
     )
     t.same(
-      await store.failures({ project_id, limit: 10, slowThresholdMs: SLOW }),
-      await fresh.failures({ project_id, limit: 10, slowThresholdMs: SLOW }),
+      await store.traces.failures({ project_id, limit: 10, slowThresholdMs: SLOW }),
+      await fresh.traces.failures({ project_id, limit: 10, slowThresholdMs: SLOW }),
       `${what}: /failures ${project_id ?? 'all'}`,
     )
   }
   for (const f of filters) {
     t.equal(
-      (await store.listTraces(f, { limit: 1, offset: 0 })).total,
-      (await fresh.listTraces(f, { limit: 1, offset: 0 })).total,
+      (await store.traces.list(f, { limit: 1, offset: 0 })).total,
+      (await fresh.traces.list(f, { limit: 1, offset: 0 })).total,
       `${what}: list total ${JSON.stringify(f)}`,
     )
   }
   const every = { limit: 100_000, offset: 0 }
   for (const project_id of [undefined, 'code-assistant']) {
-    const sessions = await store.listSessions({ project_id }, every)
-    const users = await store.listUsers({ project_id }, every)
-    t.same(sessions, await fresh.listSessions({ project_id }, every), `${what}: /sessions ${project_id ?? 'all'}`)
-    t.same(users, await fresh.listUsers({ project_id }, every), `${what}: /users ${project_id ?? 'all'}`)
+    const sessions = await store.activity.listSessions({ project_id }, every)
+    const users = await store.activity.listUsers({ project_id }, every)
+    t.same(
+      sessions,
+      await fresh.activity.listSessions({ project_id }, every),
+      `${what}: /sessions ${project_id ?? 'all'}`,
+    )
+    t.same(users, await fresh.activity.listUsers({ project_id }, every), `${what}: /users ${project_id ?? 'all'}`)
     // The totals are kept apart from the rows on some stores: they must still count every row listed.
     t.equal(sessions.total, sessions.items.length, `${what}: /sessions ${project_id ?? 'all'} total`)
     t.equal(users.total, users.items.length, `${what}: /users ${project_id ?? 'all'} total`)
   }
   t.same(
-    await store.getSession('mixed', 'code-assistant', 100),
-    await fresh.getSession('mixed', 'code-assistant', 100),
+    await store.activity.getSession('mixed', 'code-assistant', 100),
+    await fresh.activity.getSession('mixed', 'code-assistant', 100),
     `${what}: the session of several users`,
   )
   return survivors
@@ -89,7 +93,7 @@ function mixedSession(): Trace[] {
 async function randomDeletions(t: Test, store: Store) {
   await seed({ store, traces: 2500, days: 2, now: NOW, random: mulberry32(21) })
   const mixed = mixedSession()
-  await store.insertTraces(mixed)
+  await store.traces.insert(mixed)
   const rnd = mulberry32(99)
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
   const filters: TraceFilter[] = [
@@ -112,16 +116,16 @@ async function randomDeletions(t: Test, store: Store) {
 
   // The session's first user, its first and last traces, then its every user but one.
   for (const id of ['mixed-1', 'mixed-0', 'mixed-5', 'mixed-4']) {
-    t.equal((await store.deleteTraces({ filter: {}, trace_ids: [id], limit: 1 })).length, 1, `${id} deleted`)
+    t.equal((await store.traces.delete({ filter: {}, trace_ids: [id], limit: 1 })).length, 1, `${id} deleted`)
     traces = await sameFigures(t, store, `after deleting ${id}`, filters)
   }
-  t.match(await store.getSession('mixed', 'code-assistant', 10), { session: { user_id: 'bob', traces: 2 } })
+  t.match(await store.activity.getSession('mixed', 'code-assistant', 10), { session: { user_id: 'bob', traces: 2 } })
 
   // Single traces, by id.
   for (const trace of Array.from({ length: 40 }, () => pick(traces))) {
-    await store.deleteTraces({ filter: {}, trace_ids: [trace.trace_id], limit: 1 })
+    await store.traces.delete({ filter: {}, trace_ids: [trace.trace_id], limit: 1 })
   }
-  const gone = await store.deleteTraces({ filter: {}, trace_ids: [traces[0]!.trace_id, 'no-such-trace'], limit: 5 })
+  const gone = await store.traces.delete({ filter: {}, trace_ids: [traces[0]!.trace_id, 'no-such-trace'], limit: 5 })
   t.ok(gone.length <= 1, 'an unknown id deletes nothing')
   traces = await sameFigures(t, store, 'after single deletions', filters)
 
@@ -135,9 +139,9 @@ async function randomDeletions(t: Test, store: Store) {
       { until: Date.parse(sample.created_at) },
       { environment: sample.environment, max_tokens: sample.token_count },
     ])
-    const matching = (await store.listTraces(f, { limit: 1, offset: 0 })).total
+    const matching = (await store.traces.list(f, { limit: 1, offset: 0 })).total
     let deleted = 0
-    for (let i = 0; i < 3; i++) deleted += (await store.deleteTraces({ filter: f, limit: 37 })).length
+    for (let i = 0; i < 3; i++) deleted += (await store.traces.delete({ filter: f, limit: 37 })).length
     t.equal(
       deleted,
       Math.min(matching, 111),
@@ -147,13 +151,13 @@ async function randomDeletions(t: Test, store: Store) {
   traces = await sameFigures(t, store, 'after filtered deletions', filters)
 
   // A whole project: its traces, then the project with its keys.
-  t.equal(await store.deleteProject('support-bot'), 'has-traces', 'a project with traces is not deleted')
-  while ((await store.deleteTraces({ filter: { project_id: 'support-bot' }, limit: 500 })).length > 0) {}
-  const removed = await store.deleteProject('support-bot')
+  t.equal(await store.projects.delete('support-bot'), 'has-traces', 'a project with traces is not deleted')
+  while ((await store.traces.delete({ filter: { project_id: 'support-bot' }, limit: 500 })).length > 0) {}
+  const removed = await store.projects.delete('support-bot')
   t.match(removed, { api_keys: Number, pending_spans: 0 })
-  t.equal(await store.getProject('support-bot'), null)
-  t.same(await store.listApiKeys('support-bot'), [])
-  t.equal(await store.deleteProject('support-bot'), 'not-found')
+  t.equal(await store.projects.get('support-bot'), null)
+  t.same(await store.projects.listApiKeys('support-bot'), [])
+  t.equal(await store.projects.delete('support-bot'), 'not-found')
   traces = await sameFigures(t, store, 'after a project deletion', filters)
   t.ok(traces.length < before, `${before - traces.length} traces deleted in all`)
   t.notOk(
@@ -163,10 +167,10 @@ async function randomDeletions(t: Test, store: Store) {
   t.equal((await store.stats()).traces, traces.length, 'the store counts what is left')
 
   // Deleted traces stored again (their ids, their session, their words): counted and found once each.
-  t.equal((await store.deleteTraces({ filter: { session_id: 'mixed' }, limit: 100 })).length, 2, 'the rest of it')
-  t.equal(await store.getSession('mixed', 'code-assistant', 10), null, 'a session with no trace left is gone')
+  t.equal((await store.traces.delete({ filter: { session_id: 'mixed' }, limit: 100 })).length, 2, 'the rest of it')
+  t.equal(await store.activity.getSession('mixed', 'code-assistant', 10), null, 'a session with no trace left is gone')
   t.same(
-    (await store.insertTraces(mixed)).map((o) => o.kind),
+    (await store.traces.insert(mixed)).map((o) => o.kind),
     mixed.map(() => 'created'),
   )
   await sameFigures(t, store, 'after storing deleted traces again', filters)

@@ -161,7 +161,7 @@ t.test('with no client writing, the health check finds room again by itself, and
   await t.rejects(seed({ store, traces: 200, now: NOW, random: mulberry32(2) }), { code: 'SQLITE_FULL' })
   t.equal(health.state(), 'full')
   t.equal(health.since(), 0)
-  await store.listTraces({}, { limit: 10, offset: 0 })
+  await store.traces.list({}, { limit: 10, offset: 0 })
   await store.ping()
   t.equal(await health.check(), 'full', 'reads succeed, the probe finds no room: still full')
 

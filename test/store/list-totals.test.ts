@@ -68,7 +68,7 @@ t.test('list totals and pages equal a direct query for random filters', async (t
     const { where, params } = direct(f)
     const expected = (db.prepare(`select count(*) as n from traces ${where}`).get(...params) as { n: number }).n
     const offset = pick([0, 0, 7, 4999, 5000, 6123, 7990])
-    const page = await store.listTraces(f, { limit: 20, offset })
+    const page = await store.traces.list(f, { limit: 20, offset })
     t.equal(page.total, expected, `total ${JSON.stringify(f)}`)
     const ids = (
       db

@@ -36,29 +36,29 @@ const storedTrace = (project_id: string): Trace =>
 
 t.test('a span is added once; the same trace_id + span_id again is a duplicate, even within one call', async (t) => {
   const store = await createTestStore(t)
-  t.same(await store.addPendingSpans([pending('a', { parent: 'r' }), pending('a', { parent: 'r' })]), [
+  t.same(await store.pending.add([pending('a', { parent: 'r' }), pending('a', { parent: 'r' })]), [
     'added',
     'duplicate',
   ])
-  t.same(await store.addPendingSpans([pending('a', { parent: 'r', received_at: 2000 })]), ['duplicate'])
-  t.equal((await store.getPendingSpans(TRACE_ID)).length, 1)
+  t.same(await store.pending.add([pending('a', { parent: 'r', received_at: 2000 })]), ['duplicate'])
+  t.equal((await store.pending.get(TRACE_ID)).length, 1)
 })
 
 t.test('a trace id pending or stored for another project is a conflict; stored for this one is `stored`', async (t) => {
   const store = await createTestStore(t)
-  t.same(await store.addPendingSpans([pending('a', { parent: 'r' })]), ['added'])
-  t.same(await store.addPendingSpans([pending('b', { project_id: 'other' })]), ['conflict'])
+  t.same(await store.pending.add([pending('a', { parent: 'r' })]), ['added'])
+  t.same(await store.pending.add([pending('b', { project_id: 'other' })]), ['conflict'])
 
   const other = await createTestStore(t)
-  await other.insertTraces([storedTrace('p')])
-  t.same(await other.addPendingSpans([pending('a'), pending('b', { project_id: 'q' })]), ['stored', 'conflict'])
-  t.same(await other.listPendingTraces(), [], 'nothing is kept for a stored trace')
+  await other.traces.insert([storedTrace('p')])
+  t.same(await other.pending.add([pending('a'), pending('b', { project_id: 'q' })]), ['stored', 'conflict'])
+  t.same(await other.pending.listTraces(), [], 'nothing is kept for a stored trace')
 })
 
 t.test('within one call, each span is judged after the ones before it', async (t) => {
   const store = await createTestStore(t)
   t.same(
-    await store.addPendingSpans([
+    await store.pending.add([
       pending('a', { parent: 'r' }),
       pending('b', { project_id: 'other' }),
       pending('c', { parent: 'r' }),
@@ -69,11 +69,11 @@ t.test('within one call, each span is judged after the ones before it', async (t
     ['added', 'conflict', 'added', 'duplicate', 'added', 'conflict'],
   )
   t.same(
-    (await store.getPendingSpans(TRACE_ID)).map((r) => r.span_id),
+    (await store.pending.get(TRACE_ID)).map((r) => r.span_id),
     [spanId('a'), spanId('c')],
     'only what was added is kept, in arrival order',
   )
-  t.same(await store.addPendingSpans([pending('c', { parent: 'r' }), pending('f', { parent: 'r' })]), [
+  t.same(await store.pending.add([pending('c', { parent: 'r' }), pending('f', { parent: 'r' })]), [
     'duplicate',
     'added',
   ])
@@ -81,8 +81,8 @@ t.test('within one call, each span is judged after the ones before it', async (t
 
 t.test('pending traces: when the first root arrived, when the latest span did, how many spans', async (t) => {
   const store = await createTestStore(t)
-  await store.addPendingSpans([pending('c1', { parent: 'r', received_at: 1000 })])
-  t.same(await store.listPendingTraces(), [
+  await store.pending.add([pending('c1', { parent: 'r', received_at: 1000 })])
+  t.same(await store.pending.listTraces(), [
     {
       trace_id: TRACE_ID,
       project_id: 'p',
@@ -92,8 +92,8 @@ t.test('pending traces: when the first root arrived, when the latest span did, h
       spans: 1,
     },
   ])
-  await store.addPendingSpans([pending('r', { received_at: 3000 }), pending('c2', { parent: 'r', received_at: 3000 })])
-  const [trace] = await store.listPendingTraces()
+  await store.pending.add([pending('r', { received_at: 3000 }), pending('c2', { parent: 'r', received_at: 3000 })])
+  const [trace] = await store.pending.listTraces()
   t.match(trace, { root_received_at: 3000, last_received_at: 3000, spans: 3 })
 })
 
@@ -101,18 +101,18 @@ t.test(
   'spans come back in arrival order, conform to OtlpSpanSchema, and only the named ones are deleted',
   async (t) => {
     const store = await createTestStore(t)
-    await store.addPendingSpans([pending('z', { parent: 'r' }), pending('a', { parent: 'r' })])
-    await store.addPendingSpans([pending('r', { received_at: 500 })])
-    const rows = await store.getPendingSpans(TRACE_ID)
+    await store.pending.add([pending('z', { parent: 'r' }), pending('a', { parent: 'r' })])
+    await store.pending.add([pending('r', { received_at: 500 })])
+    const rows = await store.pending.get(TRACE_ID)
     t.same(
       rows.map((r) => r.span_id),
       ['z', 'a', 'r'].map(spanId),
     )
     for (const row of rows) t.ok(Value.Check(OtlpSpanSchema, row.span), `span ${row.span_id} conforms`)
     t.equal(rows[2]?.is_root, true)
-    await store.deletePendingSpans([{ trace_id: TRACE_ID, span_ids: [rows[0]!.span_id, rows[2]!.span_id] }])
+    await store.pending.delete([{ trace_id: TRACE_ID, span_ids: [rows[0]!.span_id, rows[2]!.span_id] }])
     t.same(
-      (await store.getPendingSpans(TRACE_ID)).map((r) => r.span_id),
+      (await store.pending.get(TRACE_ID)).map((r) => r.span_id),
       [spanId('a')],
     )
   },
@@ -123,9 +123,9 @@ t.test('pending spans survive closing and reopening a file database', async (t) 
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const url = join(dir, 'loupe.db')
   const first = createSqliteStore(url)
-  await first.addPendingSpans([pending('a', { parent: 'r' })])
+  await first.pending.add([pending('a', { parent: 'r' })])
   await first.close()
   const second = createSqliteStore(url)
   t.teardown(() => second.close())
-  t.same(await second.getPendingSpans(TRACE_ID), [pending('a', { parent: 'r' })])
+  t.same(await second.pending.get(TRACE_ID), [pending('a', { parent: 'r' })])
 })

@@ -136,22 +136,22 @@ t.test(
       [],
       'every acknowledged trace is stored once',
     )
-    const { summary } = await app.store.analytics({ now: Date.now(), slowThresholdMs: 5000 })
+    const { summary } = await app.store.traces.analytics({ now: Date.now(), slowThresholdMs: 5000 })
     t.equal(summary.total_traces, rows.length, 'rollups count what is stored')
     t.equal(summary.total_token_usage, rows.length * 3, 'token sum is a recount')
 
     // The replica feed reconnected: a trace another replica stores now is announced here, once.
     const other = await createPostgresStore(withSchema(url, schema), { poolSize: 1 })
     t.teardown(() => other.close())
-    const project = (await app.store.listProjects())[0]!
+    const project = (await app.store.projects.list())[0]!
     const late = `late-${randomBytes(3).toString('hex')}`
     const trace: Trace = {
-      ...((await app.store.listTraces({}, { limit: 1, offset: 0 })).items[0] as Trace),
+      ...((await app.store.traces.list({}, { limit: 1, offset: 0 })).items[0] as Trace),
       trace_id: late,
       project_id: project.project_id,
       steps: [],
     }
-    await other.insertTraces([trace])
+    await other.traces.insert([trace])
     await waitFor(() => announced.get(late) === 1, 10_000, 'the trace of another replica is announced')
     t.equal(announced.get(late), 1)
   },

@@ -7,8 +7,9 @@ import t from 'tap'
 import type { Trace } from '../../schemas/index.js'
 import { isStoreUnavailableError } from '../../src/store/index.js'
 import { decodeText, encodeJson, encodeText, parseEncodedJson } from '../../src/store/postgres/nul.js'
+import { notifyPayloads, parseNotifyPayload } from '../../src/store/postgres/replica-feed.js'
+import { eachRow } from '../../src/store/postgres/statements.js'
 import { createPostgresStore, postgresTarget } from '../../src/store/postgres/store.js'
-import { eachRow, notifyPayloads, parseNotifyPayload } from '../../src/store/postgres/trace-queries.js'
 import {
   buildTestApp,
   createProject,

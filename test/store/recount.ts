@@ -8,7 +8,7 @@ import { allRows, createTestStore } from '../helper.js'
 
 export async function everyTrace(store: Store): Promise<Trace[]> {
   const out: Trace[] = []
-  for await (const chunk of store.walkTraces({}, 1000, (trace) => trace)) out.push(...chunk)
+  for await (const chunk of store.traces.walk({}, 1000, (trace) => trace)) out.push(...chunk)
   return out
 }
 
@@ -26,6 +26,6 @@ export async function rollups(store: Store) {
 /** What a recount from scratch gives: a fresh store that ingested the survivors. */
 export async function recount(t: Test, survivors: Trace[]): Promise<Store> {
   const fresh = await createTestStore(t)
-  for (let i = 0; i < survivors.length; i += 500) await fresh.insertTraces(survivors.slice(i, i + 500))
+  for (let i = 0; i < survivors.length; i += 500) await fresh.traces.insert(survivors.slice(i, i + 500))
   return fresh
 }

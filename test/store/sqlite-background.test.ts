@@ -49,9 +49,9 @@ const countRows = (store: SqliteStore, where = '', ...params: unknown[]) =>
 async function exactCounts(t: Test, store: SqliteStore, what: string) {
   const rows = countRows(store)
   t.equal((await store.stats()).traces, rows, `${what}: the rollups count every trace left`)
-  t.equal((await store.listTraces({}, { limit: 1, offset: 0 })).total, rows, `${what}: the list total`)
+  t.equal((await store.traces.list({}, { limit: 1, offset: 0 })).total, rows, `${what}: the list total`)
   t.equal(
-    (await store.analytics({ now: NOW, slowThresholdMs: 5000 })).summary.total_traces,
+    (await store.traces.analytics({ now: NOW, slowThresholdMs: 5000 })).summary.total_traces,
     rows,
     `${what}: /analytics`,
   )
@@ -67,9 +67,9 @@ t.test(
     await seed({ store, traces: 1500, days: 2, now: NOW, random: mulberry32(5) })
     const { hub, deleted } = recordingHub()
     const deletion = createDeletionService({ store, hub, now: () => NOW })
-    const [sample] = await store.listTraces({}, { limit: 1, offset: 0 }).then((page) => page.items)
+    const [sample] = await store.traces.list({}, { limit: 1, offset: 0 }).then((page) => page.items)
     // A search counted (and kept) before the deletions: the next count must see them.
-    await store.listTraces({ q: ['the'] }, { limit: 1, offset: 0 })
+    await store.traces.list({ q: ['the'] }, { limit: 1, offset: 0 })
     const pagesBefore = store.raw.pragma('page_count', { simple: true }) as number
 
     const until = NOW - 86_400_000
@@ -85,16 +85,16 @@ t.test(
     t.equal(countRows(store, 'where created_at <= ?', until), 0, 'none left')
     await exactCounts(t, store, 'after a deletion by filter')
     t.equal(
-      (await store.listTraces({ q: ['the'] }, { limit: 1, offset: 0 })).total,
+      (await store.traces.list({ q: ['the'] }, { limit: 1, offset: 0 })).total,
       countRows(store, 'where rowid in (select rowid from traces_search where traces_search match \'"the"\')'),
       'a search counted before the deletion counts what is left',
     )
     t.equal(store.raw.pragma('freelist_count', { simple: true }), 0, 'the freed pages went back')
     t.ok((store.raw.pragma('page_count', { simple: true }) as number) < pagesBefore, 'the file shrank')
 
-    const survivor = (await store.listTraces({}, { limit: 1, offset: 0 })).items[0]!
+    const survivor = (await store.traces.list({}, { limit: 1, offset: 0 })).items[0]!
     await deletion.deleteTrace(survivor.trace_id, null)
-    t.equal(await store.getTrace(survivor.trace_id), null, 'one trace deleted by id')
+    t.equal(await store.traces.get(survivor.trace_id), null, 'one trace deleted by id')
     t.equal(deleted.at(-1)?.trace_id, survivor.trace_id, 'and announced')
     await t.rejects(deletion.deleteTrace(survivor.trace_id, null), new TraceNotFound(survivor.trace_id), 'then unknown')
     await exactCounts(t, store, 'after a deletion by id')
@@ -103,7 +103,7 @@ t.test(
     const inProject = countRows(store, 'where project_id = ?', project)
     const removed = await deletion.deleteProject(project)
     t.equal(removed.traces, inProject, 'the project and its every trace deleted')
-    t.equal(await store.getProject(project), null)
+    t.equal(await store.projects.get(project), null)
     await exactCounts(t, store, 'after a project deletion')
   },
 )
@@ -111,10 +111,10 @@ t.test(
 t.test('an ingest during a deletion on a file loses nothing', { skip: TEST_DATABASE }, async (t) => {
   const store = tempFile(t).open()
   await seed({ store, traces: 1500, days: 2, now: NOW, random: mulberry32(6) })
-  const template = (await store.listTraces({}, { limit: 1, offset: 0 })).items[0]!
+  const template = (await store.traces.list({}, { limit: 1, offset: 0 })).items[0]!
   const { hub } = recordingHub()
   const deletion = createDeletionService({ store, hub, now: () => NOW })
-  const projects = (await store.listProjects()).map((p) => p.project_id)
+  const projects = (await store.projects.list()).map((p) => p.project_id)
   const [doomed, kept] = [projects[0]!, projects[1]!]
   const running = deletion.deleteMatching({ project_id: doomed })
   let done = false
@@ -130,7 +130,7 @@ t.test('an ingest during a deletion on a file loses nothing', { skip: TEST_DATAB
       created_at: new Date(NOW - i * 1000).toISOString(),
     }
     // Each batch also stores one trace again: that transaction reads before it writes.
-    const outcomes = await store.insertTraces(stored.length > 0 ? [trace, stored.at(-1)!] : [trace])
+    const outcomes = await store.traces.insert(stored.length > 0 ? [trace, stored.at(-1)!] : [trace])
     t.equal(outcomes[0]!.kind, 'created')
     stored.push(trace)
     await new Promise((resolve) => setTimeout(resolve, 2))
@@ -138,7 +138,7 @@ t.test('an ingest during a deletion on a file loses nothing', { skip: TEST_DATAB
   await running
   t.equal(countRows(store, 'where project_id = ?', doomed), 0, 'the project has no trace left')
   const missing = []
-  for (const trace of stored) if (!(await store.getTrace(trace.trace_id))) missing.push(trace.trace_id)
+  for (const trace of stored) if (!(await store.traces.get(trace.trace_id))) missing.push(trace.trace_id)
   t.same(missing, [], `all ${stored.length} traces stored during the deletion are there`)
   await exactCounts(t, store, 'after a deletion during an ingest')
 })

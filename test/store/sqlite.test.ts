@@ -26,7 +26,7 @@ t.test('rows read back from the table conform to TraceSchema', async (t) => {
     metadata: { nested: { x: [1, 2] } },
     steps: [{ tool: 'search', input: { q: 1 }, output: 'r', started_at: 1_700_000_000 }],
   })
-  const rows = await app.store.listTraces({}, { limit: 10, offset: 0 })
+  const rows = await app.store.traces.list({}, { limit: 10, offset: 0 })
   t.equal(rows.items.length, 1)
   for (const trace of rows.items) t.same(schemaErrors(TraceSchema, trace), [])
 })
@@ -36,7 +36,7 @@ t.test('a file database is created with its folder, migrated, and keeps data acr
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const url = `file:${join(dir, 'nested', 'loupe.db')}`
   const first = createSqliteStore(url)
-  await first.createProject(
+  await first.projects.create(
     { project_id: 'p', name: 'P', description: '', created_at: '2026-11-21T13:45:00.123' },
     {
       key_id: 'k',
@@ -51,7 +51,7 @@ t.test('a file database is created with its folder, migrated, and keeps data acr
   const second = createSqliteStore(url)
   t.teardown(() => second.close())
   t.same(
-    (await second.listProjects()).map((p) => p.project_id),
+    (await second.projects.list()).map((p) => p.project_id),
     ['p'],
   )
   t.equal(second.raw.pragma('journal_mode', { simple: true }), 'wal')

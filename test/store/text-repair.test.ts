@@ -60,11 +60,11 @@ function previousRelease(t: Test): string {
 async function writeOldRows(file: string) {
   const old = createSqliteStore(file, { migrate: false })
   const { record } = issueKey(PROJECT, 'production', NOW)
-  await old.createProject(
+  await old.projects.create(
     { project_id: PROJECT, name: 'Support', description: '', created_at: '2026-11-01T00:00:00.000' },
     record,
   )
-  await old.insertTraces(OLD_TRACES)
+  await old.traces.insert(OLD_TRACES)
   await old.close()
   const db = openDatabase(file)
   // The previous release's driver (better-sqlite3 12, V8's own strings) wrote a lone surrogate as ED A0 80; the
@@ -174,9 +174,13 @@ t.test(
 t.test('SQLite: a database without such text opens as it was', { skip: TEST_DATABASE }, async (t) => {
   const file = previousRelease(t)
   const old = createSqliteStore(file, { migrate: false })
-  await old.insertTraces([oldTrace('k', { user_id: '한국어', prompt: '한국어 텍스트 💥' })])
+  await old.traces.insert([oldTrace('k', { user_id: '한국어', prompt: '한국어 텍스트 💥' })])
   await old.close()
   const store = createSqliteStore(file)
   t.teardown(() => store.close())
-  t.match(await store.getTrace('k'), { user_id: '한국어', prompt: '한국어 텍스트 💥' }, 'text with the byte ED is kept')
+  t.match(
+    await store.traces.get('k'),
+    { user_id: '한국어', prompt: '한국어 텍스트 💥' },
+    'text with the byte ED is kept',
+  )
 })

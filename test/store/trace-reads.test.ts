@@ -2,14 +2,9 @@
 // range counts come from the histogram plus at most two exact boundary counts, never from a scan, and equal a
 // direct count.
 import t from 'tap'
+import type { HistogramKind, Selection, TotalsRow, TraceReadQueries } from '../../src/store/read-queries.js'
 import { bucketOf } from '../../src/store/rollups.js'
-import {
-  createTraceReads,
-  type HistogramKind,
-  type Selection,
-  type TotalsRow,
-  type TraceReadQueries,
-} from '../../src/store/trace-reads.js'
+import { createTraceReads } from '../../src/store/trace-reads.js'
 import type { TraceFilter } from '../../src/store/types.js'
 
 /** A linear congruential generator: the same values every run. */

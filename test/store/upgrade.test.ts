@@ -49,7 +49,7 @@ const OLD_STEPS = JSON.stringify([OLD_STEP, { ...OLD_STEP, index: 1 }])
 
 /** Steps stored before `parent_index` read back with it, null (top level), in StepSchema's order. */
 async function checkSteps(t: Test, store: Store) {
-  const d = await store.getTrace('d')
+  const d = await store.traces.get('d')
   t.same(d?.steps, [
     { ...OLD_STEP, parent_index: null, cost: null },
     { ...OLD_STEP, index: 1, parent_index: null, cost: null },
@@ -60,7 +60,7 @@ async function checkSteps(t: Test, store: Store) {
     JSON.stringify({ ...OLD_STEP, parent_index: null, cost: null }),
     'parent_index then cost are serialized last, as normalization writes them',
   )
-  t.same((await store.getTrace('c'))?.steps, [], 'a trace without steps keeps none')
+  t.same((await store.traces.get('c'))?.steps, [], 'a trace without steps keeps none')
 }
 
 const traceColumns =
@@ -128,23 +128,23 @@ async function checkAdditions(t: Test, store: Store) {
   const a = await analyticsOf(store)
   t.equal(a.summary.unpriced_traces, 4, 'older traces are unpriced')
   t.equal(a.summary.total_cost, 0)
-  const b = await store.getTrace('b')
+  const b = await store.traces.get('b')
   t.strictSame(
     b?.steps.map((s) => s.cost),
     [null],
     'their steps gain a null cost',
   )
-  const found = await store.listTraces({ q: ['needle in an old'] }, { limit: 10, offset: 0 })
+  const found = await store.traces.list({ q: ['needle in an old'] }, { limit: 10, offset: 0 })
   t.strictSame(
     found.items.map((tr) => tr.trace_id),
     ['b'],
     'older traces are searchable',
   )
-  t.equal((await store.listTraces({ q: ['prompt'] }, { limit: 10, offset: 0 })).total, 4)
+  t.equal((await store.traces.list({ q: ['prompt'] }, { limit: 10, offset: 0 })).total, 4)
 }
 
 async function analyticsOf(store: Store) {
-  return store.analytics({ now: T0 + 2 * HOUR, slowThresholdMs: 5000 })
+  return store.traces.analytics({ now: T0 + 2 * HOUR, slowThresholdMs: 5000 })
 }
 
 t.test('SQLite: a database of the previous release is migrated and its rollups recounted exactly', async (t) => {
@@ -173,10 +173,10 @@ t.test('SQLite: a database of the previous release is migrated and its rollups r
   t.teardown(() => store.close())
   const a = await analyticsOf(store)
   check(t, a.summary as unknown as Record<string, number>, a.charts)
-  const b = await store.getTrace('b')
+  const b = await store.traces.get('b')
   t.equal(b?.latency, 0.802, 'float noise rounded to microseconds')
   await checkSteps(t, store)
-  t.same([b?.tokens_reported, (await store.getTrace('d'))?.tokens_reported], [true, false])
+  t.same([b?.tokens_reported, (await store.traces.get('d'))?.tokens_reported], [true, false])
   t.equal(
     (store.raw.prepare(`select count(*) as n from loupe_meta where key like '%_stale'`).get() as { n: number }).n,
     0,
@@ -226,10 +226,13 @@ t.test(
     const micros = latencies.reduce((s, l) => s + BigInt(Math.round(l * 1000)), 0n)
     t.equal(summary.average_latency, Number((2n * micros + 40n) / 80n) / 100)
     t.equal(summary.p95_latency, 604_800_000)
-    t.equal((await store.getTrace('b'))?.latency, 0.802)
+    t.equal((await store.traces.get('b'))?.latency, 0.802)
     await checkSteps(t, store)
     t.equal(summary.traces_without_tokens, 1, 'd: a 0 with no parts beside it is taken as not reported')
-    t.same([(await store.getTrace('b'))?.tokens_reported, (await store.getTrace('d'))?.tokens_reported], [true, false])
+    t.same(
+      [(await store.traces.get('b'))?.tokens_reported, (await store.traces.get('d'))?.tokens_reported],
+      [true, false],
+    )
     t.equal(
       (await store.pool.query("select count(*)::int as n from loupe_meta where key like '%_stale'")).rows[0].n,
       0,

@@ -104,7 +104,7 @@ export async function runSeed(options: SeedCommandOptions, progress: OutputStrea
   const { mulberry32, seed } = await import('../../seed/seed.js')
   const store = await createStore(database, { walMaxBytes: options.walMaxBytes })
   try {
-    const existing = (await store.listTraces({}, { limit: 1, offset: 0 })).total
+    const existing = (await store.traces.list({}, { limit: 1, offset: 0 })).total
     if (existing > 0 && !options.force) {
       throw new CliError(
         `${database} already holds ${fmt(existing)} traces; refusing to add synthetic data to it.\n` +

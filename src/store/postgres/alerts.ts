@@ -1,10 +1,9 @@
 // Alert rules and events on PostgreSQL, and the window counts the rules are evaluated on.
 import { desc, eq } from 'drizzle-orm'
-import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
-import type pg from 'pg'
 import { p95Index, toUsd } from '../../analytics/math.js'
 import { NANOS_PER_USD } from '../../costs/pricing.js'
-import type { AlertEventRecord, AlertRuleRecord, AlertStore, WindowQuery, WindowStats } from '../types.js'
+import type { AlertEventRecord, AlertRuleRecord, AlertStore } from '../types.js'
+import type { PostgresContext } from './context.js'
 import { encodeText } from './nul.js'
 import { alertEvents, alertRules } from './tables.js'
 
@@ -16,8 +15,8 @@ const encodedEvent = (event: AlertEventRecord): AlertEventRecord => ({
   last_error: event.last_error === null ? null : encodeText(event.last_error),
 })
 
-export function createPostgresAlerts<S extends Record<string, unknown>>(pool: pg.Pool, db: NodePgDatabase<S>) {
-  const alerts: AlertStore = {
+export function createPostgresAlertStore({ pool, db }: PostgresContext): AlertStore {
+  return {
     async createRule(rule) {
       await db.insert(alertRules).values(encodedRule(rule))
     },
@@ -54,28 +53,26 @@ export function createPostgresAlerts<S extends Record<string, unknown>>(pool: pg
         .set({ ...delivery, last_error: delivery.last_error === null ? null : encodeText(delivery.last_error) })
         .where(eq(alertEvents.event_id, eventId))
     },
+    /** The figures of the traces created since a time (of one project or all), for alert rules. */
+    async windowStats({ project_id, since, slowThresholdMs }) {
+      const scope = project_id === undefined ? '' : 'and project_id = $2'
+      const params: unknown[] = project_id === undefined ? [since] : [since, encodeText(project_id)]
+      // Costs are stored to the nano-dollar: summed as whole nano-dollars (text, so no digit is lost), the sum is exact.
+      const { rows } = await pool.query<{ traces: number; failed: number; slow: number; nanos: string }>(
+        `select count(*) as traces, count(*) filter (where status = 'failed') as failed,
+                count(*) filter (where latency >= $${params.length + 1}) as slow,
+                coalesce(sum(round(cost * ${NANOS_PER_USD})::int8), 0)::text as nanos
+         from traces where created_at >= $1 ${scope}`,
+        [...params, slowThresholdMs],
+      )
+      const { nanos, ...counts } = rows[0] ?? { traces: 0, failed: 0, slow: 0, nanos: '0' }
+      const stats = { ...counts, cost: toUsd(BigInt(nanos)) }
+      if (stats.traces === 0) return { ...stats, p95_latency: 0 }
+      const p95 = await pool.query<{ latency: number }>(
+        `select latency from traces where created_at >= $1 ${scope} order by latency limit 1 offset $${params.length + 1}`,
+        [...params, p95Index(stats.traces)],
+      )
+      return { ...stats, p95_latency: p95.rows[0]?.latency ?? 0 }
+    },
   }
-
-  async function windowStats({ project_id, since, slowThresholdMs }: WindowQuery): Promise<WindowStats> {
-    const scope = project_id === undefined ? '' : 'and project_id = $2'
-    const params: unknown[] = project_id === undefined ? [since] : [since, encodeText(project_id)]
-    // Costs are stored to the nano-dollar: summed as whole nano-dollars (text, so no digit is lost), the sum is exact.
-    const { rows } = await pool.query<{ traces: number; failed: number; slow: number; nanos: string }>(
-      `select count(*) as traces, count(*) filter (where status = 'failed') as failed,
-              count(*) filter (where latency >= $${params.length + 1}) as slow,
-              coalesce(sum(round(cost * ${NANOS_PER_USD})::int8), 0)::text as nanos
-       from traces where created_at >= $1 ${scope}`,
-      [...params, slowThresholdMs],
-    )
-    const { nanos, ...counts } = rows[0] ?? { traces: 0, failed: 0, slow: 0, nanos: '0' }
-    const stats = { ...counts, cost: toUsd(BigInt(nanos)) }
-    if (stats.traces === 0) return { ...stats, p95_latency: 0 }
-    const p95 = await pool.query<{ latency: number }>(
-      `select latency from traces where created_at >= $1 ${scope} order by latency limit 1 offset $${params.length + 1}`,
-      [...params, p95Index(stats.traces)],
-    )
-    return { ...stats, p95_latency: p95.rows[0]?.latency ?? 0 }
-  }
-
-  return { alerts, windowStats }
 }

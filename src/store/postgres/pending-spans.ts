@@ -1,22 +1,13 @@
 // OTLP spans waiting for their trace on PostgreSQL (the otlp_pending_spans table): the same rules as SQLite's
 // (src/store/sqlite/pending-spans.ts) — kept idempotently, guarded by project, summed up per trace for the OTLP
 // timer, read back in arrival order. Span JSON goes through the U+0000 escape like every stored text (nul.ts).
-import type pg from 'pg'
-import type { PendingSpan, PendingSpanOutcome, PendingTrace, Store } from '../types.js'
+import type { PendingSpan, PendingSpanOutcome, PendingSpanStore, PendingTrace } from '../types.js'
+import type { PostgresContext } from './context.js'
 import { encodeJson, parseEncodedJson } from './nul.js'
-import type { Queryable } from './trace-queries.js'
 
-type PendingSpanQueries = Pick<
-  Store,
-  'addPendingSpans' | 'listPendingTraces' | 'getPendingSpans' | 'deletePendingSpans'
->
-
-export function createPendingSpanQueries(
-  pool: pg.Pool,
-  transaction: <T>(fn: (client: Queryable) => Promise<T>) => Promise<T>,
-): PendingSpanQueries {
+export function createPostgresPendingSpanStore({ pool, transaction }: PostgresContext): PendingSpanStore {
   return {
-    async addPendingSpans(spans) {
+    async add(spans) {
       if (spans.length === 0) return []
       // A few statements for the whole export, not three per span: who holds each trace, which projects its
       // pending spans belong to, then one insert of the spans that may be kept. The outcomes are decided span by
@@ -94,7 +85,7 @@ export function createPendingSpanQueries(
       })
     },
 
-    async listPendingTraces() {
+    async listTraces() {
       const result = await pool.query<PendingTrace>(
         `select trace_id, max(project_id) as project_id, max(environment) as environment,
                 min(case when is_root then received_at end) as root_received_at,
@@ -104,7 +95,7 @@ export function createPendingSpanQueries(
       return result.rows
     },
 
-    async getPendingSpans(traceId) {
+    async get(traceId) {
       const result = await pool.query<Omit<PendingSpan, 'span'> & { span: string }>(
         `select trace_id, span_id, project_id, environment, is_root, received_at, span::text as span
          from otlp_pending_spans where trace_id = $1 order by seq`,
@@ -113,7 +104,7 @@ export function createPendingSpanQueries(
       return result.rows.map((row) => ({ ...row, span: parseEncodedJson(row.span) as PendingSpan['span'] }))
     },
 
-    async deletePendingSpans(spans) {
+    async delete(spans) {
       const pairs = spans.flatMap(({ trace_id, span_ids }) => span_ids.map((spanId) => [trace_id, spanId] as const))
       if (pairs.length === 0) return
       await pool.query(

@@ -5,7 +5,6 @@
 // stored itself — so a /ws client sees each trace exactly once, whichever replica stored it.
 import type pg from 'pg'
 import type { Trace } from '../../../schemas/index.js'
-import { parseNotifyPayload } from './trace-queries.js'
 
 export interface FeedLog {
   info(obj: object, msg: string): void
@@ -206,4 +205,59 @@ export function createReplicaFeed(opts: ReplicaFeedOptions): ReplicaFeed {
       return pid
     },
   }
+}
+
+/** NOTIFY payloads must stay under 8000 bytes: room for the origin and the separators. */
+const NOTIFY_BUDGET = 7000
+
+/**
+ * The payload(s) announcing stored traces: `origin` then runs of seq numbers (`12-40,45`), split to fit NOTIFY.
+ * Compact and constant-size for a batch, whatever the length of the trace ids.
+ */
+export function notifyPayloads(origin: string, seqs: readonly number[]): string[] {
+  const runs: string[] = []
+  let start = seqs[0]
+  let prev = start
+  const flush = () => {
+    if (start !== undefined && prev !== undefined) runs.push(start === prev ? `${start}` : `${start}-${prev}`)
+  }
+  for (const seq of seqs.slice(1)) {
+    if (prev !== undefined && seq === prev + 1) {
+      prev = seq
+      continue
+    }
+    flush()
+    start = seq
+    prev = seq
+  }
+  flush()
+  const payloads: string[] = []
+  let current: string[] = []
+  let size = 0
+  for (const run of runs) {
+    if (size + run.length + 1 > NOTIFY_BUDGET && current.length > 0) {
+      payloads.push(`${origin}:${current.join(',')}`)
+      current = []
+      size = 0
+    }
+    current.push(run)
+    size += run.length + 1
+  }
+  if (current.length > 0) payloads.push(`${origin}:${current.join(',')}`)
+  return payloads
+}
+
+/** Reads a payload of `notifyPayloads`; null when it is not one. */
+export function parseNotifyPayload(payload: string): { origin: string; seqs: number[] } | null {
+  const colon = payload.lastIndexOf(':')
+  if (colon <= 0) return null
+  const seqs: number[] = []
+  for (const run of payload.slice(colon + 1).split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(run)
+    if (!m) return null
+    const from = Number(m[1])
+    const to = m[2] === undefined ? from : Number(m[2])
+    for (let s = from; s <= to; s++) seqs.push(s)
+  }
+  return { origin: payload.slice(0, colon), seqs }
 }

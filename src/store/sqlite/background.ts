@@ -18,7 +18,7 @@ import type Database from 'better-sqlite3'
 import type { RemovableCount } from '../search-counts.js'
 import type { DeleteSelection } from '../types.js'
 import { driverPath } from './driver.js'
-import type { DeletedBatch } from './trace-queries.js'
+import type { DeletedBatch } from './trace-writes.js'
 
 /** How often the worker copies what the log holds into the database file. */
 export const CHECKPOINT_EVERY_MS = 200
@@ -26,7 +26,7 @@ export const CHECKPOINT_EVERY_MS = 200
 const AUTOCHECKPOINT_PAGES = 1000
 
 // CommonJS, evaluated: no file of its own to find, whether the server runs built or from its TypeScript sources. The
-// deletion code is trace-queries' own, imported at the first deletion only (a worker that only checkpoints stays
+// deletion code is trace-writes.ts' own, imported at the first deletion only (a worker that only checkpoints stays
 // small); from the TypeScript sources (tests, development) through tsx, which a worker does not inherit.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
@@ -68,7 +68,7 @@ const load = () =>
   (queries ??= (workerData.tsx
     ? import(workerData.tsx).then((tsx) => tsx.tsImport(workerData.queries, workerData.queries))
     : import(workerData.queries)
-  ).then((module) => module.createTraceQueries(db)))
+  ).then((module) => module.createTraceWrites(db)))
 parentPort.on('message', async (message) => {
   if (message.op === 'empty') {
     // The writers wait for this answer: the whole copy at once, nothing to race with.
@@ -100,7 +100,7 @@ export interface Background {
   /** Whether the worker still takes work (false once it failed or was stopped). */
   running(): boolean
   /**
-   * Deletes a batch on the worker's connection (trace-queries' deleteBatch, given the search counts the caller keeps);
+   * Deletes a batch on the worker's connection (trace-writes.ts' deleteBatch, given the search counts the caller keeps);
    * rejects once the worker has stopped.
    */
   deleteBatch(selection: DeleteSelection, kept: readonly RemovableCount<number>[]): Promise<DeletedBatch>
@@ -110,7 +110,7 @@ export interface Background {
    * holds an old snapshot for seconds) lets writes through for a second before they wait again.
    */
   logRoom(): Promise<void> | undefined
-  /** One step of giving freed pages back (trace-queries' reclaimSpace), on the worker's connection. */
+  /** One step of giving freed pages back (trace-writes.ts' reclaimSpace), on the worker's connection. */
   reclaimSpace(): Promise<boolean>
   /** Stops the worker once its current step is done and closes its connection (the caller's close then checkpoints). */
   stop(): Promise<void>
@@ -127,7 +127,7 @@ export function startBackground(sqlite: Database.Database, path: string, walMaxB
       walMaxBytes,
       busyMs: sqlite.pragma('busy_timeout', { simple: true }),
       driver: driverPath(),
-      queries: new URL(fromSources ? './trace-queries.ts' : './trace-queries.js', import.meta.url).href,
+      queries: new URL(fromSources ? './trace-writes.ts' : './trace-writes.js', import.meta.url).href,
       tsx: fromSources ? import.meta.resolve('tsx/esm/api') : undefined,
     },
   })

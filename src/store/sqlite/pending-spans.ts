@@ -1,20 +1,15 @@
 // OTLP spans waiting for their trace on SQLite (the otlp_pending_spans table): kept idempotently, guarded by
-// project, summed up per trace for the OTLP timer, read back in arrival order. Prepared once, like trace-queries.ts:
+// project, summed up per trace for the OTLP timer, read back in arrival order. Prepared once, like the trace writes:
 // every export and every materialization runs these.
-import type Database from 'better-sqlite3'
-import type { PendingSpan, PendingSpanOutcome, PendingTrace, Store } from '../types.js'
+import type { PendingSpan, PendingSpanOutcome, PendingSpanStore, PendingTrace } from '../types.js'
+import type { SqliteContext } from './context.js'
 import type { PendingSpanRow } from './tables.js'
 import { writeTransaction } from './write-transaction.js'
 
 /** A row as better-sqlite3 returns it: the boolean as 0/1, the span still JSON text. */
 type RawPendingSpanRow = Omit<PendingSpanRow, 'is_root' | 'span'> & { is_root: number; span: string }
 
-type PendingSpanQueries = Pick<
-  Store,
-  'addPendingSpans' | 'listPendingTraces' | 'getPendingSpans' | 'deletePendingSpans'
->
-
-export function createPendingSpanQueries(sqlite: Database.Database): PendingSpanQueries {
+export function createSqlitePendingSpanStore({ sqlite, logRoom }: SqliteContext): PendingSpanStore {
   const traceOwner = sqlite.prepare<[string], { project_id: string }>(
     'select project_id from traces where trace_id = ?',
   )
@@ -66,19 +61,20 @@ export function createPendingSpanQueries(sqlite: Database.Database): PendingSpan
   })
 
   return {
-    async addPendingSpans(spans) {
+    async add(spans) {
+      await logRoom()
       return keep(spans)
     },
 
-    async listPendingTraces() {
+    async listTraces() {
       return summaries.all()
     },
 
-    async getPendingSpans(traceId) {
+    async get(traceId) {
       return ofTrace.all(traceId).map((row) => ({ ...row, is_root: row.is_root === 1, span: JSON.parse(row.span) }))
     },
 
-    async deletePendingSpans(spans) {
+    async delete(spans) {
       if (spans.length > 0) forget(spans)
     },
   }

@@ -1,0 +1,289 @@
+// What the read plan (trace-reads.ts) asks of each dialect, and the SQL the dialects share to answer it: the primitive
+// queries (TraceReadQueries), a filter's WHERE clause, an order, a selection; the rollups' reads, written once with
+// the dialect's parameter markers.
+import type { Trace, TraceSummary } from '../../schemas/index.js'
+import { NANOS_PER_USD } from '../costs/pricing.js'
+import { type HistogramRow, type RollupSums, SUM_COLUMNS, TOTALS_COUNTS, type TotalsDelta } from './rollups.js'
+import type { PageAfter, SortOrder, TraceFilter, TraceSort } from './types.js'
+
+/** A statement built with the store's parameter markers (`bind` returns the marker of a value). */
+export type Query = <R>(build: (bind: (value: unknown) => string) => string) => Promise<R[]>
+
+export type HistogramKind = 'latency' | 'tokens' | 'cost'
+
+/**
+ * Each histogram's table, the traces column it counts, and the column's value of one histogram unit (cost is counted
+ * in nano-dollars, stored in USD): a boundary `from ≤ v < below` is `from / scale ≤ column < below / scale`.
+ */
+export const HISTOGRAMS = {
+  latency: { table: 'latency_histogram', column: 'latency', scale: 1 },
+  tokens: { table: 'token_histogram', column: 'token_count', scale: 1 },
+  cost: { table: 'cost_histogram', column: 'cost', scale: NANOS_PER_USD },
+} as const satisfies Record<HistogramKind, { table: string; column: string; scale: number }>
+
+/** A rollup_totals row: the totals of one (project, environment, model, status). */
+export type TotalsRow = TotalsDelta
+
+/** The hourly rollup of one hour (summed over projects unless one is asked for). */
+export interface HourRow extends RollupSums {
+  hour: number
+  traces: number
+}
+
+/** Conditions beyond a TraceFilter that the plans add. */
+export interface ExtraConditions {
+  /** retry_count > 0 */
+  retried?: boolean
+  /** created_at < this */
+  createdBefore?: number
+  /** trace_id is one of these. */
+  traceIds?: readonly string[]
+  /** Past this position in the order (keyset paging). */
+  after?: { sort: TraceSort; order: SortOrder; at: PageAfter }
+}
+
+/**
+ * Every trace of a filter, newest first, in chunks of `chunk`: each chunk is one indexed keyset read (constant
+ * memory, and each as fast as the first), so an export or a deletion of millions never holds more than a chunk. Each
+ * trace is handed to `each` as it is read and only what `each` makes of it is kept: a store that reads rows one at a
+ * time lets each trace go before the next is read.
+ */
+export async function* walkChunks<T>(
+  read: (after: PageAfter | undefined, limit: number, each: (trace: Trace) => T) => Promise<T[]>,
+  chunk: number,
+  each: (trace: Trace) => T,
+): AsyncGenerator<T[]> {
+  let after: PageAfter | undefined
+  const marked = (trace: Trace) => {
+    after = { value: Date.parse(trace.created_at), trace_id: trace.trace_id }
+    return each(trace)
+  }
+  for (;;) {
+    const items = await read(after, chunk, marked)
+    if (items.length > 0) yield items
+    if (items.length < chunk) return
+  }
+}
+
+/**
+ * The ORDER BY of an ordering (newest first without one); `nulls` says where null costs go when the dialect needs
+ * telling. `collected`: the rows are collected first (a search's matches from the search index) and only then put in
+ * order, so the order is an expression no index serves — else a planner that misjudges how many rows match walks the
+ * order's index, testing each trace, until the page is full.
+ */
+export function orderBy(ordering: Ordering | undefined, nulls: boolean, collected = false): string {
+  const { sort, order } = ordering ?? { sort: 'created_at', order: 'desc' }
+  const place = nulls && sort === 'cost' ? (order === 'asc' ? ' nulls first' : ' nulls last') : ''
+  return `order by ${sort}${collected ? ' + 0' : ''} ${order}${place}, trace_id ${order}`
+}
+
+/** The order of a selection: newest first unless told. */
+export interface Ordering {
+  sort: TraceSort
+  order: SortOrder
+}
+
+/**
+ * The traces after a position in an order, as SQL: (column, trace_id) compared as a row, so that the order's index
+ * is entered at the position. Cost may be null, and null sorts as the smallest value: first ascending, last
+ * descending.
+ */
+function afterClause(after: NonNullable<ExtraConditions['after']>, bind: (value: unknown) => string): string {
+  const { sort, order, at } = after
+  const cmp = order === 'asc' ? '>' : '<'
+  if (at.value === null) {
+    // Only a nullable column has null positions: the rest of the nulls, then (ascending) every value.
+    const rest = `(${sort} is null and trace_id ${cmp} ${bind(at.trace_id)})`
+    return order === 'asc' ? `(${rest} or ${sort} is not null)` : rest
+  }
+  const row = `(${sort}, trace_id) ${cmp} (${bind(at.value)}, ${bind(at.trace_id)})`
+  return sort === 'cost' && order === 'desc' ? `(${row} or cost is null)` : row
+}
+
+/** A page of traces, newest first (created_at desc, trace_id desc) unless `ordering` says otherwise. */
+export interface Selection {
+  filter: TraceFilter
+  extra?: ExtraConditions
+  limit: number
+  offset: number
+  ordering?: Ordering
+  /** Which index should drive the walk, when the store's planner needs telling (SQLite does; PostgreSQL decides). */
+  walk?: HistogramKind | 'created'
+  /**
+   * Search by testing each trace walked (the order's index drives, and the walk stops after the page) instead of
+   * collecting every match from the search index and ordering them: the plan for a common word.
+   */
+  probe?: boolean
+  /**
+   * The plan for a rare word, chosen over the walk: collect every match from the search index, then order them (a
+   * store whose planner decides, PostgreSQL, is kept from walking an order's index instead).
+   */
+  collect?: boolean
+}
+
+/** The rollup dimensions a tally is taken over (each absent one: all of its values). */
+export interface TallyDims {
+  project_id?: string
+  environment?: string
+  model?: string
+  status?: string
+}
+
+export const TALLY_DIMS = [
+  'project_id',
+  'environment',
+  'model',
+  'status',
+] as const satisfies readonly (keyof TallyDims)[]
+
+/** Sums over the totals rollup: what a page total and /failures need, summed by the database, not row by row here. */
+export interface Tally {
+  traces: number
+  retries: number
+  /** Traces whose status is failed. */
+  failed: number
+}
+
+/** Buckets from ≤ bucket ≤ to (no `to`: every bucket from `from` on). */
+export interface BucketWindow {
+  from: number
+  to?: number
+}
+
+/** The WHERE clause of a histogram read (a project, a window of buckets), every value bound through `bind`. */
+export function histogramWhere(
+  projectId: string | undefined,
+  window: BucketWindow | undefined,
+  bind: (value: unknown) => string,
+): { where: string; params: unknown[] } {
+  const params: unknown[] = []
+  const clauses: string[] = []
+  const cmp = (clause: string, value: unknown) => {
+    params.push(value)
+    clauses.push(`${clause} ${bind(value)}`)
+  }
+  if (projectId !== undefined) cmp('project_id =', projectId)
+  if (window) cmp('bucket >=', window.from)
+  if (window?.to !== undefined) cmp('bucket <=', window.to)
+  return { where: clauses.length ? `where ${clauses.join(' and ')}` : '', params }
+}
+
+/** The primitive queries a store answers in its own dialect. */
+export interface TraceReadQueries {
+  totals(projectId?: string): Promise<TotalsRow[]>
+  /** The totals rollup summed over the rows of these dimensions. */
+  tally(dims: TallyDims): Promise<Tally>
+  /** Histogram rows of a project (or all, summed per bucket), bucket ascending; only a window of buckets if given. */
+  histogram(kind: HistogramKind, projectId?: string, window?: BucketWindow): Promise<HistogramRow[]>
+  /** Exact count of from ≤ v < below and v ≤ max, through the column's index. */
+  countBoundary(
+    kind: HistogramKind,
+    projectId: string | undefined,
+    from: number,
+    below: number,
+    max: number,
+  ): Promise<number>
+  /** Traces per hour (summed over projects unless one is given), newest hour first. */
+  hours(projectId?: string): Promise<{ hour: number; traces: number }[]>
+  /** Per-hour totals with start ≤ hour < end. */
+  hoursBetween(start: number, end: number, projectId?: string): Promise<HourRow[]>
+  /** select count(*) of a filter. */
+  count(filter: TraceFilter): Promise<number>
+  select(selection: Selection): Promise<Trace[]>
+  /** The same page as `select`, each trace handed to `each` in order as it is read; what `each` returns, in order. */
+  selectEach<T>(selection: Selection, each: (trace: Trace) => T): Promise<T[]>
+  /** The same page as `select`, as summaries (no bodies). */
+  selectSummaries(selection: Selection): Promise<TraceSummary[]>
+  /** The latency at 0-based rank `offset` among latencies lo ≤ v < hi (ascending). */
+  latencyAt(projectId: string | undefined, lo: number, hi: number, offset: number): Promise<number | undefined>
+}
+
+/**
+ * A store's condition that a trace's searchable text holds every word (schemas/search.ts): through its search
+ * index, or (`probe`) by reading the one trace's text — what a walk that stops after a page wants.
+ */
+export type SearchClause = (words: readonly string[], bind: (value: unknown) => string, probe?: boolean) => string
+
+/** The WHERE clause of a filter: fixed column names, every value bound through `bind` (which returns its marker). */
+export function traceWhere(
+  f: TraceFilter,
+  extra: ExtraConditions,
+  bind: (value: unknown) => string,
+  search?: SearchClause,
+  probe?: boolean,
+): string {
+  const clauses: string[] = []
+  const cmp = (column: string, op: string, value: unknown) => {
+    if (value !== undefined) clauses.push(`${column} ${op} ${bind(value)}`)
+  }
+  cmp('project_id', '=', f.project_id)
+  cmp('status', '=', f.status)
+  cmp('model', '=', f.model)
+  cmp('environment', '=', f.environment)
+  cmp('session_id', '=', f.session_id)
+  cmp('user_id', '=', f.user_id)
+  cmp('latency', '>=', f.min_latency)
+  cmp('latency', '<=', f.max_latency)
+  cmp('token_count', '>=', f.min_tokens)
+  cmp('token_count', '<=', f.max_tokens)
+  cmp('cost', '>=', f.min_cost)
+  cmp('cost', '<=', f.max_cost)
+  cmp('created_at', '>=', f.since)
+  cmp('created_at', '<', f.until)
+  if (f.q !== undefined && f.q.length > 0) {
+    if (!search) throw new Error('this store cannot search')
+    clauses.push(search(f.q, bind, probe))
+  }
+  if (extra.retried) clauses.push('retry_count > 0')
+  cmp('created_at', '<', extra.createdBefore)
+  if (extra.traceIds) clauses.push(`trace_id in (${extra.traceIds.map(bind).join(', ') || 'null'})`)
+  if (extra.after) clauses.push(afterClause(extra.after, bind))
+  return clauses.length ? `where ${clauses.join(' and ')}` : ''
+}
+
+/** The reads of the rollups (TraceReadQueries' totals, tally, histogram, hours, hoursBetween), through `query`. */
+export function rollupReads(
+  query: Query,
+): Pick<TraceReadQueries, 'totals' | 'tally' | 'histogram' | 'hours' | 'hoursBetween'> {
+  /** `where project_id = …` when a project is given (after `conditions`). */
+  const scoped = (projectId: string | undefined, bind: (value: unknown) => string, conditions: string[] = []) => {
+    const all = projectId === undefined ? conditions : [...conditions, `project_id = ${bind(projectId)}`]
+    return all.length ? `where ${all.join(' and ')}` : ''
+  }
+  return {
+    totals: (projectId) =>
+      query<TotalsRow>(
+        (bind) =>
+          `select project_id, environment, model, status, ${TOTALS_COUNTS.join(', ')} from rollup_totals ${scoped(projectId, bind)}`,
+      ),
+
+    async tally(dims) {
+      const [row] = await query<Tally>((bind) => {
+        const conditions = TALLY_DIMS.filter((d) => dims[d] !== undefined).map((d) => `${d} = ${bind(dims[d])}`)
+        return `select coalesce(sum(traces), 0) as traces, coalesce(sum(retries), 0) as retries,
+           coalesce(sum(case when status = 'failed' then traces else 0 end), 0) as failed
+         from rollup_totals ${conditions.length ? `where ${conditions.join(' and ')}` : ''}`
+      })
+      return row ?? { traces: 0, retries: 0, failed: 0 }
+    },
+
+    histogram: (kind, projectId, window) =>
+      query<HistogramRow>((bind) => {
+        const { where } = histogramWhere(projectId, window, bind)
+        return `select bucket, sum(traces) as traces from ${HISTOGRAMS[kind].table} ${where} group by bucket order by bucket`
+      }),
+
+    hours: (projectId) =>
+      query<{ hour: number; traces: number }>(
+        (bind) =>
+          `select hour, sum(traces) as traces from rollup_hourly ${scoped(projectId, bind)} group by hour order by hour desc`,
+      ),
+
+    hoursBetween: (start, end, projectId) =>
+      query<HourRow>(
+        (bind) =>
+          `select hour, sum(traces) as traces, ${SUM_COLUMNS.map((c) => `sum(${c}) as ${c}`).join(', ')}
+         from rollup_hourly ${scoped(projectId, bind, [`hour >= ${bind(start)}`, `hour < ${bind(end)}`])} group by hour`,
+      ),
+  }
+}
