@@ -4,7 +4,7 @@
 import { connect as tcpConnect } from 'node:net'
 import t from 'tap'
 import { buildTestApp, createProject, createTestStore, postBatch, postTrace } from '../helper.js'
-import { connect as connectPeer, startServer, within } from '../ws-peer.js'
+import { connect as connectPeer, sleep, startServer, within } from '../ws-peer.js'
 
 const ERROR_SHAPE = { statusCode: Number, error: String, message: String }
 
@@ -147,3 +147,39 @@ t.test('a request not answered a second after REQUEST_TIMEOUT_MS gets 503 with R
   t.ok(Number(late.headers['retry-after']) > 0, `Retry-After: ${late.headers['retry-after']}`)
   t.ok(ms >= 1100, `answered after ${ms} ms, not before the timeout and a second more`)
 })
+
+t.test(
+  'a request that arrives while the server drains gets 503 with Retry-After and the connection closes',
+  async (t) => {
+    const { app, port } = await startServer(t)
+    const socket = tcpConnect(port, '127.0.0.1')
+    t.teardown(() => socket.destroy())
+    let answer = ''
+    socket.on('data', (chunk) => {
+      answer += chunk.toString()
+    })
+    socket.on('error', () => {})
+    await within(3000, 'the connection', new Promise((resolve) => socket.once('connect', resolve)))
+    // A request under way (its body half sent) holds the server open while it drains.
+    const body = '{"name":"Draining","environment":"production"}'
+    socket.write(
+      `POST /projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    )
+    socket.write(body.slice(0, 5))
+    await sleep(100)
+    const closed = app.close()
+    await sleep(100)
+    // The rest of it, and a second request on the same connection behind it.
+    socket.write(`${body.slice(5)}GET /traces HTTP/1.1\r\nHost: x\r\n\r\n`)
+    await within(5000, 'the server to close the connection', new Promise((resolve) => socket.on('close', resolve)))
+    await closed
+    const answers = answer.split(/(?=HTTP\/1\.1 )/)
+    t.match(answers[0], /^HTTP\/1\.1 201/, 'the request under way is answered')
+    t.equal(answers.length, 2, answer)
+    t.match(answers[1], /^HTTP\/1\.1 503/)
+    t.match(answers[1], /\r\nretry-after: \d+\r\n/i, 'Retry-After')
+    t.match(answers[1], /\r\nconnection: close\r\n/i)
+    t.match(answers[1], /"code":"LOUPE_UNAVAILABLE"/)
+    t.match(answers[1], /shutting down/)
+  },
+)
