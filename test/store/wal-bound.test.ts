@@ -85,6 +85,45 @@ t.test(
   },
 )
 
+t.test(
+  'a reader that holds an old snapshot never stops the writes: the log passes its bound meanwhile, then empties',
+  { skip: TEST_DATABASE },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'loupe-wal-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const path = join(dir, 'loupe.db')
+    const wal = () => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0
+    const store = createSqliteStore(path, { walMaxBytes: BOUND })
+    const app = await buildTestApp(t, { store })
+    const { key } = await createProject(app, 'wal')
+    // Another process's reader (a backup, a CLI query) in a long transaction: no checkpoint can copy past its snapshot.
+    const reader = openDatabase(path, { readonly: true })
+    t.teardown(() => reader.open && reader.close())
+    reader.exec('begin')
+    reader.prepare('select count(*) from traces').pluck().get()
+
+    const started = Date.now()
+    let acknowledged = 0
+    for (let n = 0; wal() <= 3 * BOUND; n++) {
+      const traces = Array.from({ length: BATCH }, (_, i) => ({
+        prompt: `held ${n}-${i} ${'lorem ipsum '.repeat(150)}`,
+      }))
+      const res = await postBatch(app, key, traces)
+      t.equal(res.statusCode, 200, res.statusCode === 200 ? 'stored' : res.body)
+      acknowledged += res.json().accepted
+      if (Date.now() - started > 30_000) break
+    }
+    t.ok(wal() > 3 * BOUND, `the writes went on past the bound: ${(wal() / 1e6).toFixed(1)} MB of log`)
+    t.ok(Date.now() - started < 30_000, `in ${Date.now() - started} ms (each wait for the log lasts a second at most)`)
+
+    reader.exec('commit')
+    reader.close()
+    await waitFor(() => wal() === 0, 5000, 'the log to empty once the reader let go')
+    const stored = await app.inject({ url: '/traces?limit=1', headers: { authorization: `Bearer ${key}` } })
+    t.equal(stored.json().total, acknowledged, `${acknowledged} traces acknowledged, as many stored`)
+  },
+)
+
 t.test('SQLITE_WAL_MAX_BYTES is read and checked like every setting', async (t) => {
   t.equal(loadConfig({}).sqliteWalMaxBytes, 64 * 1024 * 1024, '64 MiB by default')
   t.equal(loadConfig({ SQLITE_WAL_MAX_BYTES: '16777216' }).sqliteWalMaxBytes, 16_777_216)
