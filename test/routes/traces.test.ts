@@ -192,46 +192,59 @@ t.test('GET /traces?model= keeps only that model, exactly', async (t) => {
   t.same(await ids(t, app, { model: 'gpt' }), [])
 })
 
-t.test('GET /traces: min_latency and max_latency are inclusive milliseconds', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
-    { trace_id: 'l100', prompt: 'p', latency: 100, created_at: '2026-11-21T01:00:00Z' },
-    { trace_id: 'l200', prompt: 'p', latency: 200, created_at: '2026-11-21T02:00:00Z' },
-    { trace_id: 'l300', prompt: 'p', latency: 300, created_at: '2026-11-21T03:00:00Z' },
-  ])
-  t.same(await ids(t, app, { min_latency: '200' }), ['l300', 'l200'])
-  t.same(await ids(t, app, { max_latency: '200' }), ['l200', 'l100'])
-  t.same(await ids(t, app, { min_latency: '200', max_latency: '200' }), ['l200'])
-  t.same(await ids(t, app, { min_latency: '150.5', max_latency: '299.9' }), ['l200'])
-  t.same(await ids(t, app, { min_latency: '301' }), [])
-  for (const [name, value] of [
-    ['min_latency', '-1'],
-    ['max_latency', 'slow'],
-  ]) {
-    t.match(errorMessage(t, await list(app, { [name!]: value! }), 400), new RegExp(name!), `${name}=${value}`)
-  }
-})
+/** The two numeric ranges GET /traces filters on: three traces at three values, and what each bound keeps. */
+const RANGES = [
+  {
+    field: 'latency',
+    unit: 'milliseconds',
+    column: 'latency',
+    id: 'l',
+    values: [100, 200, 300],
+    between: ['150.5', '299.9'],
+    bad: ['-1', 'slow'],
+  },
+  {
+    field: 'tokens',
+    unit: 'integers',
+    column: 'token_count',
+    id: 'k',
+    values: [10, 20, 30],
+    between: ['11', '29'],
+    bad: ['1.5', '-3'],
+  },
+] as const
 
-t.test('GET /traces: min_tokens and max_tokens are inclusive integers', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
-    { trace_id: 'k10', prompt: 'p', token_count: 10, created_at: '2026-11-21T01:00:00Z' },
-    { trace_id: 'k20', prompt: 'p', token_count: 20, created_at: '2026-11-21T02:00:00Z' },
-    { trace_id: 'k30', prompt: 'p', token_count: 30, created_at: '2026-11-21T03:00:00Z' },
-  ])
-  t.same(await ids(t, app, { min_tokens: '20' }), ['k30', 'k20'])
-  t.same(await ids(t, app, { max_tokens: '20' }), ['k20', 'k10'])
-  t.same(await ids(t, app, { min_tokens: '20', max_tokens: '20' }), ['k20'])
-  t.same(await ids(t, app, { min_tokens: '11', max_tokens: '29' }), ['k20'])
-  for (const [name, value] of [
-    ['min_tokens', '1.5'],
-    ['max_tokens', '-3'],
-  ]) {
-    t.match(errorMessage(t, await list(app, { [name!]: value! }), 400), new RegExp(name!), `${name}=${value}`)
-  }
-})
+for (const { field, unit, column, id, values, between, bad } of RANGES) {
+  t.test(`GET /traces: min_${field} and max_${field} are inclusive ${unit}`, async (t) => {
+    const app = await buildTestApp(t)
+    const { key } = await createProject(app, 'Acme')
+    await seed(
+      t,
+      app,
+      key,
+      values.map((value, i) => ({
+        trace_id: `${id}${value}`,
+        prompt: 'p',
+        [column]: value,
+        created_at: `2026-11-21T0${i + 1}:00:00Z`,
+      })),
+    )
+    const [low, middle, high] = values.map((value) => `${id}${value}`)
+    const [min, max] = [`min_${field}`, `max_${field}`]
+    const mid = String(values[1])
+    t.same(await ids(t, app, { [min]: mid }), [high, middle])
+    t.same(await ids(t, app, { [max]: mid }), [middle, low])
+    t.same(await ids(t, app, { [min]: mid, [max]: mid }), [middle])
+    t.same(await ids(t, app, { [min]: between[0], [max]: between[1] }), [middle])
+    t.same(await ids(t, app, { [min]: String(values[2] + 1) }), [])
+    for (const [name, value] of [
+      [min, bad[0]],
+      [max, bad[1]],
+    ]) {
+      t.match(errorMessage(t, await list(app, { [name!]: value! }), 400), new RegExp(name!), `${name}=${value}`)
+    }
+  })
+}
 
 t.test('GET /traces: session_id and user_id keep only their traces, and filters combine', async (t) => {
   const app = await buildTestApp(t)
