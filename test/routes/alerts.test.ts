@@ -35,26 +35,36 @@ async function receiver(t: Test, failFirst = 0) {
 const SECRET = 'alert-signing-secret-0123'
 const config = { alertRetryBaseMs: 30, alertDeliveryAttempts: 3, alertIntervalMs: 3_600_000 }
 
-/** A receiver (its first `failFirst` requests answered 500), an app, and a project named `name` to watch. */
-async function watched(t: Test, name: string, failFirst = 0) {
-  const hook = await receiver(t, failFirst)
-  const app = await buildTestApp(t, { config })
-  return { hook, app, ...(await createProject(app, name)) }
-}
-
 /** POST /alerts/rules with `payload`, as the admin of an open server. */
 const createRule = (app: Awaited<ReturnType<typeof buildTestApp>>, payload: object) =>
   app.inject({ method: 'POST', url: '/alerts/rules', payload })
 
+/**
+ * A receiver (its first `failFirst` requests answered 500), an app, a project named `name` to watch, and
+ * `hourlyRule(fields)`: POST a rule on that project over the last hour, delivered to the receiver as a webhook.
+ */
+async function watched(t: Test, name: string, failFirst = 0) {
+  const hook = await receiver(t, failFirst)
+  const app = await buildTestApp(t, { config })
+  const project = await createProject(app, name)
+  const hourlyRule = (fields: object) =>
+    createRule(app, {
+      project_id: project.project_id,
+      window_minutes: 60,
+      destination: { type: 'webhook', url: hook.url },
+      ...fields,
+    })
+  return { hook, app, hourlyRule, ...project }
+}
+
 t.test('a webhook rule fires once, resolves once, each delivery signed', async (t) => {
-  const { hook, app, key, project_id } = await watched(t, 'Watched')
-  const created = await createRule(app, {
+  const { hook, app, key, hourlyRule } = await watched(t, 'Watched')
+  const signed = { type: 'webhook', url: hook.url, secret: SECRET }
+  const created = await hourlyRule({
     name: 'Watched failing',
-    project_id,
     metric: 'failure_rate',
-    window_minutes: 60,
     threshold: 50,
-    destination: { type: 'webhook', url: hook.url, secret: SECRET },
+    destination: signed,
   })
   t.equal(created.statusCode, 201)
   const rule = created.json()
@@ -93,15 +103,8 @@ t.test('a webhook rule fires once, resolves once, each delivery signed', async (
 })
 
 t.test('cost: what the traces of the window cost, summed exactly; unpriced traces add nothing', async (t) => {
-  const { hook, app, key, project_id } = await watched(t, 'Spending')
-  const created = await createRule(app, {
-    name: 'Spending',
-    project_id,
-    metric: 'cost',
-    window_minutes: 60,
-    threshold: 0.29,
-    destination: { type: 'webhook', url: hook.url },
-  })
+  const { hook, app, key, hourlyRule } = await watched(t, 'Spending')
+  const created = await hourlyRule({ name: 'Spending', metric: 'cost', threshold: 0.29 })
   t.equal(created.statusCode, 201)
   await postBatch(app, key, [{ prompt: 'a', cost: 0.1 }, { prompt: 'b' }])
   t.same(await app.alerts.evaluate(), [], '0.1 is under the threshold')

@@ -192,29 +192,16 @@ t.test('GET /traces?model= keeps only that model, exactly', async (t) => {
   t.same(await ids(t, app, { model: 'gpt' }), [])
 })
 
-/** The two numeric ranges GET /traces filters on: three traces at three values, and what each bound keeps. */
+/**
+ * The two numeric ranges GET /traces filters on: the query's name, its unit, the trace's field, three traces (their
+ * id prefix and values), bounds that keep only the middle one, and a bad min and max.
+ */
 const RANGES = [
-  {
-    field: 'latency',
-    unit: 'milliseconds',
-    column: 'latency',
-    id: 'l',
-    values: [100, 200, 300],
-    between: ['150.5', '299.9'],
-    bad: ['-1', 'slow'],
-  },
-  {
-    field: 'tokens',
-    unit: 'integers',
-    column: 'token_count',
-    id: 'k',
-    values: [10, 20, 30],
-    between: ['11', '29'],
-    bad: ['1.5', '-3'],
-  },
+  ['latency', 'milliseconds', 'latency', 'l', [100, 200, 300], ['150.5', '299.9'], ['-1', 'slow']],
+  ['tokens', 'integers', 'token_count', 'k', [10, 20, 30], ['11', '29'], ['1.5', '-3']],
 ] as const
 
-for (const { field, unit, column, id, values, between, bad } of RANGES) {
+for (const [field, unit, column, id, values, between, bad] of RANGES) {
   t.test(`GET /traces: min_${field} and max_${field} are inclusive ${unit}`, async (t) => {
     const app = await buildTestApp(t)
     const { key } = await createProject(app, 'Acme')
