@@ -12,7 +12,8 @@ import { type ActivityQuery, activitySearch, costOfTotals, pagesAround, parseAct
 export const activityHref = (kind: 'sessions' | 'users', id: string, projectId: string) =>
   `/${kind}/${encodeURIComponent(id)}?project_id=${encodeURIComponent(projectId)}`
 
-type Totals = Pick<
+/** What a session and a user both sum up of their traces. */
+export type Totals = Pick<
   SessionSummary,
   'traces' | 'first_at' | 'last_at' | 'latency_total' | 'token_count' | 'cost' | 'unpriced' | 'failed' | 'warnings'
 >
