@@ -2,7 +2,7 @@
 // session or user, the links to its traces, and the throttled refetch that keeps a page current as traces arrive.
 import { type QueryKey, type UseQueryResult, useQueryClient } from '@tanstack/react-query'
 import { type ReactNode, useMemo } from 'react'
-import { useSearch } from 'wouter'
+import { Link, useSearch } from 'wouter'
 import type { Trace } from '../../../../schemas/index.js'
 import { useThrottledOnTrace } from '../../api/live.js'
 import { formatCount, formatMs, formatTime } from '../../ui/format.js'
@@ -21,19 +21,23 @@ export function useRefreshOnTrace(queryKey: QueryKey, matches: (trace: Trace) =>
 export const listHref = (what: 'traces' | 'sessions', field: 'session_id' | 'user_id', id: string, projectId: string) =>
   `/${what}?${field}=${encodeURIComponent(id)}&project_id=${encodeURIComponent(projectId)}`
 
-/** What differs between the list of sessions and the list of users. */
+/** What differs between the pages of sessions and of users. */
 const LISTS = {
   sessions: {
     title: 'Sessions',
     testId: 'session-total',
     field: 'session_id',
     empty: 'No sessions match. Traces that carry a session_id make one.',
+    label: 'Session',
+    tracesText: 'Its traces in the list',
   },
   users: {
     title: 'Users',
     testId: 'user-total',
     field: 'user_id',
     empty: 'No users match. Traces that carry a user_id make one.',
+    label: 'User',
+    tracesText: 'Their traces in the list',
   },
 } as const
 
@@ -91,8 +95,33 @@ export function totalsFacts(t: Totals, cost: ReactNode = costOfTotals(t)): [stri
   ]
 }
 
+/** The panel atop the page of the session or user `id`: its id, the link to its traces in the list, its facts. */
+export function SummaryPanel({
+  kind,
+  id,
+  projectId,
+  facts,
+}: {
+  kind: keyof typeof LISTS
+  id: string
+  projectId: string
+  facts: [string, ReactNode][]
+}) {
+  const { label, field, tracesText } = LISTS[kind]
+  return (
+    <section className="panel" aria-label={label}>
+      <div className="header">
+        <h1>{id}</h1>
+        <span className="spacer" />
+        <Link href={listHref('traces', field, id, projectId)}>{tracesText}</Link>
+      </div>
+      <Facts facts={facts} />
+    </section>
+  )
+}
+
 /** The facts of one session or user, each a label and its value. */
-export function Facts({ facts }: { facts: [string, ReactNode][] }) {
+function Facts({ facts }: { facts: [string, ReactNode][] }) {
   return (
     <dl className="facts" style={{ marginTop: 8 }}>
       {facts.map(([label, value]) => (

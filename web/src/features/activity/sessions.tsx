@@ -7,7 +7,7 @@ import type { Trace } from '../../../../schemas/index.js'
 import { useSession, useSessions } from '../../api/queries.js'
 import { formatCost, formatCount, formatMs, formatTime } from '../../ui/format.js'
 import { ErrorBox, LongText, StatusBadge } from '../../ui/parts.js'
-import { ActivityList, Facts, listHref, totalsFacts, useRefreshOnTrace } from './activity-page.js'
+import { ActivityList, listHref, SummaryPanel, totalsFacts, useRefreshOnTrace } from './activity-page.js'
 import { costOfTotals } from './activity-query.js'
 import { activityHref, SessionTable } from './activity-table.js'
 
@@ -96,14 +96,7 @@ export function SessionDetail({ id }: { id: string }) {
       {session.isPending && <p className="muted">Loading…</p>}
       {s && data && (
         <>
-          <section className="panel" aria-label="Session">
-            <div className="header">
-              <h1>{s.session_id}</h1>
-              <span className="spacer" />
-              <Link href={listHref('traces', 'session_id', s.session_id, s.project_id)}>Its traces in the list</Link>
-            </div>
-            <Facts facts={facts} />
-          </section>
+          <SummaryPanel kind="sessions" id={s.session_id} projectId={s.project_id} facts={facts} />
           <section className="thread" aria-label="Conversation">
             {data.traces.map((trace, i) => (
               <Exchange key={trace.trace_id} trace={trace} position={i + 1} />

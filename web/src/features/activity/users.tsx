@@ -5,7 +5,7 @@ import { Link, useSearch } from 'wouter'
 import { useUser, useUsers } from '../../api/queries.js'
 import { formatCount } from '../../ui/format.js'
 import { ErrorBox } from '../../ui/parts.js'
-import { ActivityList, Facts, listHref, totalsFacts, useRefreshOnTrace } from './activity-page.js'
+import { ActivityList, listHref, SummaryPanel, totalsFacts, useRefreshOnTrace } from './activity-page.js'
 import { SessionTable, UserTable } from './activity-table.js'
 
 export function Users() {
@@ -38,14 +38,7 @@ export function UserDetail({ id }: { id: string }) {
       {user.isPending && <p className="muted">Loading…</p>}
       {u && (
         <>
-          <section className="panel" aria-label="User">
-            <div className="header">
-              <h1>{u.user_id}</h1>
-              <span className="spacer" />
-              <Link href={listHref('traces', 'user_id', u.user_id, u.project_id)}>Their traces in the list</Link>
-            </div>
-            <Facts facts={facts} />
-          </section>
+          <SummaryPanel kind="users" id={u.user_id} projectId={u.project_id} facts={facts} />
           <section className="panel" aria-label="Their sessions">
             <h3>Sessions</h3>
             {sessions.length === 0 ? (
