@@ -95,6 +95,30 @@ export function totalsFacts(t: Totals, cost: ReactNode = costOfTotals(t)): [stri
   ]
 }
 
+/** The page of one session or user: the way back to its list, its error or loading state, then `children`. */
+export function DetailPage({
+  kind,
+  id,
+  query,
+  children,
+}: {
+  kind: keyof typeof LISTS
+  id: string
+  query: UseQueryResult
+  children: ReactNode
+}) {
+  return (
+    <div className="page">
+      <div className="muted">
+        <Link href={`/${kind}`}>{LISTS[kind].title}</Link> / {id}
+      </div>
+      {query.isError && <ErrorBox error={query.error} />}
+      {query.isPending && <p className="muted">Loading…</p>}
+      {children}
+    </div>
+  )
+}
+
 /** The panel atop the page of the session or user `id`: its id, the link to its traces in the list, its facts. */
 export function SummaryPanel({
   kind,

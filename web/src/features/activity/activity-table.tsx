@@ -3,9 +3,8 @@
 import { type FormEvent, useMemo } from 'react'
 import { Link, useLocation } from 'wouter'
 import type { SessionSummary, UserSummary } from '../../../../schemas/index.js'
-import { useProjects } from '../../api/queries.js'
 import { formatCount, formatMs, formatTime } from '../../ui/format.js'
-import { ProjectOptions } from '../../ui/project-options.js'
+import { ProjectFilter } from '../../ui/project-options.js'
 import { type ActivityQuery, activitySearch, costOfTotals, pagesAround, parseActivityQuery } from './activity-query.js'
 
 /** A session's or user's own page, in its project. */
@@ -117,7 +116,6 @@ export function UserTable({ users }: { users: UserSummary[] }) {
 export function ActivityFilters({ path, search, withUser }: { path: string; search: string; withUser: boolean }) {
   const [, navigate] = useLocation()
   const query = useMemo(() => parseActivityQuery(search, withUser), [search, withUser])
-  const projects = useProjects()
   const apply = (next: ActivityQuery) => {
     const text = activitySearch({ ...next, offset: undefined })
     navigate(text === '' ? path : `${path}?${text}`, { replace: true })
@@ -132,23 +130,7 @@ export function ActivityFilters({ path, search, withUser }: { path: string; sear
   }
   return (
     <form className="filters" onSubmit={submit} key={search} aria-label="Filters">
-      {projects.isError ? (
-        <label>
-          Project
-          <input name="project_id" defaultValue={query.project_id ?? ''} />
-        </label>
-      ) : (
-        <label>
-          Project
-          <select
-            name="project_id"
-            defaultValue={query.project_id ?? ''}
-            onChange={(e) => apply({ ...query, project_id: e.target.value || undefined })}
-          >
-            <ProjectOptions projects={projects.data?.items ?? []} chosen={query.project_id} any="Any" />
-          </select>
-        </label>
-      )}
+      <ProjectFilter chosen={query.project_id} onPick={(project_id) => apply({ ...query, project_id })} />
       {withUser && (
         <label>
           User

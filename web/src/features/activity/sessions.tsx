@@ -6,8 +6,8 @@ import { Link, useSearch } from 'wouter'
 import type { Trace } from '../../../../schemas/index.js'
 import { useSession, useSessions } from '../../api/queries.js'
 import { formatCost, formatCount, formatMs, formatTime } from '../../ui/format.js'
-import { ErrorBox, LongText, StatusBadge } from '../../ui/parts.js'
-import { ActivityList, listHref, SummaryPanel, totalsFacts, useRefreshOnTrace } from './activity-page.js'
+import { LongText, StatusBadge } from '../../ui/parts.js'
+import { ActivityList, DetailPage, listHref, SummaryPanel, totalsFacts, useRefreshOnTrace } from './activity-page.js'
 import { costOfTotals } from './activity-query.js'
 import { activityHref, SessionTable } from './activity-table.js'
 
@@ -88,12 +88,7 @@ export function SessionDetail({ id }: { id: string }) {
       ]
     : []
   return (
-    <div className="page">
-      <div className="muted">
-        <Link href="/sessions">Sessions</Link> / {id}
-      </div>
-      {session.isError && <ErrorBox error={session.error} />}
-      {session.isPending && <p className="muted">Loading…</p>}
+    <DetailPage kind="sessions" id={id} query={session}>
       {s && data && (
         <>
           <SummaryPanel kind="sessions" id={s.session_id} projectId={s.project_id} facts={facts} />
@@ -110,6 +105,6 @@ export function SessionDetail({ id }: { id: string }) {
           </section>
         </>
       )}
-    </div>
+    </DetailPage>
   )
 }

@@ -4,8 +4,7 @@ import type { ReactNode } from 'react'
 import { Link, useSearch } from 'wouter'
 import { useUser, useUsers } from '../../api/queries.js'
 import { formatCount } from '../../ui/format.js'
-import { ErrorBox } from '../../ui/parts.js'
-import { ActivityList, listHref, SummaryPanel, totalsFacts, useRefreshOnTrace } from './activity-page.js'
+import { ActivityList, DetailPage, listHref, SummaryPanel, totalsFacts, useRefreshOnTrace } from './activity-page.js'
 import { SessionTable, UserTable } from './activity-table.js'
 
 export function Users() {
@@ -30,12 +29,7 @@ export function UserDetail({ id }: { id: string }) {
     ? [['Project', u.project_id], ['Sessions', formatCount(u.sessions)], ...totalsFacts(u)]
     : []
   return (
-    <div className="page">
-      <div className="muted">
-        <Link href="/users">Users</Link> / {id}
-      </div>
-      {user.isError && <ErrorBox error={user.error} />}
-      {user.isPending && <p className="muted">Loading…</p>}
+    <DetailPage kind="users" id={id} query={user}>
       {u && (
         <>
           <SummaryPanel kind="users" id={u.user_id} projectId={u.project_id} facts={facts} />
@@ -55,6 +49,6 @@ export function UserDetail({ id }: { id: string }) {
           </section>
         </>
       )}
-    </div>
+    </DetailPage>
   )
 }
