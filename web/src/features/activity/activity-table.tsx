@@ -64,6 +64,23 @@ function Headings({ first }: { first: Heading[] }) {
   )
 }
 
+/** The first cells of a row: the session or user, a link to its page, and its project. */
+function IdCells({ kind, id, projectId }: { kind: 'sessions' | 'users'; id: string; projectId: string }) {
+  return (
+    <>
+      <td>
+        <Link href={activityHref(kind, id, projectId)}>{id}</Link>
+      </td>
+      <td>{projectId}</td>
+    </>
+  )
+}
+
+/** A session's user, a link to their page ('—' when its traces name none). */
+export function UserLink({ userId, projectId }: { userId: string | null; projectId: string }) {
+  return userId === null ? '—' : <Link href={activityHref('users', userId, projectId)}>{userId}</Link>
+}
+
 export function SessionTable({ sessions, showUser = true }: { sessions: SessionSummary[]; showUser?: boolean }) {
   return (
     <table className="plain" aria-label="Sessions">
@@ -71,17 +88,10 @@ export function SessionTable({ sessions, showUser = true }: { sessions: SessionS
       <tbody>
         {sessions.map((s) => (
           <tr key={`${s.project_id}/${s.session_id}`} data-session-id={s.session_id}>
-            <td>
-              <Link href={activityHref('sessions', s.session_id, s.project_id)}>{s.session_id}</Link>
-            </td>
-            <td>{s.project_id}</td>
+            <IdCells kind="sessions" id={s.session_id} projectId={s.project_id} />
             {showUser && (
               <td>
-                {s.user_id === null ? (
-                  '—'
-                ) : (
-                  <Link href={activityHref('users', s.user_id, s.project_id)}>{s.user_id}</Link>
-                )}
+                <UserLink userId={s.user_id} projectId={s.project_id} />
               </td>
             )}
             <TotalsCells t={s} />
@@ -99,10 +109,7 @@ export function UserTable({ users }: { users: UserSummary[] }) {
       <tbody>
         {users.map((u) => (
           <tr key={`${u.project_id}/${u.user_id}`} data-user-id={u.user_id}>
-            <td>
-              <Link href={activityHref('users', u.user_id, u.project_id)}>{u.user_id}</Link>
-            </td>
-            <td>{u.project_id}</td>
+            <IdCells kind="users" id={u.user_id} projectId={u.project_id} />
             <td className="num">{formatCount(u.sessions)}</td>
             <TotalsCells t={u} />
           </tr>

@@ -9,7 +9,7 @@ import { formatCost, formatCount, formatMs, formatTime } from '../../ui/format.j
 import { LongText, StatusBadge } from '../../ui/parts.js'
 import { ActivityList, DetailPage, listHref, SummaryPanel, totalsFacts, useRefreshOnTrace } from './activity-page.js'
 import { costOfTotals } from './activity-query.js'
-import { activityHref, SessionTable } from './activity-table.js'
+import { SessionTable, UserLink } from './activity-table.js'
 
 export function Sessions() {
   return (
@@ -69,16 +69,7 @@ export function SessionDetail({ id }: { id: string }) {
   const facts: [string, ReactNode][] = s
     ? [
         ['Project', s.project_id],
-        [
-          'User',
-          s.user_id === null ? (
-            '—'
-          ) : (
-            <Link key="user" href={activityHref('users', s.user_id, s.project_id)}>
-              {s.user_id}
-            </Link>
-          ),
-        ],
+        ['User', <UserLink key="user" userId={s.user_id} projectId={s.project_id} />],
         ...totalsFacts(
           s,
           <span key="cost" data-testid="session-cost">
