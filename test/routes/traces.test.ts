@@ -35,6 +35,14 @@ async function seed(t: Test, app: LoupeApp, key: string, traces: Record<string, 
   t.same(res.json().rejected, [], 'seed batch rejects nothing')
 }
 
+/** A new app with the project Acme, holding `traces` (each checked stored). */
+async function acmeWith(t: Test, traces: Record<string, unknown>[]) {
+  const app = await buildTestApp(t)
+  const { key } = await createProject(app, 'Acme')
+  await seed(t, app, key, traces)
+  return { app, key }
+}
+
 /** Asserts the contract's error shape and returns the message. */
 function errorMessage(t: Test, res: { statusCode: number; json: () => unknown }, status: number): string {
   t.equal(res.statusCode, status, `answers ${status}`)
@@ -57,9 +65,7 @@ t.test('GET /traces on an empty store answers { total: 0, items: [], next_cursor
 })
 
 t.test('GET /traces lists newest first: created_at desc, then trace_id desc on a tie', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
+  const { app } = await acmeWith(t, [
     { trace_id: 'a', prompt: 'p', created_at: '2026-11-21T10:00:00Z' },
     { trace_id: 'b', prompt: 'p', created_at: '2026-11-21T12:00:00Z' },
     { trace_id: 'z', prompt: 'p', created_at: '2026-11-21T11:00:00Z' },
@@ -77,13 +83,9 @@ t.test('GET /traces lists newest first: created_at desc, then trace_id desc on a
 })
 
 t.test('GET /traces: total counts every match, limit and offset cut the page', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
   // t1 oldest … t5 newest.
-  await seed(
+  const { app } = await acmeWith(
     t,
-    app,
-    key,
     [1, 2, 3, 4, 5].map((n) => ({ trace_id: `t${n}`, prompt: 'p', created_at: `2026-11-21T0${n}:00:00Z` })),
   )
   const page = async (query: Record<string, string>) => {
@@ -99,12 +101,8 @@ t.test('GET /traces: total counts every match, limit and offset cut the page', a
 })
 
 t.test('GET /traces: limit defaults to 50 and may go up to 1000', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(
+  const { app } = await acmeWith(
     t,
-    app,
-    key,
     Array.from({ length: 60 }, (_, i) => ({ prompt: `p${i}` })),
   )
   const byDefault = (await list(app)).json()
@@ -148,9 +146,7 @@ t.test('GET /traces: a filter beyond the bounds of the field it filters is a 400
 })
 
 t.test('GET /traces?status= keeps only that status; any other value is a 400 naming status', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
+  const { app } = await acmeWith(t, [
     { trace_id: 'ok', prompt: 'p' },
     // search twice: one retry → warning.
     { trace_id: 'warn', prompt: 'p', steps: [{ tool: 'search' }, { tool: 'search' }] },
@@ -180,9 +176,7 @@ t.test('GET /traces?project_id= keeps only that project', async (t) => {
 })
 
 t.test('GET /traces?model= keeps only that model, exactly', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
+  const { app } = await acmeWith(t, [
     { trace_id: 'm1', prompt: 'p', model: 'gpt-4o' },
     { trace_id: 'm2', prompt: 'p', model: 'gpt-4o-mini' },
     { trace_id: 'm3', prompt: 'p' },
@@ -234,9 +228,7 @@ for (const [field, unit, column, id, values, between, bad] of RANGES) {
 }
 
 t.test('GET /traces: session_id and user_id keep only their traces, and filters combine', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
+  const { app } = await acmeWith(t, [
     { trace_id: 's1u1', prompt: 'p', session_id: 's1', user_id: 'u1', created_at: '2026-11-21T01:00:00Z' },
     { trace_id: 's1u2', prompt: 'p', session_id: 's1', user_id: 'u2', created_at: '2026-11-21T02:00:00Z' },
     { trace_id: 's2u1', prompt: 'p', session_id: 's2', user_id: 'u1', created_at: '2026-11-21T03:00:00Z' },
@@ -261,9 +253,7 @@ t.test('GET /traces?environment= keeps only traces recorded with a key of that e
 })
 
 t.test('GET /traces: since is inclusive, until exclusive, in Z, offset and zone-less forms', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
+  const { app } = await acmeWith(t, [
     { trace_id: 'h10', prompt: 'p', created_at: '2026-11-21T10:00:00.000Z' },
     { trace_id: 'h11', prompt: 'p', created_at: '2026-11-21T11:00:00.000Z' },
     { trace_id: 'h12', prompt: 'p', created_at: '2026-11-21T12:00:00.000Z' },
