@@ -4,6 +4,7 @@ import { type FormEvent, useMemo } from 'react'
 import { Link, useLocation } from 'wouter'
 import type { SessionSummary, UserSummary } from '../../../../schemas/index.js'
 import { formatCount, formatMs, formatTime } from '../../ui/format.js'
+import { FilterActions } from '../../ui/parts.js'
 import { ProjectFilter } from '../../ui/project-options.js'
 import { type ActivityQuery, activitySearch, costOfTotals, pagesAround, parseActivityQuery } from './activity-query.js'
 
@@ -152,12 +153,7 @@ export function ActivityFilters({ path, search, withUser }: { path: string; sear
         Active before
         <input name="until" className="wide" placeholder="ISO 8601 or epoch" defaultValue={query.until ?? ''} />
       </label>
-      <button type="submit" className="primary">
-        Apply
-      </button>
-      <button type="button" onClick={() => apply({})}>
-        Clear
-      </button>
+      <FilterActions onClear={() => apply({})} />
     </form>
   )
 }

@@ -2,6 +2,7 @@
 import { type FormEvent, useMemo } from 'react'
 import { useLocation } from 'wouter'
 import type { TraceStatus } from '../../../../schemas/index.js'
+import { FilterActions } from '../../ui/parts.js'
 import { ProjectFilter } from '../../ui/project-options.js'
 import { parseFilter, STATUS_LABELS, type TraceFilter, traceListHref } from './filters.js'
 
@@ -83,12 +84,7 @@ export function TraceFilters({ search }: { search: string }) {
           />
         </label>
       ))}
-      <button type="submit" className="primary">
-        Apply
-      </button>
-      <button type="button" onClick={() => apply({})}>
-        Clear
-      </button>
+      <FilterActions onClear={() => apply({})} />
     </form>
   )
 }
