@@ -126,6 +126,12 @@ export const LimitQuery = Type.Integer({
   description: 'Maximum number of items returned (1–1000).',
 })
 
+/**
+ * A query as a route's handler receives it: ajv (`useDefaults`) has filled in every field of `K`, whose schemas have a
+ * `default`, so the handler reads them without a fallback of its own (the schema is the one place a default is said).
+ */
+export type Filled<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], undefined> }
+
 export const OffsetQuery = Type.Integer({
   minimum: 0,
   maximum: BOUNDS.offset,

@@ -1,6 +1,6 @@
 // Sessions (a conversation: the traces that share a session_id) and users (the traces that share a user_id), each
 // summed up from rollups kept in the same transaction as the traces.
-import { type Static, Type } from '@sinclair/typebox'
+import { type Static, type TInteger, type TSchema, Type } from '@sinclair/typebox'
 import { LimitQuery, Nullable, Page, Ref, TimestampQuery, UtcTimestamp } from './common.js'
 import {
   listSessionsExample,
@@ -58,6 +58,29 @@ const ActivityQuery = {
   ),
 }
 
+/** A list of sessions or users: newest activity first, ties broken by its id, then its project. */
+const ActivityPage = <T extends TSchema>(item: T, noun: string, id: 'session_id' | 'user_id', example: unknown) =>
+  Page(
+    Ref(item),
+    {
+      total: `${noun} matching the filters (not just this page).`,
+      items: `Newest activity first (last_at desc, then ${id} desc, then project_id desc).`,
+    },
+    { examples: [example] },
+  )
+
+/** A session_id or user_id in a path. */
+const ActivityId = Type.String({ minLength: 1, maxLength: 256 })
+
+/** The query of one session or user: which project's (ids are per project), and at most how many of what it holds. */
+const DetailQuery = (noun: 'session' | 'user', limit: TInteger) =>
+  Type.Object({
+    project_id: Type.Optional(
+      Type.String({ description: `The project of the ${noun} (default: the most recently active one with this id).` }),
+    ),
+    limit: Type.Optional(limit),
+  })
+
 // GET /sessions
 export const ListSessionsQuery = Type.Object({
   ...ActivityQuery,
@@ -65,26 +88,15 @@ export const ListSessionsQuery = Type.Object({
 })
 export type ListSessionsQuery = Static<typeof ListSessionsQuery>
 
-export const ListSessionsResponse = Page(
-  Ref(SessionSummarySchema),
-  {
-    total: 'Sessions matching the filters (not just this page).',
-    items: 'Newest activity first (last_at desc, then session_id desc, then project_id desc).',
-  },
-  { examples: [listSessionsExample] },
-)
+export const ListSessionsResponse = ActivityPage(SessionSummarySchema, 'Sessions', 'session_id', listSessionsExample)
 export type ListSessionsResponse = Static<typeof ListSessionsResponse>
 
 // GET /sessions/{session_id}
-export const SessionParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 256 }) })
-export const SessionQuery = Type.Object({
-  project_id: Type.Optional(
-    Type.String({ description: 'The project of the session (default: the most recently active one with this id).' }),
-  ),
-  limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 1000, default: 1000, description: 'At most this many traces (1–1000).' }),
-  ),
-})
+export const SessionParams = Type.Object({ session_id: ActivityId })
+export const SessionQuery = DetailQuery(
+  'session',
+  Type.Integer({ minimum: 1, maximum: 1000, default: 1000, description: 'At most this many traces (1–1000).' }),
+)
 export type SessionQuery = Static<typeof SessionQuery>
 
 export const SessionDetailResponse = Type.Object(
@@ -100,24 +112,12 @@ export type SessionDetailResponse = Static<typeof SessionDetailResponse>
 export const ListUsersQuery = Type.Object(ActivityQuery)
 export type ListUsersQuery = Static<typeof ListUsersQuery>
 
-export const ListUsersResponse = Page(
-  Ref(UserSummarySchema),
-  {
-    total: 'Users matching the filters (not just this page).',
-    items: 'Newest activity first (last_at desc, then user_id desc, then project_id desc).',
-  },
-  { examples: [listUsersExample] },
-)
+export const ListUsersResponse = ActivityPage(UserSummarySchema, 'Users', 'user_id', listUsersExample)
 export type ListUsersResponse = Static<typeof ListUsersResponse>
 
 // GET /users/{user_id}
-export const UserParams = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 256 }) })
-export const UserQuery = Type.Object({
-  project_id: Type.Optional(
-    Type.String({ description: 'The project of the user (default: the most recently active one with this id).' }),
-  ),
-  limit: Type.Optional(LimitQuery),
-})
+export const UserParams = Type.Object({ user_id: ActivityId })
+export const UserQuery = DetailQuery('user', LimitQuery)
 export type UserQuery = Static<typeof UserQuery>
 
 export const UserDetailResponse = Type.Object(

@@ -110,6 +110,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
     },
     bodyLimit: config.bodyLimit,
     forceCloseConnections: 'idle',
+    // A request that arrives while the server drains is answered by plugins/limits.ts, Retry-After included.
+    return503OnClosing: false,
     trustProxy: config.trustProxy,
     // Slow clients: the whole request must arrive within the timeout (else Node answers 408 and closes; it checks
     // every `connectionsCheckingInterval`, and honours requestTimeout only when the server is constructed with it,

@@ -58,6 +58,11 @@ export const Overloaded = createError(
   'the server is overloaded; retry after the delay in the Retry-After header',
   503,
 )
+export const ShuttingDown = createError(
+  'LOUPE_UNAVAILABLE',
+  'the server is shutting down; retry after the delay in the Retry-After header (another instance may answer sooner)',
+  503,
+)
 export const BodyTooLarge = createError<[number]>(
   'LOUPE_BODY_TOO_LARGE',
   'the request body is larger than %d bytes once decompressed',

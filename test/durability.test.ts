@@ -2,12 +2,11 @@
 // clients, is killed with SIGKILL mid-stream, and is restarted on the same file. Every trace that was answered 2xx is
 // there exactly once with all its steps, the rollups equal a recount of the traces, and PRAGMA integrity_check is ok.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { packageRoot } from '../src/lib/paths.js'
 import { openDatabase } from '../src/store/sqlite/driver.js'
+import { scratchDir } from './helper.js'
 
 const CLIENTS = 6
 const KILL_AFTER_ACKS = 1500
@@ -77,8 +76,7 @@ t.test(
   'SIGKILL during concurrent ingest loses no acknowledged trace and corrupts nothing',
   { timeout: 120_000 },
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'loupe-durability-'))
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const dir = scratchDir(t, 'durability')
     const file = join(dir, 'loupe.db')
 
     const first = await startServer(file)

@@ -195,6 +195,13 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, 
   }
 }
 
+/** A new folder of its own for `t` (named `loupe-<name>-…`), removed with everything in it when `t` ends. */
+export function scratchDir(t: Test, name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `loupe-${name}-`))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
 /** A TCP port that nothing listens on (it was free a moment ago). */
 export async function unusedPort(): Promise<number> {
   const server = createServer()

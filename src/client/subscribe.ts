@@ -122,14 +122,25 @@ export function openSubscription(
         if (message.type === 'trace.created') safely('subscribe', () => onTrace(message.data))
       })
     })
+    // A socket is lost once: at its close, or at its error, since some runtimes (Node.js 22's WebSocket) end a
+    // connection that could not be made with an error and no close.
+    let lost = false
+    const lose = () => {
+      if (lost) return
+      lost = true
+      if (socket === ws) socket = undefined
+      reconnect(reason)
+    }
     ws.addEventListener('error', (event) => {
       const error = (event as { error?: { message?: string; code?: string }; message?: string }) ?? {}
       reason = error.error?.code ?? error.error?.message ?? error.message ?? 'connection error'
+      lose()
+      // Never two sockets: one that errs is given up, whatever state it is left in.
+      try {
+        ws.close()
+      } catch {}
     })
-    ws.addEventListener('close', () => {
-      if (socket === ws) socket = undefined
-      reconnect(reason)
-    })
+    ws.addEventListener('close', lose)
   }
 
   void connect()

@@ -1,11 +1,13 @@
 // Abuse limits that apply to every route: 503 with Retry-After when the process is saturated (under-pressure), a
 // per-address request rate on every route but ingest, the live stream and the health checks (rate-limit), and a
 // smooth per-key rate on ingest that counts traces (OTLP: spans), not requests (a token bucket, lib/token-bucket.ts).
+// While the server drains (SIGTERM), a request that still arrives on an open connection gets the same 503 as every
+// other, Retry-After included, with Connection: close (Fastify's own closing answer has neither code nor Retry-After).
 import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { Overloaded, RateLimited, RETRY_AFTER_S } from '../errors.js'
+import { Overloaded, RateLimited, RETRY_AFTER_S, ShuttingDown } from '../errors.js'
 import { hashApiKey, presentedKey } from '../lib/credentials.js'
 import { createTokenBuckets } from '../lib/token-bucket.js'
 
@@ -25,6 +27,16 @@ declare module 'fastify' {
 export default fp(
   async (app) => {
     const { config } = app
+    // preClose runs as soon as close() begins, before connections are drained.
+    let draining = false
+    app.addHook('preClose', async () => {
+      draining = true
+    })
+    app.addHook('onRequest', async (request, reply) => {
+      if (!draining) return
+      if (request.raw.httpVersionMajor < 2) reply.header('connection', 'close')
+      throw new ShuttingDown()
+    })
     // better-sqlite3 answers on the event loop, so a saturated store shows as event-loop delay: both are caught here.
     await app.register(underPressure, {
       maxEventLoopDelay: config.maxEventLoopDelayMs,

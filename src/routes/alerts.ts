@@ -6,6 +6,7 @@ import {
   AlertRuleParams,
   AlertRuleSchema,
   errorResponses,
+  type Filled,
   ListAlertEventsQuery,
   ListAlertEventsResponse,
   ListAlertRulesResponse,
@@ -82,9 +83,10 @@ const alerts: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListAlertEventsResponse },
       },
     },
-    async (request) => ({
-      items: await app.alerts.listEvents({ rule_id: request.query.rule_id, limit: request.query.limit ?? 100 }),
-    }),
+    async (request) => {
+      const { rule_id, limit } = request.query as Filled<ListAlertEventsQuery, 'limit'>
+      return { items: await app.alerts.listEvents({ rule_id, limit }) }
+    },
   )
 }
 

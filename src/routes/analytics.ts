@@ -6,7 +6,7 @@ import {
   errorResponses,
   FailuresQuery,
   FailuresResponse,
-  LimitQuery,
+  type Filled,
 } from '../../schemas/index.js'
 
 const analytics: FastifyPluginAsyncTypebox = async (app) => {
@@ -47,7 +47,7 @@ const analytics: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       app.store.traces.failures({
         project_id: request.scope ?? undefined,
-        limit: request.query.limit ?? LimitQuery.default,
+        limit: (request.query as Filled<FailuresQuery, 'limit'>).limit,
         slowThresholdMs: app.config.slowThresholdMs,
       }),
   )

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   errorResponses,
+  type Filled,
   ListSessionsQuery,
   ListSessionsResponse,
   ListUsersQuery,
@@ -34,7 +35,7 @@ const sessions: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until, user_id } = request.query
+      const { limit, offset, since, until, user_id } = request.query as Filled<ListSessionsQuery, 'limit' | 'offset'>
       return app.store.activity.listSessions(
         { project_id: request.scope ?? undefined, user_id, since: epoch(since), until: epoch(until) },
         { limit, offset },
@@ -82,7 +83,7 @@ const sessions: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit = 50, offset = 0, since, until } = request.query
+      const { limit, offset, since, until } = request.query as Filled<ListUsersQuery, 'limit' | 'offset'>
       return app.store.activity.listUsers(
         { project_id: request.scope ?? undefined, since: epoch(since), until: epoch(until) },
         { limit, offset },

@@ -13,6 +13,7 @@ import {
   ExportTracesQuery,
   ExportTracesResponse,
   errorResponses,
+  type Filled,
   LIMITS,
   ListTracesOrSummariesResponse,
   ListTracesQuery,
@@ -77,7 +78,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { format = 'ndjson', ...query } = request.query
+      const { format, ...query } = request.query as Filled<ExportTracesQuery, 'format'>
       const stream = Readable.from(exportTraces(app.store, traceFilter(query, request.scope), format), {
         highWaterMark: 2,
       })

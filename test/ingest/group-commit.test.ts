@@ -27,16 +27,22 @@ async function countingStore(t: Parameters<typeof createTestStore>[0], refuse?: 
   return { store: counted, raw: store, calls }
 }
 
-const REQUESTS = 20
-
-t.test('concurrent single POST /traces share transactions, each answered with its own trace', async (t) => {
-  const { store, raw, calls } = await countingStore(t)
+/** An app on the counting store, and the ids of the traces its hub announces, in order. */
+async function countingApp(t: Parameters<typeof createTestStore>[0], refuse?: string) {
+  const { store, raw, calls } = await countingStore(t, refuse)
   const app = await buildTestApp(t, { store })
-  const { key } = await createProject(app, 'Acme')
   const events: string[] = []
   app.hub.subscribe((traces) => {
     for (const trace of traces) events.push(trace.trace_id)
   })
+  return { app, store, raw, calls, events }
+}
+
+const REQUESTS = 20
+
+t.test('concurrent single POST /traces share transactions, each answered with its own trace', async (t) => {
+  const { app, raw, calls, events } = await countingApp(t)
+  const { key } = await createProject(app, 'Acme')
   const replies = await Promise.all(
     Array.from({ length: REQUESTS }, (_, i) =>
       postTrace(app, key, { trace_id: `t-${i}`, prompt: `p ${i}`, model: i % 2 ? 'gpt-4o' : 'claude', latency: i }),
@@ -72,14 +78,9 @@ t.test('concurrent single POST /traces share transactions, each answered with it
 })
 
 t.test('duplicates and conflicts inside one group answer as they would one by one', async (t) => {
-  const { store, calls } = await countingStore(t)
-  const app = await buildTestApp(t, { store })
+  const { app, store, calls, events } = await countingApp(t)
   const acme = await createProject(app, 'Acme')
   const globex = await createProject(app, 'Globex')
-  const events: string[] = []
-  app.hub.subscribe((traces) => {
-    for (const trace of traces) events.push(trace.trace_id)
-  })
   const [first, again, foreign, batch] = await Promise.all([
     postTrace(app, acme.key, { trace_id: 'dup', prompt: 'first' }),
     postTrace(app, acme.key, { trace_id: 'dup', prompt: 'second' }),
@@ -122,13 +123,8 @@ t.test('duplicates and conflicts inside one group answer as they would one by on
 })
 
 t.test('a trace the store refuses fails its own request; the others in its group are stored', async (t) => {
-  const { store, raw, calls } = await countingStore(t, 'poison')
-  const app = await buildTestApp(t, { store })
+  const { app, raw, calls, events } = await countingApp(t, 'poison')
   const { key } = await createProject(app, 'Acme')
-  const events: string[] = []
-  app.hub.subscribe((traces) => {
-    for (const trace of traces) events.push(trace.trace_id)
-  })
   const replies = await Promise.all(
     Array.from({ length: REQUESTS }, (_, i) =>
       postTrace(app, key, { trace_id: `t-${i}`, name: i === 7 ? 'poison' : 'fine', prompt: `p ${i}` }),

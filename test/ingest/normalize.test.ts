@@ -10,6 +10,7 @@ import {
   normalizeTrace,
   stepTreeError,
 } from '../../src/ingest/normalize.js'
+import { fullStep, fullTrace } from '../fixtures/traces.js'
 
 // 2026-11-21T13:45:00.000Z, worked out independently with `date -u -d '2026-11-21T13:45:00Z' +%s`.
 const NOW = 1_795_268_700_000
@@ -22,23 +23,7 @@ const trace = (input: Partial<TraceInput> & Record<string, unknown>) =>
 /** A fully normalized step written out by hand, so status/retry tests do not depend on normalizeStep. */
 let nextIndex = 0
 function step(fields: Partial<Step>): Step {
-  return {
-    index: nextIndex++,
-    name: fields.tool ?? 'llm',
-    type: fields.tool ? 'tool' : 'llm',
-    tool: null,
-    status: 'success',
-    latency: null,
-    token_count: null,
-    cost: null,
-    input: null,
-    output: null,
-    error: null,
-    started_at: null,
-    metadata: {},
-    parent_index: null,
-    ...fields,
-  }
+  return fullStep({ index: nextIndex++, name: fields.tool ?? 'llm', type: fields.tool ? 'tool' : 'llm', ...fields })
 }
 /** Steps in order, with indexes 0..n-1. */
 function steps(...fields: Partial<Step>[]): Step[] {
@@ -170,22 +155,7 @@ t.test('step name defaults to the tool, else the normalized type', async (t) => 
 })
 
 t.test('a bare step gets every StepSchema field with its default and the given index', async (t) => {
-  t.same(normalizeStep({}, 7), {
-    index: 7,
-    name: 'other',
-    type: 'other',
-    tool: null,
-    status: 'success',
-    latency: null,
-    token_count: null,
-    cost: null,
-    input: null,
-    output: null,
-    error: null,
-    started_at: null,
-    metadata: {},
-    parent_index: null,
-  })
+  t.same(normalizeStep({}, 7), fullStep({ index: 7 }))
   t.strictSame(
     normalizeStep(
       {
@@ -569,30 +539,10 @@ t.test('project_id and environment come from ctx, never from the body', async (t
 })
 
 t.test('a minimal trace gets every TraceSchema field with its default', async (t) => {
-  t.strictSame(normalizeTrace({ prompt: '' }, ctx, opts), {
-    trace_id: 'generated-id',
-    project_id: 'acme',
-    environment: 'staging',
-    name: null,
-    model: null,
-    prompt: '',
-    response: null,
-    latency: 0,
-    token_count: 0,
-    prompt_tokens: null,
-    completion_tokens: null,
-    tokens_reported: false,
-    cost: null,
-    status: 'success',
-    failure_reason: null,
-    retry_count: 0,
-    session_id: null,
-    user_id: null,
-    tags: [],
-    metadata: {},
-    created_at: NOW_ISO,
-    steps: [],
-  })
+  t.strictSame(
+    normalizeTrace({ prompt: '' }, ctx, opts),
+    fullTrace({ trace_id: 'generated-id', environment: 'staging', created_at: NOW_ISO }),
+  )
 })
 
 t.test('a full trace keeps the client fields and drops unknown ones', async (t) => {
@@ -623,30 +573,25 @@ t.test('a full trace keeps the client fields and drops unknown ones', async (t) 
       },
     },
   )
-  t.strictSame(result, {
-    trace_id: 'tr-1',
-    project_id: 'acme',
-    environment: 'staging',
-    name: 'chat',
-    model: 'gpt-x',
-    prompt: 'q',
-    response: 'a',
-    latency: 0,
-    token_count: 7,
-    prompt_tokens: 3,
-    completion_tokens: 4,
-    tokens_reported: true,
-    cost: null,
-    status: 'success',
-    failure_reason: null,
-    retry_count: 0,
-    session_id: 's1',
-    user_id: 'u1',
-    tags: ['x'],
-    metadata: { k: 'v' },
-    created_at: '2026-11-21T13:45:00.000Z',
-    steps: [],
-  })
+  t.strictSame(
+    result,
+    fullTrace({
+      trace_id: 'tr-1',
+      environment: 'staging',
+      name: 'chat',
+      model: 'gpt-x',
+      prompt: 'q',
+      response: 'a',
+      token_count: 7,
+      prompt_tokens: 3,
+      completion_tokens: 4,
+      tokens_reported: true,
+      session_id: 's1',
+      user_id: 'u1',
+      tags: ['x'],
+      metadata: { k: 'v' },
+    }),
+  )
   t.equal(calls, 0, 'no id is generated when the client sent one')
 })
 

@@ -310,26 +310,29 @@ t.test('embeddings: texts and vectors of every convention, one as itself, severa
 
 t.test('tool calls a model chose show on its output, in every convention', async (t) => {
   const call = { id: 'c1', name: 'get_weather', arguments: { city: 'Paris' } }
-  const oi = meaning({
-    'llm.output_messages.0.message.role': 'assistant',
-    'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'c1',
-    'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'get_weather',
-    'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"city":"Paris"}',
-  })
-  t.same(oi.output, [{ role: 'assistant', content: '', tool_calls: [call] }])
-  t.equal(oi.response, 'get_weather({"city":"Paris"})', 'a reply that only calls tools reads as the calls')
-  const ol = meaning({
-    'gen_ai.completion.0.role': 'assistant',
-    'gen_ai.completion.0.tool_calls.0.id': 'c1',
-    'gen_ai.completion.0.tool_calls.0.name': 'get_weather',
-    'gen_ai.completion.0.tool_calls.0.arguments': '{"city":"Paris"}',
-  })
-  t.same(ol.output, [{ role: 'assistant', content: '', tool_calls: [call] }])
-  const vercel = meaning({
-    'ai.operationId': 'ai.generateText.doGenerate',
-    'ai.response.toolCalls': '[{"toolCallId":"c1","toolName":"get_weather","input":"{\\"city\\":\\"Paris\\"}"}]',
-  })
-  t.same(vercel.output, [{ role: 'assistant', content: '', tool_calls: [call] }])
+  const read = {
+    OpenInference: meaning({
+      'llm.output_messages.0.message.role': 'assistant',
+      'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'c1',
+      'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'get_weather',
+      'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"city":"Paris"}',
+    }),
+    OpenLLMetry: meaning({
+      'gen_ai.completion.0.role': 'assistant',
+      'gen_ai.completion.0.tool_calls.0.id': 'c1',
+      'gen_ai.completion.0.tool_calls.0.name': 'get_weather',
+      'gen_ai.completion.0.tool_calls.0.arguments': '{"city":"Paris"}',
+    }),
+    'the Vercel AI SDK': meaning({
+      'ai.operationId': 'ai.generateText.doGenerate',
+      'ai.response.toolCalls': '[{"toolCallId":"c1","toolName":"get_weather","input":"{\\"city\\":\\"Paris\\"}"}]',
+    }),
+  }
+  for (const [convention, { output }] of Object.entries(read)) {
+    t.same(output, [{ role: 'assistant', content: '', tool_calls: [call] }], convention)
+  }
+  const asCalls = 'get_weather({"city":"Paris"})'
+  t.equal(read.OpenInference.response, asCalls, 'a reply that only calls tools reads as the calls')
   const genai = meaning({
     'gen_ai.output.messages': JSON.stringify([
       {
@@ -338,7 +341,7 @@ t.test('tool calls a model chose show on its output, in every convention', async
       },
     ]),
   })
-  t.equal(genai.response, 'get_weather({"city":"Paris"})')
+  t.equal(genai.response, asCalls)
 })
 
 t.test('names, wrappers and repeats: what each library calls a span and says twice', async (t) => {

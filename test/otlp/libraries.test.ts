@@ -72,6 +72,12 @@ const embeddingCall = (name: string, vector: number[] | null): Expected => ({
   io: { 0: { input: TEXT.embeddingInput, output: vector } },
 })
 
+/** The agent's first model call as the chat messages read it: the question in, the call of the tool out. */
+const TOOL_CHOICE = {
+  input: chatIn(TEXT.agentQuestion),
+  output: [{ role: 'assistant', content: '', tool_calls: [WEATHER_CALL] }],
+}
+
 /** An agent whose model call picks the tool, the tool runs, a second call answers: steps in that order. */
 const agentCallingTool = (name: string, llm: string): Expected => ({
   trace: agentTrace(name),
@@ -81,7 +87,7 @@ const agentCallingTool = (name: string, llm: string): Expected => ({
     [llm, 'llm', null, 'success', 110],
   ],
   io: {
-    0: { input: chatIn(TEXT.agentQuestion), output: [{ role: 'assistant', content: '', tool_calls: [WEATHER_CALL] }] },
+    0: TOOL_CHOICE,
     1: { input: { city: 'Paris' }, output: WEATHER },
   },
 })
@@ -141,23 +147,9 @@ const EXPECTED: Record<string, Record<Scenario, Expected>> = {
       steps: [['OpenAI Embeddings', 'retrieval', null, 'success', null]],
       io: { 0: { input: TEXT.embeddingInput, output: VECTOR_F32 } },
     },
-    agent: {
-      trace: agentTrace('weather_agent'),
-      // The JS SDK stamps whole milliseconds: the tool and the second call start in the same one, and the tool,
-      // which ended first, comes first.
-      steps: [
-        ['OpenAI Chat Completions', 'llm', null, 'success', 78],
-        ['get_weather', 'tool', 'get_weather', 'success', null],
-        ['OpenAI Chat Completions', 'llm', null, 'success', 110],
-      ],
-      io: {
-        0: {
-          input: chatIn(TEXT.agentQuestion),
-          output: [{ role: 'assistant', content: '', tool_calls: [WEATHER_CALL] }],
-        },
-        1: { input: { city: 'Paris' }, output: WEATHER },
-      },
-    },
+    // The JS SDK stamps whole milliseconds: the tool and the second call start in the same one, and the tool,
+    // which ended first, comes first.
+    agent: agentCallingTool('weather_agent', 'OpenAI Chat Completions'),
   },
   openllmetry: {
     chat: {
@@ -363,10 +355,7 @@ Object.assign(EXPECTED, {
         ['chat gpt-4o-mini', 'llm', null, 'success', 110],
       ],
       io: {
-        0: {
-          input: chatIn(TEXT.agentQuestion),
-          output: [{ role: 'assistant', content: '', tool_calls: [WEATHER_CALL] }],
-        },
+        0: TOOL_CHOICE,
       },
     },
     // The Responses API: the system text is `gen_ai.system_instructions`, and leads the input as its system message.
@@ -488,10 +477,7 @@ Object.assign(EXPECTED, {
         ['answer', 'llm', null, 'success', 110],
       ],
       io: {
-        0: {
-          input: chatIn(TEXT.agentQuestion),
-          output: [{ role: 'assistant', content: '', tool_calls: [WEATHER_CALL] }],
-        },
+        0: TOOL_CHOICE,
         1: { input: { city: 'Paris' }, output: WEATHER },
       },
     },

@@ -2,9 +2,9 @@
 // Retry-After when the event loop is saturated, 408 for a request that never finishes arriving, and 503 for one not
 // answered in time.
 import { connect as tcpConnect } from 'node:net'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { buildTestApp, createProject, createTestStore, postBatch, postTrace } from '../helper.js'
-import { connect as connectPeer, startServer, within } from '../ws-peer.js'
+import { connect as connectPeer, sleep, startServer, within } from '../ws-peer.js'
 
 const ERROR_SHAPE = { statusCode: Number, error: String, message: String }
 
@@ -109,8 +109,8 @@ t.test('a saturated event loop: 503 with Retry-After, then service again by itse
   t.ok(recovered, 'answers 200 again once the loop is free')
 })
 
-t.test('a request that never finishes arriving is answered 408 and closed', { timeout: 20_000 }, async (t) => {
-  const { port } = await startServer(t, { requestTimeoutMs: 500 })
+/** A raw connection to the server: what it has answered so far, and a wait for the server to close it. */
+function rawConnection(t: Test, port: number) {
   const socket = tcpConnect(port, '127.0.0.1')
   t.teardown(() => socket.destroy())
   let answer = ''
@@ -118,12 +118,20 @@ t.test('a request that never finishes arriving is answered 408 and closed', { ti
     answer += chunk.toString()
   })
   socket.on('error', () => {})
+  const closed = () =>
+    within(5000, 'the server to close the connection', new Promise((resolve) => socket.on('close', resolve)))
+  return { socket, answer: () => answer, closed }
+}
+
+t.test('a request that never finishes arriving is answered 408 and closed', { timeout: 20_000 }, async (t) => {
+  const { port } = await startServer(t, { requestTimeoutMs: 500 })
+  const { socket, answer, closed } = rawConnection(t, port)
   const started = Date.now()
   socket.write(
     'POST /projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":',
   )
-  await within(5000, 'the server to close the connection', new Promise((resolve) => socket.on('close', resolve)))
-  t.match(answer, /^HTTP\/1\.1 408/, 'Request Timeout')
+  await closed()
+  t.match(answer(), /^HTTP\/1\.1 408/, 'Request Timeout')
   t.ok(Date.now() - started < 3000, `closed after ${Date.now() - started} ms`)
 })
 
@@ -149,4 +157,31 @@ t.test('a request not answered a second after REQUEST_TIMEOUT_MS gets 503 with R
   t.match(late.json(), { ...ERROR_SHAPE, statusCode: 503, code: 'LOUPE_UNAVAILABLE' })
   t.ok(Number(late.headers['retry-after']) > 0, `Retry-After: ${late.headers['retry-after']}`)
   t.ok(ms >= 1100, `answered after ${ms} ms, not before the timeout and a second more`)
+})
+
+t.test('a request that arrives while the server drains gets 503 with Retry-After and Connection: close', async (t) => {
+  const { app, port } = await startServer(t)
+  const { socket, answer, closed } = rawConnection(t, port)
+  await within(3000, 'the connection', new Promise((resolve) => socket.once('connect', resolve)))
+  // A request under way (its body half sent) holds the server open while it drains.
+  const body = '{"name":"Draining","environment":"production"}'
+  socket.write(
+    `POST /projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  )
+  socket.write(body.slice(0, 5))
+  await sleep(100)
+  const closing = app.close()
+  await sleep(100)
+  // The rest of it, and a second request on the same connection behind it.
+  socket.write(`${body.slice(5)}GET /traces HTTP/1.1\r\nHost: x\r\n\r\n`)
+  await closed()
+  await closing
+  const answers = answer().split(/(?=HTTP\/1\.1 )/)
+  t.match(answers[0], /^HTTP\/1\.1 201/, 'the request under way is answered')
+  t.equal(answers.length, 2, answer())
+  t.match(answers[1], /^HTTP\/1\.1 503/)
+  t.match(answers[1], /\r\nretry-after: \d+\r\n/i, 'Retry-After')
+  t.match(answers[1], /\r\nconnection: close\r\n/i)
+  t.match(answers[1], /"code":"LOUPE_UNAVAILABLE"/)
+  t.match(answers[1], /shutting down/)
 })

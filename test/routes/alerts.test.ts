@@ -35,21 +35,36 @@ async function receiver(t: Test, failFirst = 0) {
 const SECRET = 'alert-signing-secret-0123'
 const config = { alertRetryBaseMs: 30, alertDeliveryAttempts: 3, alertIntervalMs: 3_600_000 }
 
-t.test('a webhook rule fires once, resolves once, each delivery signed', async (t) => {
-  const hook = await receiver(t)
+/** POST /alerts/rules with `payload`, as the admin of an open server. */
+const createRule = (app: Awaited<ReturnType<typeof buildTestApp>>, payload: object) =>
+  app.inject({ method: 'POST', url: '/alerts/rules', payload })
+
+/**
+ * A receiver (its first `failFirst` requests answered 500), an app, a project named `name` to watch, and
+ * `hourlyRule(fields)`: POST a rule on that project over the last hour, delivered to the receiver as a webhook.
+ */
+async function watched(t: Test, name: string, failFirst = 0) {
+  const hook = await receiver(t, failFirst)
   const app = await buildTestApp(t, { config })
-  const { key, project_id } = await createProject(app, 'Watched')
-  const created = await app.inject({
-    method: 'POST',
-    url: '/alerts/rules',
-    payload: {
-      name: 'Watched failing',
-      project_id,
-      metric: 'failure_rate',
+  const project = await createProject(app, name)
+  const hourlyRule = (fields: object) =>
+    createRule(app, {
+      project_id: project.project_id,
       window_minutes: 60,
-      threshold: 50,
-      destination: { type: 'webhook', url: hook.url, secret: SECRET },
-    },
+      destination: { type: 'webhook', url: hook.url },
+      ...fields,
+    })
+  return { hook, app, hourlyRule, ...project }
+}
+
+t.test('a webhook rule fires once, resolves once, each delivery signed', async (t) => {
+  const { hook, app, key, hourlyRule } = await watched(t, 'Watched')
+  const signed = { type: 'webhook', url: hook.url, secret: SECRET }
+  const created = await hourlyRule({
+    name: 'Watched failing',
+    metric: 'failure_rate',
+    threshold: 50,
+    destination: signed,
   })
   t.equal(created.statusCode, 201)
   const rule = created.json()
@@ -88,21 +103,8 @@ t.test('a webhook rule fires once, resolves once, each delivery signed', async (
 })
 
 t.test('cost: what the traces of the window cost, summed exactly; unpriced traces add nothing', async (t) => {
-  const hook = await receiver(t)
-  const app = await buildTestApp(t, { config })
-  const { key, project_id } = await createProject(app, 'Spending')
-  const created = await app.inject({
-    method: 'POST',
-    url: '/alerts/rules',
-    payload: {
-      name: 'Spending',
-      project_id,
-      metric: 'cost',
-      window_minutes: 60,
-      threshold: 0.29,
-      destination: { type: 'webhook', url: hook.url },
-    },
-  })
+  const { hook, app, key, hourlyRule } = await watched(t, 'Spending')
+  const created = await hourlyRule({ name: 'Spending', metric: 'cost', threshold: 0.29 })
   t.equal(created.statusCode, 201)
   await postBatch(app, key, [{ prompt: 'a', cost: 0.1 }, { prompt: 'b' }])
   t.same(await app.alerts.evaluate(), [], '0.1 is under the threshold')
@@ -114,34 +116,14 @@ t.test('cost: what the traces of the window cost, summed exactly; unpriced trace
 })
 
 t.test('Slack: retried with backoff until the receiver accepts; an unreachable one is marked failed', async (t) => {
-  const slack = await receiver(t, 2)
-  const app = await buildTestApp(t, { config })
-  const { key } = await createProject(app, 'Busy')
+  const { hook: slack, app, key } = await watched(t, 'Busy', 2)
+  const everyTrace = { metric: 'trace_count', window_minutes: 5, threshold: 0 }
   const rule = (
-    await app.inject({
-      method: 'POST',
-      url: '/alerts/rules',
-      payload: {
-        name: 'Any traffic',
-        metric: 'trace_count',
-        window_minutes: 5,
-        threshold: 0,
-        destination: { type: 'slack', url: slack.url },
-      },
-    })
+    await createRule(app, { name: 'Any traffic', ...everyTrace, destination: { type: 'slack', url: slack.url } })
   ).json()
+  const unreachable = `http://127.0.0.1:${await unusedPort()}/x`
   const dead = (
-    await app.inject({
-      method: 'POST',
-      url: '/alerts/rules',
-      payload: {
-        name: 'Nobody listens',
-        metric: 'trace_count',
-        window_minutes: 5,
-        threshold: 0,
-        destination: { type: 'webhook', url: `http://127.0.0.1:${await unusedPort()}/x` },
-      },
-    })
+    await createRule(app, { name: 'Nobody listens', ...everyTrace, destination: { type: 'webhook', url: unreachable } })
   ).json()
   await postBatch(app, key, [{ prompt: 'x' }])
   t.equal((await app.alerts.evaluate()).length, 2)

@@ -2,7 +2,7 @@
 // with partialSuccess, idempotent re-sends, late and foreign spans, the grace and rootless waits, and every error.
 import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { type Trace, TraceSchema } from '../../schemas/index.js'
 import { buildTestApp, createProject, postTrace, schemaErrors } from '../helper.js'
 import {
@@ -26,6 +26,16 @@ const CHILD2 = 'aaaaaaaaaaaaaaa3'
 async function getTrace(app: Awaited<ReturnType<typeof buildTestApp>>, id: string): Promise<Trace | undefined> {
   const res = await app.inject(`/traces/${id}`)
   return res.statusCode === 200 ? (res.json() as Trace) : undefined
+}
+
+/** A recorded fixture sent to a fresh app: its answer is a 200, and the one trace it makes is valid and stored. */
+async function storedFixture(t: Test, name: string, traceId: string): Promise<Trace> {
+  const app = await buildTestApp(t, { config: { otlpRootGraceMs: 0 } })
+  const { key } = await createProject(app)
+  t.equal((await postOtlp(app, key, fixture(name))).statusCode, 200)
+  const trace = (await getTrace(app, traceId))!
+  t.same(schemaErrors(TraceSchema, trace), [])
+  return trace
 }
 
 t.test(
@@ -83,11 +93,7 @@ t.test(
 )
 
 t.test('OpenInference fixture: flattened messages, documents, session/user/tags/metadata, a failed tool', async (t) => {
-  const app = await buildTestApp(t, { config: { otlpRootGraceMs: 0 } })
-  const { key } = await createProject(app)
-  t.equal((await postOtlp(app, key, fixture('openinference'))).statusCode, 200)
-  const trace = (await getTrace(app, '5b8efff798038103d269b633813fc60c'))!
-  t.same(schemaErrors(TraceSchema, trace), [])
+  const trace = await storedFixture(t, 'openinference', '5b8efff798038103d269b633813fc60c')
   t.match(trace, {
     name: 'rag-pipeline',
     model: 'gpt-4o-mini',
@@ -126,11 +132,7 @@ t.test('OpenInference fixture: flattened messages, documents, session/user/tags/
 t.test(
   'OpenLLMetry fixture: indexed prompt/completion names, usage names, traceloop kinds and associations',
   async (t) => {
-    const app = await buildTestApp(t, { config: { otlpRootGraceMs: 0 } })
-    const { key } = await createProject(app)
-    t.equal((await postOtlp(app, key, fixture('openllmetry'))).statusCode, 200)
-    const trace = (await getTrace(app, 'a3ce929d0e0e47364bf92f3577b34da6'))!
-    t.same(schemaErrors(TraceSchema, trace), [])
+    const trace = await storedFixture(t, 'openllmetry', 'a3ce929d0e0e47364bf92f3577b34da6')
     t.match(trace, {
       // The entity's name, not the span's. Its named arguments (`{"topic":"otters"}`, out of OpenLLMetry's
       // args/kwargs wrapper) are no question: the prompt is the one the model was asked.

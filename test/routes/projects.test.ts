@@ -193,20 +193,12 @@ t.test('POST /projects: environment is required and one of development, staging,
 
 t.test('POST /projects refuses a body that is not a JSON object', async (t) => {
   const app = await buildTestApp(t)
-  const text = await app.inject({
-    method: 'POST',
-    url: '/projects?name=x&environment=development',
-    headers: { 'content-type': 'text/plain' },
-    payload: 'name=x',
-  })
+  const post = (url: string, contentType: string, payload: string) =>
+    app.inject({ method: 'POST', url, headers: { 'content-type': contentType }, payload })
+  const text = await post('/projects?name=x&environment=development', 'text/plain', 'name=x')
   t.equal(text.statusCode, 415, 'text/plain is an unsupported media type')
   t.same(schemaErrors(ErrorSchema, text.json()), [])
-  const array = await app.inject({
-    method: 'POST',
-    url: '/projects',
-    headers: { 'content-type': 'application/json' },
-    payload: '[{"name":"x","environment":"development"}]',
-  })
+  const array = await post('/projects', 'application/json', '[{"name":"x","environment":"development"}]')
   t.equal(array.statusCode, 400, 'a JSON array is a 400')
   t.match(array.json().message, /body/)
   t.equal(await projectCount(app), 0)

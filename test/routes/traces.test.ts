@@ -35,6 +35,14 @@ async function seed(t: Test, app: LoupeApp, key: string, traces: Record<string, 
   t.same(res.json().rejected, [], 'seed batch rejects nothing')
 }
 
+/** A new app with the project Acme, holding `traces` (each checked stored). */
+async function acmeWith(t: Test, traces: Record<string, unknown>[]) {
+  const app = await buildTestApp(t)
+  const { key } = await createProject(app, 'Acme')
+  await seed(t, app, key, traces)
+  return { app, key }
+}
+
 /** Asserts the contract's error shape and returns the message. */
 function errorMessage(t: Test, res: { statusCode: number; json: () => unknown }, status: number): string {
   t.equal(res.statusCode, status, `answers ${status}`)
@@ -57,9 +65,7 @@ t.test('GET /traces on an empty store answers { total: 0, items: [], next_cursor
 })
 
 t.test('GET /traces lists newest first: created_at desc, then trace_id desc on a tie', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
+  const { app } = await acmeWith(t, [
     { trace_id: 'a', prompt: 'p', created_at: '2026-11-21T10:00:00Z' },
     { trace_id: 'b', prompt: 'p', created_at: '2026-11-21T12:00:00Z' },
     { trace_id: 'z', prompt: 'p', created_at: '2026-11-21T11:00:00Z' },
@@ -77,13 +83,9 @@ t.test('GET /traces lists newest first: created_at desc, then trace_id desc on a
 })
 
 t.test('GET /traces: total counts every match, limit and offset cut the page', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
   // t1 oldest … t5 newest.
-  await seed(
+  const { app } = await acmeWith(
     t,
-    app,
-    key,
     [1, 2, 3, 4, 5].map((n) => ({ trace_id: `t${n}`, prompt: 'p', created_at: `2026-11-21T0${n}:00:00Z` })),
   )
   const page = async (query: Record<string, string>) => {
@@ -99,12 +101,8 @@ t.test('GET /traces: total counts every match, limit and offset cut the page', a
 })
 
 t.test('GET /traces: limit defaults to 50 and may go up to 1000', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(
+  const { app } = await acmeWith(
     t,
-    app,
-    key,
     Array.from({ length: 60 }, (_, i) => ({ prompt: `p${i}` })),
   )
   const byDefault = (await list(app)).json()
@@ -148,9 +146,7 @@ t.test('GET /traces: a filter beyond the bounds of the field it filters is a 400
 })
 
 t.test('GET /traces?status= keeps only that status; any other value is a 400 naming status', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
+  const { app } = await acmeWith(t, [
     { trace_id: 'ok', prompt: 'p' },
     // search twice: one retry → warning.
     { trace_id: 'warn', prompt: 'p', steps: [{ tool: 'search' }, { tool: 'search' }] },
@@ -180,9 +176,7 @@ t.test('GET /traces?project_id= keeps only that project', async (t) => {
 })
 
 t.test('GET /traces?model= keeps only that model, exactly', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
+  const { app } = await acmeWith(t, [
     { trace_id: 'm1', prompt: 'p', model: 'gpt-4o' },
     { trace_id: 'm2', prompt: 'p', model: 'gpt-4o-mini' },
     { trace_id: 'm3', prompt: 'p' },
@@ -192,51 +186,49 @@ t.test('GET /traces?model= keeps only that model, exactly', async (t) => {
   t.same(await ids(t, app, { model: 'gpt' }), [])
 })
 
-t.test('GET /traces: min_latency and max_latency are inclusive milliseconds', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
-    { trace_id: 'l100', prompt: 'p', latency: 100, created_at: '2026-11-21T01:00:00Z' },
-    { trace_id: 'l200', prompt: 'p', latency: 200, created_at: '2026-11-21T02:00:00Z' },
-    { trace_id: 'l300', prompt: 'p', latency: 300, created_at: '2026-11-21T03:00:00Z' },
-  ])
-  t.same(await ids(t, app, { min_latency: '200' }), ['l300', 'l200'])
-  t.same(await ids(t, app, { max_latency: '200' }), ['l200', 'l100'])
-  t.same(await ids(t, app, { min_latency: '200', max_latency: '200' }), ['l200'])
-  t.same(await ids(t, app, { min_latency: '150.5', max_latency: '299.9' }), ['l200'])
-  t.same(await ids(t, app, { min_latency: '301' }), [])
-  for (const [name, value] of [
-    ['min_latency', '-1'],
-    ['max_latency', 'slow'],
-  ]) {
-    t.match(errorMessage(t, await list(app, { [name!]: value! }), 400), new RegExp(name!), `${name}=${value}`)
-  }
-})
+/**
+ * The two numeric ranges GET /traces filters on: the query's name, its unit, the trace's field, three traces (their
+ * id prefix and values), bounds that keep only the middle one, and a bad min and max.
+ */
+const RANGES = [
+  ['latency', 'milliseconds', 'latency', 'l', [100, 200, 300], ['150.5', '299.9'], ['-1', 'slow']],
+  ['tokens', 'integers', 'token_count', 'k', [10, 20, 30], ['11', '29'], ['1.5', '-3']],
+] as const
 
-t.test('GET /traces: min_tokens and max_tokens are inclusive integers', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
-    { trace_id: 'k10', prompt: 'p', token_count: 10, created_at: '2026-11-21T01:00:00Z' },
-    { trace_id: 'k20', prompt: 'p', token_count: 20, created_at: '2026-11-21T02:00:00Z' },
-    { trace_id: 'k30', prompt: 'p', token_count: 30, created_at: '2026-11-21T03:00:00Z' },
-  ])
-  t.same(await ids(t, app, { min_tokens: '20' }), ['k30', 'k20'])
-  t.same(await ids(t, app, { max_tokens: '20' }), ['k20', 'k10'])
-  t.same(await ids(t, app, { min_tokens: '20', max_tokens: '20' }), ['k20'])
-  t.same(await ids(t, app, { min_tokens: '11', max_tokens: '29' }), ['k20'])
-  for (const [name, value] of [
-    ['min_tokens', '1.5'],
-    ['max_tokens', '-3'],
-  ]) {
-    t.match(errorMessage(t, await list(app, { [name!]: value! }), 400), new RegExp(name!), `${name}=${value}`)
-  }
-})
+for (const [field, unit, column, id, values, between, bad] of RANGES) {
+  t.test(`GET /traces: min_${field} and max_${field} are inclusive ${unit}`, async (t) => {
+    const app = await buildTestApp(t)
+    const { key } = await createProject(app, 'Acme')
+    await seed(
+      t,
+      app,
+      key,
+      values.map((value, i) => ({
+        trace_id: `${id}${value}`,
+        prompt: 'p',
+        [column]: value,
+        created_at: `2026-11-21T0${i + 1}:00:00Z`,
+      })),
+    )
+    const [low, middle, high] = values.map((value) => `${id}${value}`)
+    const [min, max] = [`min_${field}`, `max_${field}`]
+    const mid = String(values[1])
+    t.same(await ids(t, app, { [min]: mid }), [high, middle])
+    t.same(await ids(t, app, { [max]: mid }), [middle, low])
+    t.same(await ids(t, app, { [min]: mid, [max]: mid }), [middle])
+    t.same(await ids(t, app, { [min]: between[0], [max]: between[1] }), [middle])
+    t.same(await ids(t, app, { [min]: String(values[2] + 1) }), [])
+    for (const [name, value] of [
+      [min, bad[0]],
+      [max, bad[1]],
+    ]) {
+      t.match(errorMessage(t, await list(app, { [name!]: value! }), 400), new RegExp(name!), `${name}=${value}`)
+    }
+  })
+}
 
 t.test('GET /traces: session_id and user_id keep only their traces, and filters combine', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
+  const { app } = await acmeWith(t, [
     { trace_id: 's1u1', prompt: 'p', session_id: 's1', user_id: 'u1', created_at: '2026-11-21T01:00:00Z' },
     { trace_id: 's1u2', prompt: 'p', session_id: 's1', user_id: 'u2', created_at: '2026-11-21T02:00:00Z' },
     { trace_id: 's2u1', prompt: 'p', session_id: 's2', user_id: 'u1', created_at: '2026-11-21T03:00:00Z' },
@@ -261,9 +253,7 @@ t.test('GET /traces?environment= keeps only traces recorded with a key of that e
 })
 
 t.test('GET /traces: since is inclusive, until exclusive, in Z, offset and zone-less forms', async (t) => {
-  const app = await buildTestApp(t)
-  const { key } = await createProject(app, 'Acme')
-  await seed(t, app, key, [
+  const { app } = await acmeWith(t, [
     { trace_id: 'h10', prompt: 'p', created_at: '2026-11-21T10:00:00.000Z' },
     { trace_id: 'h11', prompt: 'p', created_at: '2026-11-21T11:00:00.000Z' },
     { trace_id: 'h12', prompt: 'p', created_at: '2026-11-21T12:00:00.000Z' },

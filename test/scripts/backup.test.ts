@@ -1,15 +1,13 @@
 // npm run backup, exactly as the README runs it: a consistent, verified copy of a live database (the server still
 // holds it open and writes to it), refusing to overwrite and refusing an in-memory database.
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { backupDatabase } from '../../scripts/backup.js'
 import { openDatabase } from '../../src/store/sqlite/driver.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
-import { buildTestApp, createProject, postBatch } from '../helper.js'
+import { buildTestApp, createProject, postBatch, scratchDir } from '../helper.js'
 
 const run = promisify(execFile)
 
@@ -17,8 +15,7 @@ t.test(
   'npm run backup copies a live database; the copy passes integrity_check and holds every trace',
   { timeout: 60_000 },
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'loupe-backup-'))
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const dir = scratchDir(t, 'backup')
     const file = join(dir, 'loupe.db')
     const app = await buildTestApp(t, { store: createSqliteStore(file) })
     const { key } = await createProject(app, 'Backed up')

@@ -2,7 +2,11 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { drizzle } from 'drizzle-orm/better-sqlite3'
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
+import type { Test } from 'tap'
 import { packageRoot } from '../../src/lib/paths.js'
+import { openDatabase, type SqliteDatabase } from '../../src/store/sqlite/driver.js'
 
 /** The migrations an earlier release shipped: the first `count` of this release's. */
 export function earlierMigrations(dialect: 'sqlite' | 'postgres', count: number): string {
@@ -16,4 +20,21 @@ export function earlierMigrations(dialect: 'sqlite' | 'postgres', count: number)
     if (file.endsWith('.sql') && !kept.some((e) => file === `${e.tag}.sql`)) rmSync(join(dir, file))
   }
   return dir
+}
+
+/**
+ * A SQLite database as an earlier release left it: a new file with the first `count` migrations applied, open. The
+ * file's folder and the migrations are removed when `t` ends.
+ */
+export function earlierSqliteDatabase(t: Test, count: number): { file: string; db: SqliteDatabase } {
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-earlier-'))
+  const migrations = earlierMigrations('sqlite', count)
+  t.teardown(() => {
+    rmSync(dir, { recursive: true, force: true })
+    rmSync(migrations, { recursive: true, force: true })
+  })
+  const file = join(dir, 'loupe.db')
+  const db = openDatabase(file)
+  migrate(drizzle(db), { migrationsFolder: migrations })
+  return { file, db }
 }

@@ -10,6 +10,7 @@ import {
   splitValue,
   sumRollups,
 } from '../../src/store/rollups.js'
+import { fullTrace } from '../fixtures/traces.js'
 
 t.test('every value falls inside the bounds of its bucket, and buckets are ordered like values', async (t) => {
   const values = [
@@ -52,31 +53,16 @@ t.test('buckets below 64 are single integers; above, at most 1/32 of their lower
   t.same(bucketBounds(bucketOf(5000)), { lo: 4992, hi: 5120 })
 })
 
-const trace = (over: Partial<Trace>): Trace => ({
-  trace_id: 'x',
-  project_id: 'p',
-  environment: 'production',
-  name: null,
-  model: 'm',
-  prompt: '',
-  response: null,
-  latency: 10,
-  token_count: 5,
-  prompt_tokens: null,
-  completion_tokens: null,
-  tokens_reported: true,
-  cost: null,
-  status: 'success',
-  failure_reason: null,
-  retry_count: 0,
-  session_id: null,
-  user_id: null,
-  tags: [],
-  metadata: {},
-  created_at: '2026-11-21T13:45:00.000Z',
-  steps: [],
-  ...over,
-})
+const trace = (over: Partial<Trace>): Trace =>
+  fullTrace({
+    trace_id: 'x',
+    project_id: 'p',
+    model: 'm',
+    latency: 10,
+    token_count: 5,
+    tokens_reported: true,
+    ...over,
+  })
 
 /** A row's latency (ms) and token sums, read back from their exact two-column form. */
 const sums = (r: RollupSums) => {

@@ -1,11 +1,3 @@
-// A SQLite database written by a release that stored lone UTF-16 surrogates as they came (the bytes ED A0 80, which no
-// query can match again): opened by this release, its text is repaired and its rollups recounted, and everything in
-// it can be deleted — one trace, by a filter, by retention, a whole project — with every figure equal to a recount.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { drizzle } from 'drizzle-orm/better-sqlite3'
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import t, { type Test } from 'tap'
 import type { Trace, TraceInput } from '../../schemas/index.js'
 import { normalizeTrace } from '../../src/ingest/normalize.js'
@@ -14,7 +6,7 @@ import { openDatabase, type SqliteDatabase } from '../../src/store/sqlite/driver
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { Store } from '../../src/store/types.js'
 import { buildTestApp, TEST_DATABASE } from '../helper.js'
-import { earlierMigrations } from './earlier-migrations.js'
+import { earlierSqliteDatabase } from './earlier-migrations.js'
 import { everyTrace, recount, rollups } from './recount.js'
 
 const DAY = 86_400_000
@@ -44,15 +36,7 @@ const OLD_TRACES = [
 
 /** The file the previous release left: its migrations, a project, the traces above written through its own SQL. */
 function previousRelease(t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'loupe-text-'))
-  const migrations = earlierMigrations('sqlite', BEFORE_REPAIR)
-  t.teardown(() => {
-    rmSync(dir, { recursive: true, force: true })
-    rmSync(migrations, { recursive: true, force: true })
-  })
-  const file = join(dir, 'loupe.db')
-  const db = openDatabase(file)
-  migrate(drizzle(db), { migrationsFolder: migrations })
+  const { file, db } = earlierSqliteDatabase(t, BEFORE_REPAIR)
   db.close()
   return file
 }

@@ -1,23 +1,18 @@
 // Upgrading a database written by an earlier release: opened by this one, it is migrated, values stored before
 // numbers were bounded are brought within the bounds, token counts stored before `tokens_reported` existed are
 // judged, and every rollup is recounted from the traces, exactly.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3'
-import { migrate as migrateSqlite } from 'drizzle-orm/better-sqlite3/migrator'
+import { rmSync } from 'node:fs'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
 import t, { type Test } from 'tap'
 import { TraceSchema } from '../../schemas/index.js'
 import { createPostgresStore } from '../../src/store/postgres/store.js'
-import { openDatabase } from '../../src/store/sqlite/driver.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import { toJson } from '../../src/store/to-json.js'
 import type { Store } from '../../src/store/types.js'
 import { dropSchema, schemaErrors, TEST_DATABASE, testSchemaName, withSchema } from '../helper.js'
-import { earlierMigrations } from './earlier-migrations.js'
+import { earlierMigrations, earlierSqliteDatabase } from './earlier-migrations.js'
 
 const HOUR = 3_600_000
 const T0 = Date.parse('2026-11-21T10:00:00Z')
@@ -148,15 +143,7 @@ async function analyticsOf(store: Store) {
 }
 
 t.test('SQLite: a database of the previous release is migrated and its rollups recounted exactly', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'loupe-upgrade-'))
-  const migrations = earlierMigrations('sqlite', 2)
-  t.teardown(() => {
-    rmSync(dir, { recursive: true, force: true })
-    rmSync(migrations, { recursive: true, force: true })
-  })
-  const file = join(dir, 'loupe.db')
-  const old = openDatabase(file)
-  migrateSqlite(drizzleSqlite(old), { migrationsFolder: migrations })
+  const { file, db: old } = earlierSqliteDatabase(t, 2)
   const insert = old.prepare(`insert into traces (${traceColumns}) values (${traceColumns.replace(/\w+/g, '?')})`)
   for (const row of OLD_TRACES) insert.run(...oldRow(row))
   old.prepare(`update traces set steps = ? where trace_id = 'b'`).run(SEARCHABLE_STEPS)

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { loadConfig } from '../../src/config.js'
 import { SettingError } from '../../src/errors.js'
 import { openDatabase } from '../../src/store/sqlite/driver.js'
@@ -21,17 +21,23 @@ const BATCH = 20
 const SLACK = 2 * BOUND
 const INGEST_MS = 4000
 
+/** An app on a new SQLite file whose log is bounded to BOUND, a project's key, and the log's size. */
+async function boundedApp(t: Test) {
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-wal-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const path = join(dir, 'loupe.db')
+  const wal = () => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0
+  const store = createSqliteStore(path, { walMaxBytes: BOUND })
+  const app = await buildTestApp(t, { store })
+  const { key } = await createProject(app, 'wal')
+  return { path, wal, store, app, key }
+}
+
 t.test(
   'the log stays within its bound during sustained ingest and empties after it',
   { skip: TEST_DATABASE },
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'loupe-wal-'))
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-    const path = join(dir, 'loupe.db')
-    const wal = () => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0
-    const store = createSqliteStore(path, { walMaxBytes: BOUND })
-    const app = await buildTestApp(t, { store })
-    const { key } = await createProject(app, 'wal')
+    const { path, wal, store, app, key } = await boundedApp(t)
 
     const acknowledged = new Set<string>()
     const statuses = new Set<number>()
@@ -82,6 +88,39 @@ t.test(
       'each one of them',
     )
     t.equal(db.pragma('integrity_check', { simple: true }), 'ok')
+  },
+)
+
+t.test(
+  'a reader that holds an old snapshot never stops the writes: the log passes its bound meanwhile, then empties',
+  { skip: TEST_DATABASE },
+  async (t) => {
+    const { path, wal, app, key } = await boundedApp(t)
+    // Another process's reader (a backup, a CLI query) in a long transaction: no checkpoint can copy past its snapshot.
+    const reader = openDatabase(path, { readonly: true })
+    t.teardown(() => reader.open && reader.close())
+    reader.exec('begin')
+    reader.prepare('select count(*) from traces').pluck().get()
+
+    const started = Date.now()
+    let acknowledged = 0
+    for (let n = 0; wal() <= 3 * BOUND; n++) {
+      const traces = Array.from({ length: BATCH }, (_, i) => ({
+        prompt: `held ${n}-${i} ${'lorem ipsum '.repeat(150)}`,
+      }))
+      const res = await postBatch(app, key, traces)
+      t.equal(res.statusCode, 200, res.statusCode === 200 ? 'stored' : res.body)
+      acknowledged += res.json().accepted
+      if (Date.now() - started > 30_000) break
+    }
+    t.ok(wal() > 3 * BOUND, `the writes went on past the bound: ${(wal() / 1e6).toFixed(1)} MB of log`)
+    t.ok(Date.now() - started < 30_000, `in ${Date.now() - started} ms (each wait for the log lasts a second at most)`)
+
+    reader.exec('commit')
+    reader.close()
+    await waitFor(() => wal() === 0, 5000, 'the log to empty once the reader let go')
+    const stored = await app.inject({ url: '/traces?limit=1', headers: { authorization: `Bearer ${key}` } })
+    t.equal(stored.json().total, acknowledged, `${acknowledged} traces acknowledged, as many stored`)
   },
 )
 

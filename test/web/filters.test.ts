@@ -12,30 +12,20 @@ import {
   toggleSort,
   traceListHref,
 } from '../../web/src/features/traces/filters.js'
+import { fullSummary } from '../fixtures/traces.js'
 import { step } from './fixtures.js'
 
-const summary = (fields: Partial<TraceSummary> = {}): TraceSummary => ({
-  trace_id: 't1',
-  project_id: 'acme',
-  environment: 'production',
-  name: 'answer',
-  model: 'gpt-4o',
-  latency: 1200,
-  token_count: 300,
-  prompt_tokens: null,
-  completion_tokens: null,
-  tokens_reported: true,
-  cost: null,
-  status: 'success',
-  failure_reason: null,
-  retry_count: 0,
-  session_id: 's1',
-  user_id: 'u1',
-  tags: [],
-  created_at: '2026-11-21T13:45:00.000Z',
-  step_count: 0,
-  ...fields,
-})
+const summary = (fields: Partial<TraceSummary> = {}): TraceSummary =>
+  fullSummary({
+    name: 'answer',
+    model: 'gpt-4o',
+    latency: 1200,
+    token_count: 300,
+    tokens_reported: true,
+    session_id: 's1',
+    user_id: 'u1',
+    ...fields,
+  })
 
 t.test('parseFilter reads the API names from the query string and drops what the API would refuse', async (t) => {
   t.same(

@@ -1,22 +1,7 @@
-// Steps for the viewer's tests, every StepSchema field written out, so each test states only what it is about.
+// Steps for the viewer's tests, named by their index, so each test states only what it is about.
 import type { Step } from '../../schemas/index.js'
+import { fullStep } from '../fixtures/traces.js'
 
 export function step(index: number, fields: Partial<Step> = {}): Step {
-  return {
-    index,
-    name: `s${index}`,
-    type: 'llm',
-    tool: null,
-    status: 'success',
-    latency: 10,
-    token_count: null,
-    input: null,
-    output: null,
-    error: null,
-    started_at: null,
-    metadata: {},
-    parent_index: null,
-    cost: null,
-    ...fields,
-  }
+  return fullStep({ index, name: `s${index}`, type: 'llm', latency: 10, ...fields })
 }

@@ -22,6 +22,8 @@ import type { DeletedBatch } from './trace-writes.js'
 
 /** How often the worker copies what the log holds into the database file. */
 export const CHECKPOINT_EVERY_MS = 200
+/** How long emptying the log waits for readers to leave it (holding the writers meanwhile). */
+const TRUNCATE_WAIT_MS = 100
 /** SQLite's default threshold (in pages), what the event loop's connection goes back to if the worker stops. */
 const AUTOCHECKPOINT_PAGES = 1000
 
@@ -51,6 +53,17 @@ const checkpoint = (mode) => {
     return null
   }
 }
+// TRUNCATE holds the write lock while it waits for readers to leave the log: a reader that keeps an old snapshot (a
+// backup, another process's long query) would hold every writer for the whole busy_timeout, and they would fail busy.
+// So it waits a short time only; not emptied then, the writers go on for a second (logRoom) and it tries again.
+const truncate = () => {
+  db.pragma('busy_timeout = ' + workerData.truncateWaitMs)
+  try {
+    return checkpoint('TRUNCATE')
+  } finally {
+    db.pragma('busy_timeout = ' + workerData.busyMs)
+  }
+}
 const turn = () => {
   const copied = checkpoint('PASSIVE')
   if (!copied) return
@@ -58,7 +71,7 @@ const turn = () => {
   lastLog = copied.log
   // Over its bound (what arrived during the PASSIVE copy counts too), or copied whole and idle: empty the file.
   if (settled || walBytes() > workerData.walMaxBytes) {
-    const emptied = checkpoint('TRUNCATE')
+    const emptied = truncate()
     if (emptied && emptied.busy === 0) lastLog = 0
   }
 }
@@ -72,7 +85,7 @@ const load = () =>
 parentPort.on('message', async (message) => {
   if (message.op === 'empty') {
     // The writers wait for this answer: the whole copy at once, nothing to race with.
-    const emptied = checkpoint('TRUNCATE')
+    const emptied = truncate()
     if (emptied && emptied.busy === 0) lastLog = 0
     return parentPort.postMessage({ id: message.id, result: emptied !== null && emptied.busy === 0 })
   }
@@ -126,6 +139,7 @@ export function startBackground(sqlite: Database.Database, path: string, walMaxB
       everyMs: CHECKPOINT_EVERY_MS,
       walMaxBytes,
       busyMs: sqlite.pragma('busy_timeout', { simple: true }),
+      truncateWaitMs: TRUNCATE_WAIT_MS,
       driver: driverPath(),
       queries: new URL(fromSources ? './trace-writes.ts' : './trace-writes.js', import.meta.url).href,
       tsx: fromSources ? import.meta.resolve('tsx/esm/api') : undefined,

@@ -16,6 +16,14 @@ type Listener = () => void
 
 const MAX_BACKOFF_MS = 10_000
 
+/** Adds `listener` to `listeners`; what it returns takes it out again. */
+function listen<L>(listeners: Set<L>, listener: L): () => void {
+  listeners.add(listener)
+  return () => {
+    listeners.delete(listener)
+  }
+}
+
 export class LiveStream {
   #socket: WebSocket | null = null
   #traces = new Set<TraceListener>()
@@ -51,31 +59,19 @@ export class LiveStream {
   }
 
   onTrace(listener: TraceListener) {
-    this.#traces.add(listener)
-    return () => {
-      this.#traces.delete(listener)
-    }
+    return listen(this.#traces, listener)
   }
 
   onDeleted(listener: DeletedListener) {
-    this.#deleted.add(listener)
-    return () => {
-      this.#deleted.delete(listener)
-    }
+    return listen(this.#deleted, listener)
   }
 
   onReconnect(listener: Listener) {
-    this.#reconnects.add(listener)
-    return () => {
-      this.#reconnects.delete(listener)
-    }
+    return listen(this.#reconnects, listener)
   }
 
   onState(listener: Listener) {
-    this.#states.add(listener)
-    return () => {
-      this.#states.delete(listener)
-    }
+    return listen(this.#states, listener)
   }
 
   #setState(state: LiveState) {

@@ -84,45 +84,33 @@ export function useFailures(projectId: string | undefined, limit = 50) {
   })
 }
 
-/** Sessions or users, a page at a time (offset paging: these lists are as long as their activity). */
-export function useSessions(query: ListSessionsQuery) {
+/** A page of sessions or users (offset paging: these lists are as long as their activity). */
+function useActivityPage<Q extends ListUsersQuery, R>(kind: 'sessions' | 'users', query: Q) {
   return useQuery({
-    queryKey: keys.sessions(query),
-    queryFn: ({ signal }) => api<ListSessionsResponse>('GET', '/sessions', { query: { ...query }, signal }),
+    queryKey: (kind === 'sessions' ? keys.sessions : keys.users)(query),
+    queryFn: ({ signal }) => api<R>('GET', `/${kind}`, { query: { ...query }, signal }),
     staleTime: 10_000,
     placeholderData: keepPreviousData,
   })
 }
 
-export function useSession(id: string, projectId: string | undefined) {
+/** One session or user: its totals and what it holds (the session's traces, the user's sessions). */
+function useActivityDetail<R>(kind: 'sessions' | 'users', id: string, projectId: string | undefined) {
   return useQuery({
-    queryKey: keys.session(id, projectId),
+    queryKey: (kind === 'sessions' ? keys.session : keys.user)(id, projectId),
     queryFn: ({ signal }) =>
-      api<SessionDetailResponse>('GET', `/sessions/${encodeURIComponent(id)}`, {
-        query: { project_id: projectId },
-        signal,
-      }),
+      api<R>('GET', `/${kind}/${encodeURIComponent(id)}`, { query: { project_id: projectId }, signal }),
     staleTime: 10_000,
   })
 }
 
-export function useUsers(query: ListUsersQuery) {
-  return useQuery({
-    queryKey: keys.users(query),
-    queryFn: ({ signal }) => api<ListUsersResponse>('GET', '/users', { query: { ...query }, signal }),
-    staleTime: 10_000,
-    placeholderData: keepPreviousData,
-  })
-}
-
-export function useUser(id: string, projectId: string | undefined) {
-  return useQuery({
-    queryKey: keys.user(id, projectId),
-    queryFn: ({ signal }) =>
-      api<UserDetailResponse>('GET', `/users/${encodeURIComponent(id)}`, { query: { project_id: projectId }, signal }),
-    staleTime: 10_000,
-  })
-}
+export const useSessions = (query: ListSessionsQuery) =>
+  useActivityPage<ListSessionsQuery, ListSessionsResponse>('sessions', query)
+export const useSession = (id: string, projectId: string | undefined) =>
+  useActivityDetail<SessionDetailResponse>('sessions', id, projectId)
+export const useUsers = (query: ListUsersQuery) => useActivityPage<ListUsersQuery, ListUsersResponse>('users', query)
+export const useUser = (id: string, projectId: string | undefined) =>
+  useActivityDetail<UserDetailResponse>('users', id, projectId)
 
 export function useProjects(enabled = true) {
   return useQuery({

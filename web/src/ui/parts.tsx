@@ -1,4 +1,4 @@
-// The small shared pieces: status badge, copy button, long text, error box.
+// The small shared pieces: status badge, copy button, long text, error box, the buttons that end a filter bar.
 import { useState } from 'react'
 import type { TraceStatus } from '../../../schemas/index.js'
 import { ApiError } from '../api/client.js'
@@ -53,5 +53,19 @@ export function ErrorBox({ error }: { error: unknown }) {
     <div className="error-box" role="alert">
       {message}
     </div>
+  )
+}
+
+/** The end of a filter bar: Apply submits its form, Clear drops every filter. */
+export function FilterActions({ onClear }: { onClear: () => void }) {
+  return (
+    <>
+      <button type="submit" className="primary">
+        Apply
+      </button>
+      <button type="button" onClick={onClear}>
+        Clear
+      </button>
+    </>
   )
 }

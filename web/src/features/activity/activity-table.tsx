@@ -3,16 +3,17 @@
 import { type FormEvent, useMemo } from 'react'
 import { Link, useLocation } from 'wouter'
 import type { SessionSummary, UserSummary } from '../../../../schemas/index.js'
-import { useProjects } from '../../api/queries.js'
 import { formatCount, formatMs, formatTime } from '../../ui/format.js'
-import { ProjectOptions } from '../../ui/project-options.js'
+import { FilterActions } from '../../ui/parts.js'
+import { ProjectFilter } from '../../ui/project-options.js'
 import { type ActivityQuery, activitySearch, costOfTotals, pagesAround, parseActivityQuery } from './activity-query.js'
 
 /** A session's or user's own page, in its project. */
 export const activityHref = (kind: 'sessions' | 'users', id: string, projectId: string) =>
   `/${kind}/${encodeURIComponent(id)}?project_id=${encodeURIComponent(projectId)}`
 
-type Totals = Pick<
+/** What a session and a user both sum up of their traces. */
+export type Totals = Pick<
   SessionSummary,
   'traces' | 'first_at' | 'last_at' | 'latency_total' | 'token_count' | 'cost' | 'unpriced' | 'failed' | 'warnings'
 >
@@ -64,6 +65,23 @@ function Headings({ first }: { first: Heading[] }) {
   )
 }
 
+/** The first cells of a row: the session or user, a link to its page, and its project. */
+function IdCells({ kind, id, projectId }: { kind: 'sessions' | 'users'; id: string; projectId: string }) {
+  return (
+    <>
+      <td>
+        <Link href={activityHref(kind, id, projectId)}>{id}</Link>
+      </td>
+      <td>{projectId}</td>
+    </>
+  )
+}
+
+/** A session's user, a link to their page ('—' when its traces name none). */
+export function UserLink({ userId, projectId }: { userId: string | null; projectId: string }) {
+  return userId === null ? '—' : <Link href={activityHref('users', userId, projectId)}>{userId}</Link>
+}
+
 export function SessionTable({ sessions, showUser = true }: { sessions: SessionSummary[]; showUser?: boolean }) {
   return (
     <table className="plain" aria-label="Sessions">
@@ -71,17 +89,10 @@ export function SessionTable({ sessions, showUser = true }: { sessions: SessionS
       <tbody>
         {sessions.map((s) => (
           <tr key={`${s.project_id}/${s.session_id}`} data-session-id={s.session_id}>
-            <td>
-              <Link href={activityHref('sessions', s.session_id, s.project_id)}>{s.session_id}</Link>
-            </td>
-            <td>{s.project_id}</td>
+            <IdCells kind="sessions" id={s.session_id} projectId={s.project_id} />
             {showUser && (
               <td>
-                {s.user_id === null ? (
-                  '—'
-                ) : (
-                  <Link href={activityHref('users', s.user_id, s.project_id)}>{s.user_id}</Link>
-                )}
+                <UserLink userId={s.user_id} projectId={s.project_id} />
               </td>
             )}
             <TotalsCells t={s} />
@@ -99,10 +110,7 @@ export function UserTable({ users }: { users: UserSummary[] }) {
       <tbody>
         {users.map((u) => (
           <tr key={`${u.project_id}/${u.user_id}`} data-user-id={u.user_id}>
-            <td>
-              <Link href={activityHref('users', u.user_id, u.project_id)}>{u.user_id}</Link>
-            </td>
-            <td>{u.project_id}</td>
+            <IdCells kind="users" id={u.user_id} projectId={u.project_id} />
             <td className="num">{formatCount(u.sessions)}</td>
             <TotalsCells t={u} />
           </tr>
@@ -116,7 +124,6 @@ export function UserTable({ users }: { users: UserSummary[] }) {
 export function ActivityFilters({ path, search, withUser }: { path: string; search: string; withUser: boolean }) {
   const [, navigate] = useLocation()
   const query = useMemo(() => parseActivityQuery(search, withUser), [search, withUser])
-  const projects = useProjects()
   const apply = (next: ActivityQuery) => {
     const text = activitySearch({ ...next, offset: undefined })
     navigate(text === '' ? path : `${path}?${text}`, { replace: true })
@@ -131,23 +138,7 @@ export function ActivityFilters({ path, search, withUser }: { path: string; sear
   }
   return (
     <form className="filters" onSubmit={submit} key={search} aria-label="Filters">
-      {projects.isError ? (
-        <label>
-          Project
-          <input name="project_id" defaultValue={query.project_id ?? ''} />
-        </label>
-      ) : (
-        <label>
-          Project
-          <select
-            name="project_id"
-            defaultValue={query.project_id ?? ''}
-            onChange={(e) => apply({ ...query, project_id: e.target.value || undefined })}
-          >
-            <ProjectOptions projects={projects.data?.items ?? []} chosen={query.project_id} any="Any" />
-          </select>
-        </label>
-      )}
+      <ProjectFilter chosen={query.project_id} onPick={(project_id) => apply({ ...query, project_id })} />
       {withUser && (
         <label>
           User
@@ -162,12 +153,7 @@ export function ActivityFilters({ path, search, withUser }: { path: string; sear
         Active before
         <input name="until" className="wide" placeholder="ISO 8601 or epoch" defaultValue={query.until ?? ''} />
       </label>
-      <button type="submit" className="primary">
-        Apply
-      </button>
-      <button type="button" onClick={() => apply({})}>
-        Clear
-      </button>
+      <FilterActions onClear={() => apply({})} />
     </form>
   )
 }

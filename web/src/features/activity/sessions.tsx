@@ -1,52 +1,21 @@
 // Sessions: the list (newest activity first, filtered and paged in the URL) and one session as the conversation it
 // was — its traces oldest first, each a prompt and a response with its status, latency and cost. Both stay current
 // as traces arrive.
-import { useQueryClient } from '@tanstack/react-query'
-import { useMemo } from 'react'
+import type { ReactNode } from 'react'
 import { Link, useSearch } from 'wouter'
 import type { Trace } from '../../../../schemas/index.js'
-import { useThrottledOnTrace } from '../../api/live.js'
 import { useSession, useSessions } from '../../api/queries.js'
 import { formatCost, formatCount, formatMs, formatTime } from '../../ui/format.js'
-import { ErrorBox, LongText, StatusBadge } from '../../ui/parts.js'
-import { LIVE_REFRESH_MS } from '../../ui/scoped-page.js'
-import { ACTIVITY_PAGE, costOfTotals, parseActivityQuery } from './activity-query.js'
-import { ActivityFilters, activityHref, Pager, SessionTable } from './activity-table.js'
+import { LongText, StatusBadge } from '../../ui/parts.js'
+import { ActivityList, DetailPage, listHref, SummaryPanel, totalsFacts, useRefreshOnTrace } from './activity-page.js'
+import { costOfTotals } from './activity-query.js'
+import { SessionTable, UserLink } from './activity-table.js'
 
 export function Sessions() {
-  const search = useSearch()
-  const query = useMemo(() => parseActivityQuery(search, true), [search])
-  const list = useSessions({ ...query, limit: ACTIVITY_PAGE })
-  const client = useQueryClient()
-  useThrottledOnTrace(
-    () => client.invalidateQueries({ queryKey: ['sessions'] }),
-    LIVE_REFRESH_MS,
-    (trace) => trace.session_id !== null && (query.project_id === undefined || trace.project_id === query.project_id),
-  )
-  const items = list.data?.items ?? []
   return (
-    <div className="page">
-      <div className="header">
-        <h1>Sessions</h1>
-        <span className="muted" data-testid="session-total">
-          {list.data ? `${formatCount(list.data.total)} sessions` : ''}
-        </span>
-      </div>
-      <ActivityFilters path="/sessions" search={search} withUser />
-      {list.isError && <ErrorBox error={list.error} />}
-      {list.isPending && <p className="muted">Loading…</p>}
-      {list.isSuccess && items.length === 0 && (
-        <p className="muted">No sessions match. Traces that carry a session_id make one.</p>
-      )}
-      {items.length > 0 && (
-        <section className="panel">
-          <SessionTable sessions={items} />
-        </section>
-      )}
-      {list.data && (
-        <Pager path="/sessions" query={query} shown={items.length} total={list.data.total} noun="sessions" />
-      )}
-    </div>
+    <ActivityList kind="sessions" useList={useSessions}>
+      {(items) => <SessionTable sessions={items} />}
+    </ActivityList>
   )
 }
 
@@ -91,82 +60,29 @@ export function SessionDetail({ id }: { id: string }) {
   const search = useSearch()
   const projectId = new URLSearchParams(search).get('project_id') ?? undefined
   const session = useSession(id, projectId)
-  const client = useQueryClient()
   const data = session.data
-  useThrottledOnTrace(
-    () => client.invalidateQueries({ queryKey: ['session', id] }),
-    LIVE_REFRESH_MS,
+  useRefreshOnTrace(
+    ['session', id],
     (trace) => trace.session_id === id && (projectId === undefined || trace.project_id === projectId),
   )
   const s = data?.session
+  const facts: [string, ReactNode][] = s
+    ? [
+        ['Project', s.project_id],
+        ['User', <UserLink key="user" userId={s.user_id} projectId={s.project_id} />],
+        ...totalsFacts(
+          s,
+          <span key="cost" data-testid="session-cost">
+            {costOfTotals(s)}
+          </span>,
+        ),
+      ]
+    : []
   return (
-    <div className="page">
-      <div className="muted">
-        <Link href="/sessions">Sessions</Link> / {id}
-      </div>
-      {session.isError && <ErrorBox error={session.error} />}
-      {session.isPending && <p className="muted">Loading…</p>}
+    <DetailPage kind="sessions" id={id} query={session}>
       {s && data && (
         <>
-          <section className="panel" aria-label="Session">
-            <div className="header">
-              <h1>{s.session_id}</h1>
-              <span className="spacer" />
-              <Link
-                href={`/traces?session_id=${encodeURIComponent(s.session_id)}&project_id=${encodeURIComponent(s.project_id)}`}
-              >
-                Its traces in the list
-              </Link>
-            </div>
-            <dl className="facts" style={{ marginTop: 8 }}>
-              <div>
-                <dt>Project</dt>
-                <dd>{s.project_id}</dd>
-              </div>
-              <div>
-                <dt>User</dt>
-                <dd>
-                  {s.user_id === null ? (
-                    '—'
-                  ) : (
-                    <Link href={activityHref('users', s.user_id, s.project_id)}>{s.user_id}</Link>
-                  )}
-                </dd>
-              </div>
-              <div>
-                <dt>Traces</dt>
-                <dd>{formatCount(s.traces)}</dd>
-              </div>
-              <div>
-                <dt>From</dt>
-                <dd>{formatTime(s.first_at)}</dd>
-              </div>
-              <div>
-                <dt>To</dt>
-                <dd>{formatTime(s.last_at)}</dd>
-              </div>
-              <div>
-                <dt>Latency (Σ)</dt>
-                <dd>{formatMs(s.latency_total)}</dd>
-              </div>
-              <div>
-                <dt>Tokens</dt>
-                <dd>{formatCount(s.token_count)}</dd>
-              </div>
-              <div>
-                <dt>Cost</dt>
-                <dd data-testid="session-cost">{costOfTotals(s)}</dd>
-              </div>
-              <div>
-                <dt>Failed</dt>
-                <dd>{formatCount(s.failed)}</dd>
-              </div>
-              <div>
-                <dt>Warnings</dt>
-                <dd>{formatCount(s.warnings)}</dd>
-              </div>
-            </dl>
-          </section>
+          <SummaryPanel kind="sessions" id={s.session_id} projectId={s.project_id} facts={facts} />
           <section className="thread" aria-label="Conversation">
             {data.traces.map((trace, i) => (
               <Exchange key={trace.trace_id} trace={trace} position={i + 1} />
@@ -174,16 +90,12 @@ export function SessionDetail({ id }: { id: string }) {
             {data.traces.length < s.traces && (
               <p className="muted">
                 The first {formatCount(data.traces.length)} of {formatCount(s.traces)} traces.{' '}
-                <Link
-                  href={`/traces?session_id=${encodeURIComponent(s.session_id)}&project_id=${encodeURIComponent(s.project_id)}`}
-                >
-                  All of them in the list
-                </Link>
+                <Link href={listHref('traces', 'session_id', s.session_id, s.project_id)}>All of them in the list</Link>
               </p>
             )}
           </section>
         </>
       )}
-    </div>
+    </DetailPage>
   )
 }

@@ -2,8 +2,8 @@
 import { type FormEvent, useMemo } from 'react'
 import { useLocation } from 'wouter'
 import type { TraceStatus } from '../../../../schemas/index.js'
-import { useProjects } from '../../api/queries.js'
-import { ProjectOptions } from '../../ui/project-options.js'
+import { FilterActions } from '../../ui/parts.js'
+import { ProjectFilter } from '../../ui/project-options.js'
 import { parseFilter, STATUS_LABELS, type TraceFilter, traceListHref } from './filters.js'
 
 const FIELDS: {
@@ -30,7 +30,6 @@ const FIELDS: {
 export function TraceFilters({ search }: { search: string }) {
   const [, navigate] = useLocation()
   const filter = useMemo(() => parseFilter(search), [search])
-  const projects = useProjects()
   // The order is the column headings' business: the filters keep it.
   const apply = (next: TraceFilter) =>
     navigate(traceListHref({ ...next, sort: filter.sort, order: filter.order }), { replace: true })
@@ -70,23 +69,7 @@ export function TraceFilters({ search }: { search: string }) {
           ))}
         </select>
       </label>
-      {projects.isError ? (
-        <label>
-          Project
-          <input name="project_id" defaultValue={filter.project_id ?? ''} />
-        </label>
-      ) : (
-        <label>
-          Project
-          <select
-            name="project_id"
-            defaultValue={filter.project_id ?? ''}
-            onChange={(e) => apply({ ...filter, project_id: e.target.value || undefined })}
-          >
-            <ProjectOptions projects={projects.data?.items ?? []} chosen={filter.project_id} any="Any" />
-          </select>
-        </label>
-      )}
+      <ProjectFilter chosen={filter.project_id} onPick={(project_id) => apply({ ...filter, project_id })} />
       {FIELDS.map((f) => (
         <label key={f.name}>
           {f.label}
@@ -101,12 +84,7 @@ export function TraceFilters({ search }: { search: string }) {
           />
         </label>
       ))}
-      <button type="submit" className="primary">
-        Apply
-      </button>
-      <button type="button" onClick={() => apply({})}>
-        Clear
-      </button>
+      <FilterActions onClear={() => apply({})} />
     </form>
   )
 }
