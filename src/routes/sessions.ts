@@ -62,7 +62,7 @@ const sessions: FastifyPluginAsyncTypebox = async (app) => {
       const found = await app.store.activity.getSession(
         session_id,
         request.scope ?? undefined,
-        request.query.limit ?? 1000,
+        (request.query as Filled<SessionQuery, 'limit'>).limit,
       )
       if (!found) throw new SessionNotFound(session_id)
       return found
@@ -107,7 +107,11 @@ const sessions: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { user_id } = request.params
-      const found = await app.store.activity.getUser(user_id, request.scope ?? undefined, request.query.limit ?? 50)
+      const found = await app.store.activity.getUser(
+        user_id,
+        request.scope ?? undefined,
+        (request.query as Filled<UserQuery, 'limit'>).limit,
+      )
       if (!found) throw new UserNotFound(user_id)
       return found
     },
