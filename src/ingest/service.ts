@@ -16,7 +16,7 @@ import { InvalidInput, TraceIdTaken } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
 import { describeErrors, firstError, type Validators } from '../lib/validation.js'
 import type { PriceService } from '../services/prices.js'
-import { type PricedTrace, withReportedCosts } from '../store/reported-cost.js'
+import type { PricedTrace } from '../store/reported-cost.js'
 import type { KeyContext, Store } from '../store/types.js'
 import { createGroupCommit } from './group-commit.js'
 import { InvalidTimestampError, normalizeTrace, stepTreeError } from './normalize.js'
@@ -56,7 +56,7 @@ export interface IngestDeps {
 
 const NO_OBSERVER: IngestObserver = { stored() {}, rejected() {} }
 
-type Prepared = { ok: true; trace: PricedTrace } | { ok: false; message: string }
+type Prepared = { ok: true; priced: PricedTrace } | { ok: false; message: string }
 
 /** Input aliases and the field each folds onto (docs/api.md, Normalization), as paths inside one trace. */
 const ALIAS_PATHS: [RegExp, string][] = [
@@ -124,7 +124,7 @@ export function createIngestService({
       }
     }
     const reported = reportedCosts(trace)
-    return { ok: true, trace: withReportedCosts(priceTrace(trace, reported, price), reported) }
+    return { ok: true, priced: { trace: priceTrace(trace, reported, price), reported } }
   }
 
   return {
@@ -134,10 +134,10 @@ export function createIngestService({
         observer.rejected('invalid', 1)
         throw new InvalidInput(prepared.message)
       }
-      const [outcome] = await writes.insertTraces([prepared.trace])
+      const [outcome] = await writes.insertTraces([prepared.priced])
       if (!outcome || outcome.kind === 'conflict') {
         observer.rejected('conflict', 1)
-        throw new TraceIdTaken(prepared.trace.trace_id)
+        throw new TraceIdTaken(prepared.priced.trace.trace_id)
       }
       if (outcome.kind === 'created') {
         observer.stored(1)
@@ -148,14 +148,14 @@ export function createIngestService({
 
     async ingestBatch(inputs, owner) {
       const rejected: BatchTracesResponse['rejected'] = []
-      const valid: { index: number; trace: Trace }[] = []
+      const valid: { index: number; priced: PricedTrace }[] = []
       const price = await prices.pricer()
       inputs.forEach((input, index) => {
         const prepared = prepare(input, owner, `body/traces/${index}`, price)
-        if (prepared.ok) valid.push({ index, trace: prepared.trace })
+        if (prepared.ok) valid.push({ index, priced: prepared.priced })
         else rejected.push({ index, message: prepared.message })
       })
-      const outcomes = valid.length > 0 ? await writes.insertTraces(valid.map((v) => v.trace)) : []
+      const outcomes = valid.length > 0 ? await writes.insertTraces(valid.map((v) => v.priced)) : []
       const items: BatchTracesResponse['items'] = []
       const created: Trace[] = []
       outcomes.forEach((outcome, i) => {

@@ -7,6 +7,7 @@ import { createPricer, priceTrace } from '../costs/pricing.js'
 import { normalizeTrace } from '../ingest/normalize.js'
 import { DAY_MS, HOUR_MS, toZonelessIso } from '../lib/time.js'
 import { issueKey } from '../services/projects.js'
+import { unreported } from '../store/reported-cost.js'
 import type { Store } from '../store/types.js'
 import { PROFILES, type Profile, profilesFor } from './catalogue.js'
 import { TraceFactory } from './factory.js'
@@ -167,7 +168,7 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
       const seen = lastUsed[profile] as Record<Environment, number>
       if (createdAt > seen[environment]) seen[environment] = createdAt
     }
-    const outcomes = await store.traces.insert(batch)
+    const outcomes = await store.traces.insert(batch.map(unreported))
     for (const outcome of outcomes) if (outcome.kind === 'created') stored++
     done += n
     options.onProgress?.(done)

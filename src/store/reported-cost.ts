@@ -1,27 +1,23 @@
-// The costs a client reported for a trace travel with it to the store — a PricedTrace — and are kept in a column of
-// their own, so that re-pricing stored traces never replaces them. They ride under a symbol: declared in the type,
-// so every signature on the way says it, yet never serialized and never part of the contract.
+// The costs a client reported for a trace travel with it to the store — a PricedTrace, the trace beside them — and are
+// kept in a column of their own, so that re-pricing stored traces never replaces them. They are not part of the
+// contract: the trace the store hands back is the trace alone.
 import type { Trace } from '../../schemas/index.js'
 import type { ReportedCosts } from '../costs/pricing.js'
 
 /** The column that keeps them. */
 export const REPORTED_COST = 'reported_cost'
 
-/** The key a trace on its way to the store carries its client's reported costs under. */
-export const REPORTED_COSTS: unique symbol = Symbol('loupe.reportedCosts')
-
-/** A trace on its way to the store: priced, with what its client reported (absent or null: nothing). */
-export type PricedTrace = Trace & { readonly [REPORTED_COSTS]?: ReportedCosts | null }
-
-/** The trace, carrying what its client reported (pricing fills in the rest before it is stored). */
-export function withReportedCosts(trace: Trace, reported: ReportedCosts | null): PricedTrace {
-  Object.defineProperty(trace, REPORTED_COSTS, { value: reported, enumerable: false })
-  return trace
+/** A trace on its way to the store: priced, and what its client reported of its costs (null: nothing). */
+export interface PricedTrace {
+  readonly trace: Trace
+  readonly reported: ReportedCosts | null
 }
 
-/** What a trace on its way to the store carries, as the column's JSON text (null: the client reported nothing). */
-export function reportedCostJson(trace: PricedTrace): string | null {
-  const reported = trace[REPORTED_COSTS]
+/** A trace whose client reported no costs (one stored before, one made by the seed), on its way to the store. */
+export const unreported = (trace: Trace): PricedTrace => ({ trace, reported: null })
+
+/** What a client reported, as the column's JSON text (null: nothing). */
+export function reportedCostJson(reported: ReportedCosts | null): string | null {
   return reported ? JSON.stringify(reported) : null
 }
 

@@ -4,6 +4,7 @@
 import t from 'tap'
 import type { Trace } from '../../schemas/index.js'
 import { createGroupCommit } from '../../src/ingest/group-commit.js'
+import { type PricedTrace, unreported } from '../../src/store/reported-cost.js'
 import type { InsertOutcome, Store, TraceStore } from '../../src/store/types.js'
 import { buildTestApp, countRows, createProject, createTestStore, postBatch, postTrace } from '../helper.js'
 
@@ -14,9 +15,9 @@ async function countingStore(t: Parameters<typeof createTestStore>[0], refuse?: 
   const insert = store.traces.insert.bind(store.traces)
   const traces: TraceStore = Object.create(store.traces, {
     insert: {
-      value: async (batch: Trace[]): Promise<InsertOutcome[]> => {
+      value: async (batch: PricedTrace[]): Promise<InsertOutcome[]> => {
         calls.push(batch.length)
-        if (refuse !== undefined && batch.some((trace) => trace.name === refuse)) {
+        if (refuse !== undefined && batch.some(({ trace }) => trace.name === refuse)) {
           throw new Error(`the store refuses ${refuse}`)
         }
         return insert(batch)
@@ -150,13 +151,13 @@ t.test('a trace the store refuses fails its own request; the others in its group
 t.test('a group stays within its size; writes keep their order and their own outcomes', async (t) => {
   const calls: string[][] = []
   const store = {
-    async insert(batch: Trace[]): Promise<InsertOutcome[]> {
-      calls.push(batch.map((trace) => trace.trace_id))
-      return batch.map((trace) => ({ kind: 'created', trace }))
+    async insert(batch: PricedTrace[]): Promise<InsertOutcome[]> {
+      calls.push(batch.map(({ trace }) => trace.trace_id))
+      return batch.map(({ trace }) => ({ kind: 'created', trace }))
     },
   }
   const group = createGroupCommit(store, { maxTraces: 3 })
-  const trace = (id: string) => ({ trace_id: id }) as Trace
+  const trace = (id: string) => unreported({ trace_id: id } as Trace)
   const results = await Promise.all([
     group.insertTraces([trace('a'), trace('b')]),
     group.insertTraces([trace('c')]),

@@ -7,6 +7,7 @@ import type { LoupeApp } from '../../src/app.js'
 import { normalizeTrace } from '../../src/ingest/normalize.js'
 import type { createPostgresStore } from '../../src/store/postgres/store.js'
 import { insertTraces } from '../../src/store/postgres/trace-writes.js'
+import { unreported } from '../../src/store/reported-cost.js'
 import {
   buildTestApp,
   createProject,
@@ -380,7 +381,7 @@ t.test(
       { project_id: two.project_id, environment: 'development' },
       { now: NOW, newId: () => 'unused' },
     )
-    const { seqs } = await insertTraces(held, [late], null)
+    const { seqs } = await insertTraces(held, [unreported(late)], null)
     await postBatch(b, one.key, [{ trace_id: 'early', prompt: 'common, stored early', created_at: NOW }])
     const early = await pool.query<{ seq: number }>(`select seq from traces where trace_id = 'early'`)
     t.ok(seqs[0]! < early.rows[0]!.seq, 'the open transaction holds the lower seq')

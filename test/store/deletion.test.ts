@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { Trace } from '../../schemas/index.js'
 import { mulberry32, seed } from '../../src/seed/seed.js'
+import { unreported } from '../../src/store/reported-cost.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { Store, TraceFilter } from '../../src/store/types.js'
 import { createTestStore, storeUnderTest, TEST_DATABASE } from '../helper.js'
@@ -93,7 +94,7 @@ function mixedSession(): Trace[] {
 async function randomDeletions(t: Test, store: Store) {
   await seed({ store, traces: 2500, days: 2, now: NOW, random: mulberry32(21) })
   const mixed = mixedSession()
-  await store.traces.insert(mixed)
+  await store.traces.insert(mixed.map(unreported))
   const rnd = mulberry32(99)
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
   const filters: TraceFilter[] = [
@@ -170,7 +171,7 @@ async function randomDeletions(t: Test, store: Store) {
   t.equal((await store.traces.delete({ filter: { session_id: 'mixed' }, limit: 100 })).length, 2, 'the rest of it')
   t.equal(await store.activity.getSession('mixed', 'code-assistant', 10), null, 'a session with no trace left is gone')
   t.same(
-    (await store.traces.insert(mixed)).map((o) => o.kind),
+    (await store.traces.insert(mixed.map(unreported))).map((o) => o.kind),
     mixed.map(() => 'created'),
   )
   await sameFigures(t, store, 'after storing deleted traces again', filters)

@@ -7,6 +7,7 @@ import t from 'tap'
 import { OtlpSpanSchema } from '../../schemas/otlp.js'
 import type { Trace } from '../../schemas/trace.js'
 import { normalizeTrace } from '../../src/ingest/normalize.js'
+import { unreported } from '../../src/store/reported-cost.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { PendingSpan } from '../../src/store/types.js'
 import { createTestStore } from '../helper.js'
@@ -50,7 +51,7 @@ t.test('a trace id pending or stored for another project is a conflict; stored f
   t.same(await store.pending.add([pending('b', { project_id: 'other' })]), ['conflict'])
 
   const other = await createTestStore(t)
-  await other.traces.insert([storedTrace('p')])
+  await other.traces.insert([unreported(storedTrace('p'))])
   t.same(await other.pending.add([pending('a'), pending('b', { project_id: 'q' })]), ['stored', 'conflict'])
   t.same(await other.pending.listTraces(), [], 'nothing is kept for a stored trace')
 })

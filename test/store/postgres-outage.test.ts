@@ -7,6 +7,7 @@ import pg from 'pg'
 import t from 'tap'
 import type { Trace } from '../../schemas/index.js'
 import { createPostgresStore } from '../../src/store/postgres/store.js'
+import { unreported } from '../../src/store/reported-cost.js'
 import {
   buildTestApp,
   createProject,
@@ -151,7 +152,7 @@ t.test(
       project_id: project.project_id,
       steps: [],
     }
-    await other.traces.insert([trace])
+    await other.traces.insert([unreported(trace)])
     await waitFor(() => announced.get(late) === 1, 10_000, 'the trace of another replica is announced')
     t.equal(announced.get(late), 1)
   },

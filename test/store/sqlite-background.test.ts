@@ -11,6 +11,7 @@ import { TraceNotFound } from '../../src/errors.js'
 import type { EventHub } from '../../src/events/hub.js'
 import { mulberry32, seed } from '../../src/seed/seed.js'
 import { createDeletionService } from '../../src/services/deletion.js'
+import { unreported } from '../../src/store/reported-cost.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { DeletedTrace } from '../../src/store/types.js'
 import { TEST_DATABASE } from '../helper.js'
@@ -130,7 +131,7 @@ t.test('an ingest during a deletion on a file loses nothing', { skip: TEST_DATAB
       created_at: new Date(NOW - i * 1000).toISOString(),
     }
     // Each batch also stores one trace again: that transaction reads before it writes.
-    const outcomes = await store.traces.insert(stored.length > 0 ? [trace, stored.at(-1)!] : [trace])
+    const outcomes = await store.traces.insert((stored.length > 0 ? [trace, stored.at(-1)!] : [trace]).map(unreported))
     t.equal(outcomes[0]!.kind, 'created')
     stored.push(trace)
     await new Promise((resolve) => setTimeout(resolve, 2))

@@ -2,6 +2,7 @@ import t, { type Test } from 'tap'
 import type { Trace, TraceInput } from '../../schemas/index.js'
 import { normalizeTrace } from '../../src/ingest/normalize.js'
 import { issueKey } from '../../src/services/projects.js'
+import { unreported } from '../../src/store/reported-cost.js'
 import { openDatabase, type SqliteDatabase } from '../../src/store/sqlite/driver.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { Store } from '../../src/store/types.js'
@@ -48,7 +49,7 @@ async function writeOldRows(file: string) {
     { project_id: PROJECT, name: 'Support', description: '', created_at: '2026-11-01T00:00:00.000' },
     record,
   )
-  await old.traces.insert(OLD_TRACES)
+  await old.traces.insert(OLD_TRACES.map(unreported))
   await old.close()
   const db = openDatabase(file)
   // The previous release's driver (better-sqlite3 12, V8's own strings) wrote a lone surrogate as ED A0 80; the
@@ -158,7 +159,7 @@ t.test(
 t.test('SQLite: a database without such text opens as it was', { skip: TEST_DATABASE }, async (t) => {
   const file = previousRelease(t)
   const old = createSqliteStore(file, { migrate: false })
-  await old.traces.insert([oldTrace('k', { user_id: '한국어', prompt: '한국어 텍스트 💥' })])
+  await old.traces.insert([unreported(oldTrace('k', { user_id: '한국어', prompt: '한국어 텍스트 💥' }))])
   await old.close()
   const store = createSqliteStore(file)
   t.teardown(() => store.close())

@@ -4,7 +4,7 @@
 // through unnest. Storing a batch takes two statements: the trace_ids and the traces, then every rollup and the
 // notification.
 import { searchText, type Trace } from '../../../schemas/index.js'
-import { parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
+import { type PricedTrace, parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
 import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } from '../reprice.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import { type ActivityDelta, deltaRows, ROLLUP_KEYS, ROLLUP_TABLES, removalDeltas, rollupDeltas } from '../rollups.js'
@@ -49,8 +49,8 @@ const INSERT_TYPES: Record<InsertColumn, string> = {
 type InsertColumn = keyof Trace | typeof REPORTED_COST | 'search_text'
 const INSERT_COLUMNS: InsertColumn[] = [...COLUMNS, REPORTED_COST, 'search_text']
 
-const toColumnValue = (t: Trace, column: InsertColumn): unknown => {
-  if (column === REPORTED_COST) return reportedCostJson(t)
+const toColumnValue = ({ trace: t, reported }: PricedTrace, column: InsertColumn): unknown => {
+  if (column === REPORTED_COST) return reportedCostJson(reported)
   if (column === 'search_text') return encodeText(searchText(t))
   const value = t[column]
   if (column === 'created_at') return Date.parse(t.created_at)
@@ -81,38 +81,39 @@ const CLAIM_AND_INSERT = `with claimed as (
  */
 export async function insertTraces(
   db: Queryable,
-  batch: readonly Trace[],
+  priced: readonly PricedTrace[],
   notify: { channel: string; origin: string } | null,
 ): Promise<{ outcomes: InsertOutcome[]; seqs: number[] }> {
+  const batch = priced.map((p) => p.trace)
   // The first occurrence of an id in the batch is the one that may be stored; later ones answer like a re-send.
-  const first = new Map<string, Trace>()
+  const first = new Map<string, PricedTrace>()
   const firstIndex = new Map<string, number>()
-  batch.forEach((t, i) => {
-    if (first.has(t.trace_id)) return
-    first.set(t.trace_id, t)
-    firstIndex.set(t.trace_id, i)
+  priced.forEach((p, i) => {
+    if (first.has(p.trace.trace_id)) return
+    first.set(p.trace.trace_id, p)
+    firstIndex.set(p.trace.trace_id, i)
   })
   const candidates = [...first.values()]
   // trace_ids are ASCII (TRACE_ID_PATTERN): the directory and the traces table hold them alike.
   const inserted = await db.query<{ trace_id: string; seq: number }>(CLAIM_AND_INSERT, [
-    candidates.map((t) => t.trace_id),
-    candidates.map((t) => t.project_id),
-    ...INSERT_COLUMNS.map((c) => candidates.map((t) => toColumnValue(t, c))),
+    candidates.map((p) => p.trace.trace_id),
+    candidates.map((p) => p.trace.project_id),
+    ...INSERT_COLUMNS.map((c) => candidates.map((p) => toColumnValue(p, c))),
   ])
   const createdIds = new Set(inserted.rows.map((r) => r.trace_id))
-  const created = candidates.filter((t) => createdIds.has(t.trace_id))
+  const created = candidates.filter((p) => createdIds.has(p.trace.trace_id)).map((p) => p.trace)
 
   // Ids stored before: by the same project → the stored trace; by another → a conflict.
   const stored = new Map<string, Trace>()
   const owner = new Map<string, string>()
-  const taken = candidates.filter((t) => !createdIds.has(t.trace_id)).map((t) => t.trace_id)
+  const taken = candidates.filter((p) => !createdIds.has(p.trace.trace_id)).map((p) => p.trace.trace_id)
   if (taken.length > 0) {
     const owners = await db.query<{ trace_id: string; project_id: string }>(
       'select trace_id, project_id from trace_ids where trace_id = any($1::text[])',
       [taken],
     )
     for (const r of owners.rows) owner.set(r.trace_id, r.project_id)
-    const mine = taken.filter((id) => owner.get(id) === first.get(id)?.project_id)
+    const mine = taken.filter((id) => owner.get(id) === first.get(id)?.trace.project_id)
     const projectIds = mine.map((id) => owner.get(id)!)
     if (mine.length > 0) {
       const rows = await db.query<TraceRow>(
@@ -125,10 +126,12 @@ export async function insertTraces(
 
   const outcomes = batch.map((trace, i): InsertOutcome => {
     if (firstIndex.get(trace.trace_id) === i && createdIds.has(trace.trace_id)) return { kind: 'created', trace }
-    const holder = createdIds.has(trace.trace_id) ? first.get(trace.trace_id)!.project_id : owner.get(trace.trace_id)
+    const holder = createdIds.has(trace.trace_id)
+      ? first.get(trace.trace_id)!.trace.project_id
+      : owner.get(trace.trace_id)
     if (holder !== trace.project_id) return { kind: 'conflict', trace_id: trace.trace_id }
     // Stored just now by an earlier entry of this batch, or before.
-    const existing = createdIds.has(trace.trace_id) ? first.get(trace.trace_id)! : stored.get(trace.trace_id)
+    const existing = createdIds.has(trace.trace_id) ? first.get(trace.trace_id)!.trace : stored.get(trace.trace_id)
     return existing ? { kind: 'exists', trace: existing } : { kind: 'conflict', trace_id: trace.trace_id }
   })
   if (created.length === 0) return { outcomes, seqs: [] }

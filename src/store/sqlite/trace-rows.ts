@@ -4,7 +4,7 @@
 import type { Trace, TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
 import { type ExtraConditions, type SearchClause, traceWhere } from '../read-queries.js'
-import { REPORTED_COST, reportedCostJson } from '../reported-cost.js'
+import { type PricedTrace, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
 import { createSearchCounts } from '../search-counts.js'
 import { storedTrace, storedTraceOf, TRACE_KEYS } from '../stored-trace.js'
 import { charCount, TRIGRAM } from '../trigram.js'
@@ -49,14 +49,15 @@ export const fromValues = (values: unknown[]): Trace => {
   return storedTraceOf(values)
 }
 
-export const toRow = (t: Trace) => ({
+/** A trace on its way to the store → its row. */
+export const toRow = ({ trace: t, reported }: PricedTrace) => ({
   ...t,
   created_at: Date.parse(t.created_at),
   tokens_reported: t.tokens_reported ? 1 : 0,
   tags: JSON.stringify(t.tags),
   metadata: JSON.stringify(t.metadata),
   steps: JSON.stringify(t.steps),
-  reported_cost: reportedCostJson(t),
+  reported_cost: reportedCostJson(reported),
 })
 
 /**

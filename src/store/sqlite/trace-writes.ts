@@ -4,7 +4,7 @@
 // which imports this module to delete batches and give their space back off the event loop.
 import type Database from 'better-sqlite3'
 import { searchText, type Trace } from '../../../schemas/index.js'
-import { parseReportedCosts } from '../reported-cost.js'
+import { type PricedTrace, parseReportedCosts } from '../reported-cost.js'
 import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } from '../reprice.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
@@ -50,10 +50,11 @@ export function createTraceWrites(db: Database.Database) {
   const applyDeltas = createRollupWrites(db)
 
   /** Trace rows and their rollups in one transaction: a crash keeps both or neither. */
-  const insertBatch = writeTransaction(db, (batch: readonly Trace[]): InsertOutcome[] => {
+  const insertBatch = writeTransaction(db, (batch: readonly PricedTrace[]): InsertOutcome[] => {
     const created: Trace[] = []
-    const outcomes = batch.map((trace): InsertOutcome => {
-      const inserted = insertTrace.run(toRow(trace))
+    const outcomes = batch.map((priced): InsertOutcome => {
+      const { trace } = priced
+      const inserted = insertTrace.run(toRow(priced))
       if (inserted.changes === 1) {
         insertSearch.run(inserted.lastInsertRowid, searchText(trace))
         created.push(trace)
@@ -251,7 +252,7 @@ export function createTraceWrites(db: Database.Database) {
 
   return {
     /** Stores a batch (insertBatch). */
-    insert: (batch: readonly Trace[]) => insertBatch(batch),
+    insert: (batch: readonly PricedTrace[]) => insertBatch(batch),
     /** One batch deleted for an instance whose search counts are `kept` (on this or another thread's connection). */
     deleteBatch: (selection: DeleteSelection, kept: readonly RemovableCount<number>[]): DeletedBatch =>
       deleteBatch(selection, kept),
