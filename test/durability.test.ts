@@ -37,10 +37,11 @@ function startServer(databaseUrl: string): Promise<Server> {
   })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   return new Promise((resolve, reject) => {
+    // A bound, not a goal: a restart after SIGKILL recovers the log first, and a busy machine compiles slowly.
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error('the server did not start within 30 s'))
-    }, 30_000)
+      reject(new Error('the server did not start within 60 s'))
+    }, 60_000)
     let out = ''
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString()
@@ -74,7 +75,7 @@ const trace = (id: string) => ({
 
 t.test(
   'SIGKILL during concurrent ingest loses no acknowledged trace and corrupts nothing',
-  { timeout: 120_000 },
+  { timeout: 180_000 },
   async (t) => {
     const dir = scratchDir(t, 'durability')
     const file = join(dir, 'loupe.db')
