@@ -1,6 +1,6 @@
 // Sessions (a conversation: the traces that share a session_id) and users (the traces that share a user_id), each
 // summed up from rollups kept in the same transaction as the traces.
-import { type Static, type TInteger, type TSchema, Type } from '@sinclair/typebox'
+import { type Static, type TArray, type TInteger, type TSchema, type TUnsafe, Type } from '@sinclair/typebox'
 import { LimitQuery, Nullable, Page, Ref, TimestampQuery, UtcTimestamp } from './common.js'
 import {
   listSessionsExample,
@@ -81,6 +81,26 @@ const DetailQuery = (noun: 'session' | 'user', limit: TInteger) =>
     limit: Type.Optional(limit),
   })
 
+/** One session or user: its summary under its noun, then what it holds (a session its traces, a user its sessions). */
+const ActivityDetail = <
+  N extends 'session' | 'user',
+  S extends TSchema,
+  H extends 'traces' | 'sessions',
+  I extends TSchema,
+>(
+  noun: N,
+  summary: S,
+  holds: H,
+  item: I,
+  description: string,
+  example: unknown,
+) =>
+  Type.Object(
+    { [noun]: Ref(summary), [holds]: Type.Array(Ref(item), { description }) } as Record<N, TUnsafe<Static<S>>> &
+      Record<H, TArray<TUnsafe<Static<I>>>>,
+    { examples: [example] },
+  )
+
 // GET /sessions
 export const ListSessionsQuery = Type.Object({
   ...ActivityQuery,
@@ -99,12 +119,13 @@ export const SessionQuery = DetailQuery(
 )
 export type SessionQuery = Static<typeof SessionQuery>
 
-export const SessionDetailResponse = Type.Object(
-  {
-    session: Ref(SessionSummarySchema),
-    traces: Type.Array(Ref(TraceSchema), { description: 'The conversation in order: oldest first.' }),
-  },
-  { examples: [sessionDetailExample] },
+export const SessionDetailResponse = ActivityDetail(
+  'session',
+  SessionSummarySchema,
+  'traces',
+  TraceSchema,
+  'The conversation in order: oldest first.',
+  sessionDetailExample,
 )
 export type SessionDetailResponse = Static<typeof SessionDetailResponse>
 
@@ -120,11 +141,12 @@ export const UserParams = Type.Object({ user_id: ActivityId })
 export const UserQuery = DetailQuery('user', LimitQuery)
 export type UserQuery = Static<typeof UserQuery>
 
-export const UserDetailResponse = Type.Object(
-  {
-    user: Ref(UserSummarySchema),
-    sessions: Type.Array(Ref(SessionSummarySchema), { description: 'Its sessions, newest activity first.' }),
-  },
-  { examples: [userDetailExample] },
+export const UserDetailResponse = ActivityDetail(
+  'user',
+  UserSummarySchema,
+  'sessions',
+  SessionSummarySchema,
+  'Its sessions, newest activity first.',
+  userDetailExample,
 )
 export type UserDetailResponse = Static<typeof UserDetailResponse>

@@ -4,9 +4,10 @@
 //
 //   tsx scripts/bench-otlp-client.ts <url of /v1/traces> <api key> <spans> [clients=4] [batch=512]
 import { performance } from 'node:perf_hooks'
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
+import { SpanStatusCode } from '@opentelemetry/api'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { genaiMessages, startAgentRun } from './otel-agent-run.js'
 
 const [url, key, spansArg, clientsArg = '4', batchArg = '512'] = process.argv.slice(2)
 if (!url || !key || !spansArg) throw new Error('usage: bench-otlp-client.ts <url> <key> <spans> [clients] [batch]')
@@ -26,57 +27,40 @@ const collect: SpanProcessor = {
 }
 const provider = new BasicTracerProvider({ spanProcessors: [collect] })
 const tracer = provider.getTracer('bench-agent', '1.0.0')
-const messages = (role: string, text: string) => JSON.stringify([{ role, parts: [{ type: 'text', content: text }] }])
-
 /** One agent run: plan with a model, look something up (a retried tool with an HTTP call under it), answer. */
 function agentRun(i: number) {
-  const base = Date.now() - 60_000 + i
-  const root = tracer.startSpan('invoke_agent support', {
-    kind: SpanKind.SERVER,
-    startTime: base,
-    attributes: {
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.agent.name': 'support',
-      'gen_ai.conversation.id': `bench-conv-${i % 500}`,
-      'user.id': `bench-user-${i % 50}`,
-      'gen_ai.input.messages': messages('user', `Where is order ${i}?`),
-    },
+  const { root, step, end } = startAgentRun(tracer, Date.now() - 60_000 + i, {
+    conversation: `bench-conv-${i % 500}`,
+    user: `bench-user-${i % 50}`,
+    question: `Where is order ${i}?`,
   })
-  const ctx = trace.setSpan(ROOT_CONTEXT, root)
-  const step = (name: string, from: number, to: number, attributes: Record<string, string | number>, parent = ctx) => {
-    const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, startTime: base + from, attributes }, parent)
-    return { span, end: () => span.end(base + to) }
-  }
   const chat = (from: number, to: number, output?: string) =>
-    step('chat gpt-4o', from, to, {
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.request.model': 'gpt-4o',
-      'gen_ai.usage.input_tokens': 30 + (i % 50),
-      'gen_ai.usage.output_tokens': 10 + (i % 20),
-      ...(output ? { 'gen_ai.output.messages': messages('assistant', output) } : {}),
-    }).end()
+    end(
+      step('chat gpt-4o', from, {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-4o',
+        'gen_ai.usage.input_tokens': 30 + (i % 50),
+        'gen_ai.usage.output_tokens': 10 + (i % 20),
+        ...(output ? { 'gen_ai.output.messages': genaiMessages('assistant', output) } : {}),
+      }),
+      to,
+    )
   chat(10, 300)
   for (const [attempt, from] of [
     [1, 310],
     [2, 700],
   ] as const) {
-    const tool = step('execute_tool lookup_order', from, from + 350, {
+    const tool = step('execute_tool lookup_order', from, {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': 'lookup_order',
     })
-    step(
-      'GET /orders',
-      from + 5,
-      from + 340,
-      { 'http.request.method': 'GET' },
-      trace.setSpan(ROOT_CONTEXT, tool.span),
-    ).end()
-    if (attempt === 1) tool.span.setStatus({ code: SpanStatusCode.ERROR, message: 'order service timed out' })
-    tool.end()
+    end(step('GET /orders', from + 5, { 'http.request.method': 'GET' }, tool), from + 340)
+    if (attempt === 1) tool.setStatus({ code: SpanStatusCode.ERROR, message: 'order service timed out' })
+    end(tool, from + 350)
   }
-  step('retrieve docs', 1060, 1100, { 'gen_ai.operation.name': 'retrieval' }).end()
+  end(step('retrieve docs', 1060, { 'gen_ai.operation.name': 'retrieval' }), 1100)
   chat(1110, 1900, `Order ${i} shipped today.`)
-  root.end(base + 2000)
+  end(root, 2000)
 }
 
 for (let i = 0; i < TRACES; i++) agentRun(i)

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { packageRoot } from '../src/lib/paths.js'
 import { openDatabase } from '../src/store/sqlite/driver.js'
-import { scratchDir } from './helper.js'
+import { scratchDatabase } from './helper.js'
 
 const CLIENTS = 6
 const KILL_AFTER_ACKS = 1500
@@ -77,8 +77,7 @@ t.test(
   'SIGKILL during concurrent ingest loses no acknowledged trace and corrupts nothing',
   { timeout: 180_000 },
   async (t) => {
-    const dir = scratchDir(t, 'durability')
-    const file = join(dir, 'loupe.db')
+    const file = scratchDatabase(t, 'durability')
 
     const first = await startServer(file)
     t.teardown(() => first.child.kill('SIGKILL'))

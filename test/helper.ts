@@ -202,6 +202,11 @@ export function scratchDir(t: Test, name: string): string {
   return dir
 }
 
+/** A SQLite database file for `t`, in a folder of its own (`scratchDir`) removed when `t` ends. */
+export function scratchDatabase(t: Test, name: string): string {
+  return join(scratchDir(t, name), 'loupe.db')
+}
+
 /** A TCP port that nothing listens on (it was free a moment ago). */
 export async function unusedPort(): Promise<number> {
   const server = createServer()

@@ -1,15 +1,13 @@
 // startServer as `npm start` and `loupe serve` run it: it listens, prints a short banner for people (version,
 // database, open or protected mode, the URLs), and writes no log line per request at the default level.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { defaultConfig } from '../src/config.js'
 import { version } from '../src/lib/version.js'
 import { startServer } from '../src/server.js'
-import { waitFor } from './helper.js'
+import { scratchDatabase, waitFor } from './helper.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 
@@ -33,9 +31,7 @@ t.test('the banner names the version, the database, the mode and the URLs', asyn
 })
 
 t.test('npm start: the banner on stderr, the file it opened, open mode, and no log line per request', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'loupe-server-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const database = join(dir, 'loupe.db')
+  const database = scratchDatabase(t, 'server')
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0',

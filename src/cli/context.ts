@@ -2,7 +2,7 @@
 // over them, and the SDK's read client for the server at --url with --token.
 import type { Command } from 'commander'
 import { Loupe } from '../client/index.js'
-import { type OutputStream, type Paint, painter } from './format.js'
+import { type Column, type OutputStream, type Paint, painter, table } from './format.js'
 
 export interface CliIo {
   stdout: OutputStream
@@ -31,6 +31,17 @@ export interface CliContext {
   client: (command: Command) => Loupe
   /** Prints a new key's secret, once, with the warning that it is shown only now. */
   printKey: (key: string, environment: string) => void
+  /**
+   * Prints a list answer: as JSON with --json; else `empty` when it holds no item, or its items as a table, then
+   * `footer` (dimmed) when given.
+   */
+  printList: <Row>(
+    options: { json?: boolean },
+    list: { items: Row[]; total: number },
+    columns: Column<Row>[],
+    empty: string,
+    footer?: string,
+  ) => void
 }
 
 export function createContext(io: CliIo): CliContext {
@@ -41,13 +52,14 @@ export function createContext(io: CliIo): CliContext {
     io.stderr.write(text)
   }
   const paint = painter(io.stdout, io.env)
+  const json = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`)
   return {
     io,
     out,
     err,
     paint,
     paintErr: painter(io.stderr, io.env),
-    json: (value) => out(`${JSON.stringify(value, null, 2)}\n`),
+    json,
     client: (command) => {
       const { url, token } = command.optsWithGlobals<GlobalOptions>()
       return new Loupe({ baseUrl: url, apiKey: token, enabled: false, onWarning: (m) => err(`loupe: ${m}\n`) })
@@ -55,6 +67,12 @@ export function createContext(io: CliIo): CliContext {
     printKey: (key, environment) => {
       out(`API key (${environment}), shown only this once: store it now.\n`)
       out(`${paint('bold', key)}\n`)
+    },
+    printList: (options, list, columns, empty, footer) => {
+      if (options.json) return json(list)
+      if (list.items.length === 0) return out(empty)
+      out(table(list.items, columns, io.stdout, paint))
+      if (footer !== undefined) out(paint('dim', footer))
     },
   }
 }

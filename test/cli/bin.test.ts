@@ -2,13 +2,12 @@
 // and started again on the same database while an app keeps recording — every trace arrives exactly once.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { Loupe } from '../../src/client/index.js'
-import { unusedPort, waitFor } from '../helper.js'
+import { scratchDatabase, unusedPort, waitFor } from '../helper.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const bin = ['--import', 'tsx', join(root, 'src/cli/index.ts')]
@@ -70,11 +69,10 @@ t.test('exit codes: 0 for --version, 1 when the server cannot be reached, 2 for 
 })
 
 t.test('loupe serve restarts on the same database while an app records: every trace arrives once', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'loupe-serve-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const database = scratchDatabase(t, 'serve')
   const port = await unusedPort()
   const url = `http://127.0.0.1:${port}`
-  const serveArgs = ['serve', '--port', String(port), '--database', join(dir, 'loupe.db'), '--log-level', 'info']
+  const serveArgs = ['serve', '--port', String(port), '--database', database, '--log-level', 'info']
 
   const first = start(t, serveArgs)
   await waitFor(() => answers(url), 45_000, 'loupe serve to answer')

@@ -1,16 +1,11 @@
-// Delivery against a real server: batching, retries (network, 429, 5xx, Retry-After), a lost answer, a restart on a
-// file database, the memory cap, and the answers that drop a batch. Every recorded trace arrives exactly once.
-import { mkdtempSync, rmSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildApp, type LoupeApp } from '../../src/app.js'
 import { Loupe, type LoupeOptions } from '../../src/client/index.js'
 import { defaultConfig } from '../../src/config.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
-import { createProject, startTestServer, type TestAppOptions, unusedPort, waitFor } from '../helper.js'
+import { createProject, scratchDatabase, startTestServer, type TestAppOptions, unusedPort, waitFor } from '../helper.js'
 
 interface BatchRequest {
   at: number
@@ -146,9 +141,7 @@ t.test('an answer lost after the server stored the batch is retried without stor
 })
 
 t.test('traces recorded while the server is down arrive once it is back (file database, same port)', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'loupe-restart-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const database = join(dir, 'loupe.db')
+  const database = scratchDatabase(t, 'restart')
   const start = async (port: number) => {
     const app = await buildApp(
       { ...defaultConfig(), databaseUrl: database, logLevel: 'silent', maxEventLoopDelayMs: 0 },

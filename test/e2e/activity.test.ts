@@ -2,31 +2,24 @@
 // Cost, sessions, users, search and sorting in a real browser against a real server on a fresh database: a posted
 // conversation shown in order, a user's sessions, a search that narrows the list, a sort by cost, the list paged to
 // its end by cursor, and the dashboard's cost equal to /analytics.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type {
   AnalyticsResponse,
   ListSessionsResponse,
   ListTraceSummariesResponse,
   UserDetailResponse,
 } from '../../schemas/index.js'
-import type { LoupeApp } from '../../src/app.js'
 import { formatCost, formatCount } from '../../web/src/ui/format.js'
-import { createProject, postBatch, postTrace, startTestServer } from '../helper.js'
-import { launchBrowser, noConsoleErrors, openPage, shownTraceIds, unavailable } from './browser.js'
-
-const missing = unavailable()
-if (missing?.fatal) {
-  t.fail(`the viewer cannot be tested: ${missing.reason}`)
-} else if (missing) {
-  t.test('the end-to-end tests of cost, sessions, users and search', { skip: missing.reason }, async () => {})
-} else {
-  await run()
-}
-
-async function seed(t: Test, app: LoupeApp, key: string, traces: Record<string, unknown>[]) {
-  const res = await postBatch(app, key, traces)
-  t.same(res.json().rejected, [], 'seeded')
-}
+import { postTrace } from '../helper.js'
+import {
+  acmeServer,
+  launchBrowser,
+  noConsoleErrors,
+  openPage,
+  recentTraces,
+  shownTraceIds,
+  whereViewerRuns,
+} from './browser.js'
 
 const at = (minute: number) => new Date(Date.parse('2026-11-21T10:00:00Z') + minute * 60_000).toISOString()
 
@@ -84,13 +77,13 @@ const CONVERSATIONS = [
   },
 ]
 
+await whereViewerRuns(t, 'the end-to-end tests of cost, sessions, users and search', run)
+
 async function run() {
   const browser = await launchBrowser(t)
 
   t.test('the sessions list shows a posted conversation, and its page the thread oldest first', async (t) => {
-    const { app, url } = await startTestServer(t)
-    const { key, project_id } = await createProject(app, 'Acme')
-    await seed(t, app, key, CONVERSATIONS)
+    const { app, url, key, project_id } = await acmeServer(t, CONVERSATIONS)
     const api = (await app.inject('/sessions')).json() as ListSessionsResponse
     const page = await openPage(t, browser)
     await page.goto(`${url}/ui/sessions`)
@@ -146,9 +139,7 @@ async function run() {
   })
 
   t.test('the users page lists users, and a user their sessions', async (t) => {
-    const { app, url } = await startTestServer(t)
-    const { key, project_id } = await createProject(app, 'Acme')
-    await seed(t, app, key, CONVERSATIONS)
+    const { app, url, project_id } = await acmeServer(t, CONVERSATIONS)
     const page = await openPage(t, browser)
     await page.goto(`${url}/ui/users`)
     await page.waitForSelector('[data-user-id="alice"]')
@@ -183,9 +174,7 @@ async function run() {
   })
 
   t.test('search narrows the list, with every other filter, and marks what matched', async (t) => {
-    const { app, url } = await startTestServer(t)
-    const { key } = await createProject(app, 'Acme')
-    await seed(t, app, key, [
+    const { app, url, key } = await acmeServer(t, [
       { trace_id: 'r1', name: 'refund request', prompt: 'I want a REFUND', created_at: at(1) },
       { trace_id: 'r2', name: 'other', prompt: 'p', response: 'your refund is on its way', created_at: at(2) },
       {
@@ -238,9 +227,7 @@ async function run() {
   })
 
   t.test('sorting by cost orders the rows, unpriced last; new traces are then counted', async (t) => {
-    const { app, url } = await startTestServer(t)
-    const { key } = await createProject(app, 'Acme')
-    await seed(t, app, key, [
+    const { app, url, key } = await acmeServer(t, [
       { trace_id: 'cheap', prompt: 'p', cost: 0.0001, latency: 3000, created_at: at(1) },
       { trace_id: 'dear', prompt: 'p', cost: 1.25, latency: 100, created_at: at(2) },
       { trace_id: 'free', prompt: 'p', latency: 2000, created_at: at(3) },
@@ -294,15 +281,13 @@ async function run() {
   })
 
   t.test('the list pages to its end by cursor', async (t) => {
-    const { app, url } = await startTestServer(t)
-    const { key } = await createProject(app, 'Acme')
     const traces = Array.from({ length: 230 }, (_, i) => ({
       trace_id: `t-${String(i).padStart(3, '0')}`,
       prompt: 'p',
       latency: (i * 37) % 1000,
       created_at: at(i),
     }))
-    await seed(t, app, key, traces)
+    const { url } = await acmeServer(t, traces)
     const page = await openPage(t, browser)
     await page.goto(`${url}/ui/traces?sort=latency&order=asc`)
     await page.waitForSelector('[data-trace-id]')
@@ -320,19 +305,12 @@ async function run() {
   })
 
   t.test("the dashboard's cost equals /analytics, with a cost chart and the cost by model", async (t) => {
-    const { app, url } = await startTestServer(t)
-    const { key } = await createProject(app, 'Acme')
-    const now = Date.now()
-    await seed(
+    const { app, url } = await acmeServer(
       t,
-      app,
-      key,
-      Array.from({ length: 12 }, (_, i) => ({
-        prompt: 'p',
+      recentTraces(12, 3_600_000, (i) => ({
         model: i % 3 === 0 ? 'claude' : 'gpt-4o',
         cost: i % 4 === 0 ? undefined : 0.0125 * i,
         token_count: 1_000_000 * i,
-        created_at: new Date(now - i * 3_600_000).toISOString(),
       })),
     )
     const a = (await app.inject('/analytics')).json() as AnalyticsResponse

@@ -5,7 +5,9 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import type { Test } from 'tap'
+import type { LoupeApp } from '../../src/app.js'
 import { packageRoot } from '../../src/lib/paths.js'
+import { createProject, postBatch, startTestServer } from '../helper.js'
 
 export const CHROMIUM = process.env.LOUPE_CHROMIUM || '/usr/bin/chromium'
 
@@ -21,6 +23,18 @@ export function unavailable(): { reason: string; fatal: boolean } | null {
     }
   }
   return null
+}
+
+/** Runs a file's browser tests where the viewer can be driven; else fails (a fatal reason) or skips them, saying why. */
+export async function whereViewerRuns(t: Test, what: string, tests: () => Promise<void>) {
+  const missing = unavailable()
+  if (missing?.fatal) {
+    t.fail(`the viewer cannot be tested: ${missing.reason}`)
+  } else if (missing) {
+    t.test(what, { skip: missing.reason }, async () => {})
+  } else {
+    await tests()
+  }
 }
 
 /** One browser for a test file, closed when the file's tests end. */
@@ -58,4 +72,28 @@ export function noConsoleErrors(t: Test, page: Page, expected?: RegExp) {
 /** The trace ids of the rows the list shows. */
 export async function shownTraceIds(page: Page): Promise<string[]> {
   return page.$$eval('[data-trace-id]', (rows) => rows.map((row) => row.getAttribute('data-trace-id') ?? ''))
+}
+
+/** Stores traces for a project through POST /traces/batch, and asserts that none was refused. */
+export async function seed(t: Test, app: LoupeApp, key: string, traces: Record<string, unknown>[]) {
+  const res = await postBatch(app, key, traces)
+  t.same(res.json().rejected, [], 'seeded')
+}
+
+/** A listening server on a fresh database whose project Acme holds `traces`. */
+export async function acmeServer(t: Test, traces: Record<string, unknown>[]) {
+  const { app, url } = await startTestServer(t)
+  const { key, project_id } = await createProject(app, 'Acme')
+  await seed(t, app, key, traces)
+  return { app, url, key, project_id }
+}
+
+/** `count` traces going back from now, one every `everyMs` (the dashboard's last hours); `fields` gives the i-th's. */
+export function recentTraces(count: number, everyMs: number, fields: (i: number) => Record<string, unknown>) {
+  const now = Date.now()
+  return Array.from({ length: count }, (_, i) => ({
+    prompt: 'p',
+    ...fields(i),
+    created_at: new Date(now - i * everyMs).toISOString(),
+  }))
 }

@@ -1,26 +1,22 @@
 /// <reference lib="dom" />
 // The viewer in a real browser against a real server on a fresh database: the live list (traces arriving and
 // deleted), filters, a trace's steps and failure reason, the dashboard's figures, a project's key shown once, and protected mode.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { AnalyticsResponse } from '../../schemas/index.js'
-import type { LoupeApp } from '../../src/app.js'
 import { formatCost, formatCount, formatMs, formatPercent } from '../../web/src/ui/format.js'
-import { createProject, postBatch, postTrace, startTestServer } from '../helper.js'
-import { launchBrowser, noConsoleErrors, openPage, shownTraceIds, unavailable } from './browser.js'
+import { createProject, postTrace, startTestServer } from '../helper.js'
+import {
+  acmeServer,
+  launchBrowser,
+  noConsoleErrors,
+  openPage,
+  recentTraces,
+  seed,
+  shownTraceIds,
+  whereViewerRuns,
+} from './browser.js'
 
-const missing = unavailable()
-if (missing?.fatal) {
-  t.fail(`the viewer cannot be tested: ${missing.reason}`)
-} else if (missing) {
-  t.test("the viewer's end-to-end tests", { skip: missing.reason }, async () => {})
-} else {
-  await run()
-}
-
-async function seed(t: Test, app: LoupeApp, key: string, traces: Record<string, unknown>[]) {
-  const res = await postBatch(app, key, traces)
-  t.same(res.json().rejected, [], 'seeded')
-}
+await whereViewerRuns(t, "the viewer's end-to-end tests", run)
 
 async function run() {
   const browser = await launchBrowser(t)
@@ -28,9 +24,7 @@ async function run() {
   t.test(
     'a trace posted through the API appears in the open list without a reload; pause holds new ones',
     async (t) => {
-      const { app, url } = await startTestServer(t)
-      const { key } = await createProject(app, 'Acme')
-      await seed(t, app, key, [{ trace_id: 'old', prompt: 'p', name: 'first' }])
+      const { app, url, key } = await acmeServer(t, [{ trace_id: 'old', prompt: 'p', name: 'first' }])
       const page = await openPage(t, browser)
       await page.goto(`${url}/ui/traces`)
       await page.waitForSelector('[data-trace-id="old"]')
@@ -66,9 +60,7 @@ async function run() {
   )
 
   t.test('filters narrow the list, live traces included, and live in the URL with the API names', async (t) => {
-    const { app, url } = await startTestServer(t)
-    const { key } = await createProject(app, 'Acme')
-    await seed(t, app, key, [
+    const { app, url, key } = await acmeServer(t, [
       { trace_id: 'f1', prompt: 'p', model: 'claude', failure_reason: 'boom', created_at: '2026-11-21T10:00:00Z' },
       { trace_id: 'f2', prompt: 'p', model: 'gpt-4o', failure_reason: 'boom', created_at: '2026-11-21T10:01:00Z' },
       { trace_id: 's1', prompt: 'p', model: 'gpt-4o', latency: 50, created_at: '2026-11-21T10:02:00Z' },
@@ -104,8 +96,6 @@ async function run() {
   })
 
   t.test('the detail page shows every step, the failure reason, the selected step; j/k and Copy JSON', async (t) => {
-    const { app, url } = await startTestServer(t)
-    const { key } = await createProject(app, 'Acme')
     const steps = [
       { name: 'plan', type: 'llm', latency: 100, input: { goal: 'answer' } },
       { name: 'lookup', tool: 'orders', status: 'error', error: 'timeout after 5 s', parent_index: 0 },
@@ -113,7 +103,7 @@ async function run() {
       { name: 'compose', type: 'llm', latency: 300 },
       { name: 'send', tool: 'email', status: 'failed', error: 'mailbox full' },
     ]
-    await seed(t, app, key, [
+    const { app, url } = await acmeServer(t, [
       { trace_id: 'tr-1', name: 'support', prompt: 'Where is my order?', session_id: 'sess-9', steps },
     ])
     const stored = (await app.inject('/traces/tr-1')).json()
@@ -150,8 +140,6 @@ async function run() {
   })
 
   t.test('a trace of 1000 steps opens, and its last step is reachable', async (t) => {
-    const { app, url } = await startTestServer(t)
-    const { key } = await createProject(app, 'Acme')
     const steps = Array.from({ length: 1000 }, (_, i) => ({
       name: `step ${i}`,
       tool: `tool-${i % 7}`,
@@ -159,7 +147,7 @@ async function run() {
       started_at: new Date(Date.parse('2026-11-21T10:00:00Z') + i * 5).toISOString(),
       parent_index: i === 0 ? null : i % 10 === 0 ? 0 : i - (i % 10),
     }))
-    await seed(t, app, key, [{ trace_id: 'big', prompt: 'p', created_at: '2026-11-21T10:00:00Z', steps }])
+    const { url } = await acmeServer(t, [{ trace_id: 'big', prompt: 'p', created_at: '2026-11-21T10:00:00Z', steps }])
     const page = await openPage(t, browser)
     await page.goto(`${url}/ui/traces/big`)
     await page.getByText('1000 steps').waitFor()
@@ -170,21 +158,14 @@ async function run() {
   })
 
   t.test('the dashboard shows the figures of /analytics, and follows new traces', async (t) => {
-    const { app, url } = await startTestServer(t)
-    const { key } = await createProject(app, 'Acme')
-    const now = Date.now()
-    await seed(
+    const { app, url, key } = await acmeServer(
       t,
-      app,
-      key,
-      Array.from({ length: 30 }, (_, i) => ({
-        prompt: 'p',
+      recentTraces(30, 1_800_000, (i) => ({
         model: i % 3 ? 'gpt-4o' : 'claude',
         latency: 100 * i + 0.5,
         token_count: i * 7,
         failure_reason: i % 5 === 0 ? 'boom' : null,
         steps: i % 4 === 0 ? [{ tool: 'a' }, { tool: 'a' }] : [],
-        created_at: new Date(now - i * 1_800_000).toISOString(),
       })),
     )
     const page = await openPage(t, browser)

@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
+import { ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api'
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import {
@@ -17,6 +17,7 @@ import {
 import t from 'tap'
 import WebSocket from 'ws'
 import { type Trace, TraceSchema } from '../../schemas/index.js'
+import { genaiMessages, startAgentRun } from '../../scripts/otel-agent-run.js'
 import { buildTestApp, createProject, schemaErrors } from '../helper.js'
 import { waitFor } from '../otlp/http.js'
 
@@ -38,43 +39,28 @@ function recording(exporter: SpanExporter, results: number[]): SpanExporter {
   }
 }
 
-const messages = (role: string, text: string) => JSON.stringify([{ role, parts: [{ type: 'text', content: text }] }])
-
 /**
  * A support agent's run, with explicit times: a model call, a tool that times out and is retried, a final model call.
  * Everything below the root is exported (and flushed) before the root ends.
  */
 async function agentRun(provider: BasicTracerProvider, base: number): Promise<string> {
   const tracer = provider.getTracer('support-agent', '1.0.0')
-  const root = tracer.startSpan('invoke_agent support', {
-    kind: SpanKind.SERVER,
-    startTime: base,
-    attributes: {
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.agent.name': 'support',
-      'gen_ai.conversation.id': 'conv-1',
-      'user.id': 'user-1',
-      'gen_ai.input.messages': messages('user', 'Where is my order?'),
-    },
-  })
-  const ctx = trace.setSpan(ROOT_CONTEXT, root)
-  const child = (name: string, start: number, attributes: Record<string, string | number>, parent: Context = ctx) =>
-    tracer.startSpan(name, { kind: SpanKind.CLIENT, startTime: base + start, attributes }, parent)
-  const end = (span: Span, at: number) => span.end(base + at)
+  const question = 'Where is my order?'
+  const { root, step: child, end } = startAgentRun(tracer, base, { conversation: 'conv-1', user: 'user-1', question })
 
   const plan = child('chat gpt-4o', 10, {
     'gen_ai.operation.name': 'chat',
     'gen_ai.request.model': 'gpt-4o',
     'gen_ai.usage.input_tokens': 30,
     'gen_ai.usage.output_tokens': 12,
-    'gen_ai.input.messages': messages('user', 'Where is my order?'),
+    'gen_ai.input.messages': genaiMessages('user', question),
   })
   end(plan, 400)
   const attempt1 = child('execute_tool lookup_order', 410, {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': 'lookup_order',
   })
-  const http = child('GET /orders/42', 420, { 'http.request.method': 'GET' }, trace.setSpan(ROOT_CONTEXT, attempt1))
+  const http = child('GET /orders/42', 420, { 'http.request.method': 'GET' }, attempt1)
   end(http, 1400)
   attempt1.recordException(new Error('order service timed out'), base + 1405)
   attempt1.setStatus({ code: SpanStatusCode.ERROR, message: 'order service timed out' })
@@ -90,7 +76,7 @@ async function agentRun(provider: BasicTracerProvider, base: number): Promise<st
     'gen_ai.request.model': 'gpt-4o',
     'gen_ai.usage.input_tokens': 40,
     'gen_ai.usage.output_tokens': 20,
-    'gen_ai.output.messages': messages('assistant', 'Your order shipped today.'),
+    'gen_ai.output.messages': genaiMessages('assistant', 'Your order shipped today.'),
   })
   end(answer, 2400)
   await provider.forceFlush()

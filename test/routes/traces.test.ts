@@ -43,6 +43,15 @@ async function acmeWith(t: Test, traces: Record<string, unknown>[]) {
   return { app, key }
 }
 
+/** The ids of the traces the app announces from now on, in the order announced. */
+function announcedIds(app: LoupeApp): string[] {
+  const ids: string[] = []
+  app.hub.subscribe((traces) => {
+    for (const trace of traces) ids.push(trace.trace_id)
+  })
+  return ids
+}
+
 /** Asserts the contract's error shape and returns the message. */
 function errorMessage(t: Test, res: { statusCode: number; json: () => unknown }, status: number): string {
   t.equal(res.statusCode, status, `answers ${status}`)
@@ -303,7 +312,8 @@ t.test('GET /traces/{trace_id} of an unknown id is a 404 { statusCode, error, me
 t.test('POST /traces answers 201 with the trace normalized (UTC, ms, aliases, fallbacks)', async (t) => {
   const app = await buildTestApp(t, { now: () => NOW })
   const { key, project_id } = await createProject(app, 'Acme Bot', 'staging')
-  const res = await postTrace(app, key, {
+  // What comes back as it was sent.
+  const kept = {
     trace_id: 'tr-1',
     name: 'answer',
     model: 'gpt-4o',
@@ -315,6 +325,9 @@ t.test('POST /traces answers 201 with the trace normalized (UTC, ms, aliases, fa
     user_id: 'u1',
     tags: ['a', 'b'],
     metadata: { k: 1 },
+  }
+  const res = await postTrace(app, key, {
+    ...kept,
     created_at: '2026-11-21T15:45:00.5+02:00',
     steps: [
       { name: 'retrieve', type: 'Retrieval', duration_ms: 40, tokens: 0 },
@@ -334,27 +347,17 @@ t.test('POST /traces answers 201 with the trace normalized (UTC, ms, aliases, fa
     parent_index: null,
   }
   t.strictSame(res.json(), {
-    trace_id: 'tr-1',
+    ...kept,
     project_id,
     environment: 'staging',
-    name: 'answer',
-    model: 'gpt-4o',
-    prompt: 'What?',
-    response: 'That.',
     latency: 100.5,
     token_count: 42,
-    prompt_tokens: 12,
-    completion_tokens: 30,
     tokens_reported: true,
     // gpt-4o's price: $2.50 per million input tokens, $10 per million output tokens.
     cost: 0.00033,
     status: 'success',
     failure_reason: null,
     retry_count: 0,
-    session_id: 's1',
-    user_id: 'u1',
-    tags: ['a', 'b'],
-    metadata: { k: 1 },
     created_at: '2026-11-21T13:45:00.500Z',
     steps: [
       { ...step, index: 0, name: 'retrieve', type: 'retrieval', latency: 40, token_count: 0, started_at: null },
@@ -663,31 +666,22 @@ t.test('POST /traces without a valid key is a 401 that never echoes the key, and
 t.test('POST /traces accepts the key in X-API-Key as well as Authorization: Bearer', async (t) => {
   const app = await buildTestApp(t, { now: () => NOW })
   const { key } = await createProject(app, 'Acme')
-  const viaHeader = await app.inject({
-    method: 'POST',
-    url: '/traces',
-    headers: { 'x-api-key': key },
-    payload: { trace_id: 'via-header', prompt: 'p' },
-  })
-  t.equal(viaHeader.statusCode, 201)
-  t.equal(viaHeader.json().project_id, 'acme')
-  const lowerBearer = await app.inject({
-    method: 'POST',
-    url: '/traces',
-    headers: { authorization: `bearer ${key}` },
-    payload: { trace_id: 'via-bearer', prompt: 'p' },
-  })
-  t.equal(lowerBearer.statusCode, 201, 'the scheme is case-insensitive')
+  const ways: [string, Record<string, string>, string][] = [
+    ['via-header', { 'x-api-key': key }, 'X-API-Key'],
+    ['via-bearer', { authorization: `bearer ${key}` }, 'the scheme is case-insensitive'],
+  ]
+  for (const [trace_id, headers, why] of ways) {
+    const res = await app.inject({ method: 'POST', url: '/traces', headers, payload: { trace_id, prompt: 'p' } })
+    t.equal(res.statusCode, 201, why)
+    t.equal(res.json().project_id, 'acme', why)
+  }
   t.same(await ids(t, app), ['via-header', 'via-bearer'], 'same created_at: trace_id desc')
 })
 
 t.test('POST /traces is idempotent on trace_id: 200 with the stored trace unchanged, no second event', async (t) => {
   const app = await buildTestApp(t)
   const { key } = await createProject(app, 'Acme')
-  const events: string[] = []
-  app.hub.subscribe((traces) => {
-    for (const trace of traces) events.push(trace.trace_id)
-  })
+  const events = announcedIds(app)
   const first = await postTrace(app, key, {
     trace_id: 'dup',
     prompt: 'first',
@@ -847,10 +841,7 @@ t.test('POST /traces/batch needs a key and a { traces: [...] } body', async (t) 
 t.test('POST /traces/batch accepts duplicates idempotently and announces each new trace once', async (t) => {
   const app = await buildTestApp(t)
   const { key } = await createProject(app, 'Acme')
-  const events: string[] = []
-  app.hub.subscribe((traces) => {
-    for (const trace of traces) events.push(trace.trace_id)
-  })
+  const events = announcedIds(app)
   const stored = await postTrace(app, key, { trace_id: 'old', prompt: 'first', failure_reason: 'boom' })
   t.equal(stored.statusCode, 201)
   const res = await postBatch(app, key, [

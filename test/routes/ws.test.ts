@@ -138,25 +138,21 @@ t.test('subscribe narrows the stream to one project; null widens it again', asyn
   )
   t.equal((await wide.events()).length, 6, 'another connection is not narrowed')
 
-  narrow.send({ type: 'subscribe', project_id: beta.project_id })
-  t.strictSame((await narrow.next('subscribed')).data, { project_id: beta.project_id })
-  await postTrace(app, alpha.key, aTrace())
-  await postTrace(app, beta.key, aTrace())
-  t.strictSame(
-    (await narrow.events()).map((e) => e.project_id),
-    [beta.project_id],
-    'a new subscribe replaces the old one',
-  )
-
-  narrow.send({ type: 'subscribe', project_id: null })
-  t.strictSame((await narrow.next('subscribed')).data, { project_id: null })
-  await postTrace(app, alpha.key, aTrace())
-  await postTrace(app, beta.key, aTrace())
-  t.strictSame(
-    (await narrow.events()).map((e) => e.project_id),
-    [alpha.project_id, beta.project_id],
-    'null: every project again',
-  )
+  const resubscriptions: [string | null, string[], string][] = [
+    [beta.project_id, [beta.project_id], 'a new subscribe replaces the old one'],
+    [null, [alpha.project_id, beta.project_id], 'null: every project again'],
+  ]
+  for (const [project_id, expected, why] of resubscriptions) {
+    narrow.send({ type: 'subscribe', project_id })
+    t.strictSame((await narrow.next('subscribed')).data, { project_id })
+    await postTrace(app, alpha.key, aTrace())
+    await postTrace(app, beta.key, aTrace())
+    t.strictSame(
+      (await narrow.events()).map((e) => e.project_id),
+      expected,
+      why,
+    )
+  }
   t.strictSame([...narrow.problems, ...wide.problems], [])
 })
 

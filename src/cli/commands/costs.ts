@@ -2,10 +2,10 @@
 import type { Command } from 'commander'
 import type { ModelPrice } from '../../client/index.js'
 import type { CliContext } from '../context.js'
-import { formatTimestamp, table } from '../format.js'
+import { formatTimestamp } from '../format.js'
 import { nonNegative } from '../options.js'
 
-export function addCostsCommand(program: Command, { io, out, paint, json, client }: CliContext): void {
+export function addCostsCommand(program: Command, { out, json, client, printList }: CliContext): void {
   // loupe costs …
   const costs = program.command('costs').description('model prices and re-pricing stored traces (admin)')
   costs
@@ -13,23 +13,18 @@ export function addCostsCommand(program: Command, { io, out, paint, json, client
     .description('list the price overrides (other models are priced from the price database)')
     .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
-      const list = await client(command).costs.list()
-      if (options.json) return json(list)
-      if (list.total === 0) return out('No price overrides: every model is priced from the price database.\n')
       const perMillion = (usd: number | null) => (usd === null ? '-' : `$${usd}`)
-      out(
-        table(
-          list.items,
-          [
-            { header: 'PATTERN', value: (p: ModelPrice) => p.pattern, style: () => 'cyan' },
-            { header: 'INPUT /1M', value: (p) => perMillion(p.input_price), align: 'right' },
-            { header: 'OUTPUT /1M', value: (p) => perMillion(p.output_price), align: 'right' },
-            { header: 'CACHED /1M', value: (p) => perMillion(p.cached_input_price), align: 'right' },
-            { header: 'UPDATED (UTC)', value: (p) => formatTimestamp(p.updated_at), flex: true },
-          ],
-          io.stdout,
-          paint,
-        ),
+      printList(
+        options,
+        await client(command).costs.list(),
+        [
+          { header: 'PATTERN', value: (p: ModelPrice) => p.pattern, style: () => 'cyan' },
+          { header: 'INPUT /1M', value: (p) => perMillion(p.input_price), align: 'right' },
+          { header: 'OUTPUT /1M', value: (p) => perMillion(p.output_price), align: 'right' },
+          { header: 'CACHED /1M', value: (p) => perMillion(p.cached_input_price), align: 'right' },
+          { header: 'UPDATED (UTC)', value: (p) => formatTimestamp(p.updated_at), flex: true },
+        ],
+        'No price overrides: every model is priced from the price database.\n',
       )
     })
   costs

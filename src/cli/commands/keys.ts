@@ -1,10 +1,10 @@
 // loupe keys list | create | revoke: keys are listed as previews, a new one is printed once.
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
-import { formatTimestamp, table } from '../format.js'
+import { formatTimestamp } from '../format.js'
 import { withNewKeyOptions } from '../options.js'
 
-export function addKeysCommand(program: Command, { io, out, paint, json, client, printKey }: CliContext): void {
+export function addKeysCommand(program: Command, { out, paint, json, client, printKey, printList }: CliContext): void {
   // loupe keys …
   const keys = program.command('keys').description('list, create and revoke API keys')
   keys
@@ -13,28 +13,23 @@ export function addKeysCommand(program: Command, { io, out, paint, json, client,
     .option('-p, --project <project_id>', 'only the keys of this project')
     .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
-      const list = await client(command).apiKeys.list({ project_id: options.project })
-      if (options.json) return json(list)
-      if (list.total === 0) return out('No API keys.\n')
-      out(
-        table(
-          list.items,
-          [
-            { header: 'KEY ID', value: (k) => k.key_id },
-            { header: 'KEY', value: (k) => k.key_preview },
-            { header: 'PROJECT', value: (k) => k.project_id, style: () => 'cyan' },
-            { header: 'ENVIRONMENT', value: (k) => k.environment },
-            { header: 'CREATED (UTC)', value: (k) => formatTimestamp(k.created_at) },
-            { header: 'LAST USED', value: (k) => formatTimestamp(k.last_used_at) },
-            {
-              header: 'STATE',
-              value: (k) => (k.revoked_at ? 'revoked' : 'active'),
-              style: (k) => (k.revoked_at ? 'red' : 'green'),
-            },
-          ],
-          io.stdout,
-          paint,
-        ),
+      printList(
+        options,
+        await client(command).apiKeys.list({ project_id: options.project }),
+        [
+          { header: 'KEY ID', value: (k) => k.key_id },
+          { header: 'KEY', value: (k) => k.key_preview },
+          { header: 'PROJECT', value: (k) => k.project_id, style: () => 'cyan' },
+          { header: 'ENVIRONMENT', value: (k) => k.environment },
+          { header: 'CREATED (UTC)', value: (k) => formatTimestamp(k.created_at) },
+          { header: 'LAST USED', value: (k) => formatTimestamp(k.last_used_at) },
+          {
+            header: 'STATE',
+            value: (k) => (k.revoked_at ? 'revoked' : 'active'),
+            style: (k) => (k.revoked_at ? 'red' : 'green'),
+          },
+        ],
+        'No API keys.\n',
       )
     })
 

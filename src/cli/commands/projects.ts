@@ -1,10 +1,13 @@
 // loupe projects create | list.
 import type { Command } from 'commander'
 import type { CliContext } from '../context.js'
-import { formatTimestamp, table } from '../format.js'
+import { formatTimestamp } from '../format.js'
 import { withNewKeyOptions } from '../options.js'
 
-export function addProjectsCommand(program: Command, { io, out, paint, json, client, printKey }: CliContext): void {
+export function addProjectsCommand(
+  program: Command,
+  { out, paint, json, client, printKey, printList }: CliContext,
+): void {
   // loupe projects …
   const projects = program.command('projects').description('create, list and delete projects')
   withNewKeyOptions(projects.command('create'))
@@ -28,21 +31,16 @@ export function addProjectsCommand(program: Command, { io, out, paint, json, cli
     .description('list every project, oldest first')
     .option('--json', 'print the server’s answer as JSON')
     .action(async (options, command: Command) => {
-      const list = await client(command).projects.list()
-      if (options.json) return json(list)
-      if (list.total === 0) return out('No projects yet. Create one: loupe projects create --name "My App"\n')
-      out(
-        table(
-          list.items,
-          [
-            { header: 'PROJECT ID', value: (p) => p.project_id, style: () => 'cyan' },
-            { header: 'NAME', value: (p) => p.name },
-            { header: 'CREATED (UTC)', value: (p) => formatTimestamp(p.created_at) },
-            { header: 'DESCRIPTION', value: (p) => p.description, flex: true },
-          ],
-          io.stdout,
-          paint,
-        ),
+      printList(
+        options,
+        await client(command).projects.list(),
+        [
+          { header: 'PROJECT ID', value: (p) => p.project_id, style: () => 'cyan' },
+          { header: 'NAME', value: (p) => p.name },
+          { header: 'CREATED (UTC)', value: (p) => formatTimestamp(p.created_at) },
+          { header: 'DESCRIPTION', value: (p) => p.description, flex: true },
+        ],
+        'No projects yet. Create one: loupe projects create --name "My App"\n',
       )
     })
 }

@@ -2,10 +2,32 @@
 import type { Command } from 'commander'
 import type { SessionSummary, UserSummary } from '../../client/index.js'
 import type { CliContext } from '../context.js'
-import { formatCost, formatTimestamp, table, traceLine } from '../format.js'
+import { formatCost, formatTimestamp, traceLine } from '../format.js'
 import { withPaging } from '../options.js'
 
-export function addSessionsCommands(program: Command, { io, out, paint, json, client }: CliContext): void {
+/** The options a sessions or users list is given, as commander hands them over. */
+interface ActivityOptions {
+  project?: string
+  since?: string
+  until?: string
+  limit: number
+  offset: number
+}
+
+/** The query of a sessions or users list from its options (users have no --since or --until: left out). */
+const activityQuery = (options: ActivityOptions) => ({
+  project_id: options.project,
+  since: options.since,
+  until: options.until,
+  limit: options.limit,
+  offset: options.offset,
+})
+
+/** What a sessions or users table ends with: how much of the list it shows. */
+const newestFirst = (list: { items: unknown[]; total: number }, noun: string) =>
+  `${list.items.length} of ${list.total} ${noun}(s), newest activity first\n`
+
+export function addSessionsCommands(program: Command, { io, out, paint, json, client, printList }: CliContext): void {
   // loupe sessions …
   const sessionColumns = [
     { header: 'LAST ACTIVE (UTC)', value: (s: SessionSummary) => formatTimestamp(s.last_at) },
@@ -32,18 +54,9 @@ export function addSessionsCommands(program: Command, { io, out, paint, json, cl
       .option('--until <time>', 'active before (ISO 8601 or epoch)'),
     'sessions',
   ).action(async (options, command: Command) => {
-    const list = await client(command).sessions.list({
-      project_id: options.project,
-      user_id: options.user,
-      since: options.since,
-      until: options.until,
-      limit: options.limit,
-      offset: options.offset,
-    })
-    if (options.json) return json(list)
-    if (list.items.length === 0) return out(list.total === 0 ? 'No sessions match.\n' : 'No sessions past offset.\n')
-    out(table(list.items, sessionColumns, io.stdout, paint))
-    out(paint('dim', `${list.items.length} of ${list.total} session(s), newest activity first\n`))
+    const list = await client(command).sessions.list({ ...activityQuery(options), user_id: options.user })
+    const empty = list.total === 0 ? 'No sessions match.\n' : 'No sessions past offset.\n'
+    printList(options, list, sessionColumns, empty, newestFirst(list, 'session'))
   })
   sessionsCommand
     .command('get')
@@ -69,29 +82,21 @@ export function addSessionsCommands(program: Command, { io, out, paint, json, cl
       .option('-p, --project <project_id>', 'only this project'),
     'users',
   ).action(async (options, command: Command) => {
-    const list = await client(command).users.list({
-      project_id: options.project,
-      limit: options.limit,
-      offset: options.offset,
-    })
-    if (options.json) return json(list)
-    if (list.items.length === 0) return out('No users match.\n')
-    out(
-      table(
-        list.items,
-        [
-          { header: 'LAST ACTIVE (UTC)', value: (u: UserSummary) => formatTimestamp(u.last_at) },
-          { header: 'PROJECT', value: (u) => u.project_id, style: () => 'cyan' },
-          { header: 'SESSIONS', value: (u) => String(u.sessions), align: 'right' },
-          { header: 'TRACES', value: (u) => String(u.traces), align: 'right' },
-          { header: 'FAILED', value: (u) => String(u.failed), align: 'right' },
-          { header: 'COST', value: (u) => formatCost(u.unpriced === u.traces ? null : u.cost), align: 'right' },
-          { header: 'USER', value: (u) => u.user_id, flex: true },
-        ],
-        io.stdout,
-        paint,
-      ),
+    const list = await client(command).users.list(activityQuery(options))
+    printList(
+      options,
+      list,
+      [
+        { header: 'LAST ACTIVE (UTC)', value: (u: UserSummary) => formatTimestamp(u.last_at) },
+        { header: 'PROJECT', value: (u) => u.project_id, style: () => 'cyan' },
+        { header: 'SESSIONS', value: (u) => String(u.sessions), align: 'right' },
+        { header: 'TRACES', value: (u) => String(u.traces), align: 'right' },
+        { header: 'FAILED', value: (u) => String(u.failed), align: 'right' },
+        { header: 'COST', value: (u) => formatCost(u.unpriced === u.traces ? null : u.cost), align: 'right' },
+        { header: 'USER', value: (u) => u.user_id, flex: true },
+      ],
+      'No users match.\n',
+      newestFirst(list, 'user'),
     )
-    out(paint('dim', `${list.items.length} of ${list.total} user(s), newest activity first\n`))
   })
 }
