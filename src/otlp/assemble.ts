@@ -8,7 +8,8 @@ import type { StepInput } from '../../schemas/step.js'
 import { LIMITS, type TraceInput } from '../../schemas/trace.js'
 import { setOwn } from '../lib/own.js'
 import { roundToMicros, toUtcIso } from '../lib/time.js'
-import { parseJsonText, readSpanMeaning, type SpanMeaning } from './conventions.js'
+import { readSpanMeaning, type SpanMeaning } from './conventions.js'
+import { parseJsonText } from './values.js'
 
 /** Serialized size budgets in bytes: the trace's metadata must stay under the contract's 64 KiB, a step's small. */
 const TRACE_METADATA_BUDGET = 48 * 1024

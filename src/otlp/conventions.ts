@@ -4,25 +4,31 @@
 // `openinference.span.kind`, …), OpenLLMetry's older names (`gen_ai.prompt.N.content`, `traceloop.*`, …), and last
 // the Vercel AI SDK's own `ai.*` names. LangChain's messages (serialized `lc` constructors, `{messages: […]}` states)
 // are opened into roles and text wherever they appear. Attributes no rule reads are kept, untouched, for the metadata.
+// The messages are read in messages.ts, the values in values.ts, the declared step types in step-types.ts.
 
 import { BOUNDS } from '../../schemas/common.js'
 import type { OtlpSpan } from '../../schemas/otlp.js'
 import type { StepType } from '../../schemas/step.js'
-import { own, setOwn } from '../lib/own.js'
-
-/** A tool call a model chose: the tool, its arguments (parsed when JSON) and the call's id. */
-export interface ToolCall {
-  id: string | null
-  name: string
-  arguments: unknown
-}
-
-/** A chat message reduced to what a reader needs: who said it, its text, and the tools it called. */
-export interface Message {
-  role: string
-  content: string
-  tool_calls?: ToolCall[]
-}
+import {
+  DETAILS_EVENT,
+  eventAttribute,
+  eventMessages,
+  firstUserOf,
+  frameworkMessages,
+  langfuseMessages,
+  type Message,
+  message,
+  openInferenceMessages,
+  openLlmetryMessages,
+  promptOf,
+  responseOf,
+  structuredMessages,
+  systemInstructions,
+  toolCallsOf,
+  vercelPrompt,
+} from './messages.js'
+import { stepType } from './step-types.js'
+import { AttributeReader, asCount, asText, asUsd, hasText, isRecord, oneOrList, parseJsonText } from './values.js'
 
 /**
  * A `gen_ai.evaluation.result` event, as kept in metadata until scores exist: the evaluation's name, its score (a
@@ -84,469 +90,6 @@ export interface SpanMeaning {
   evaluations: Evaluation[]
 }
 
-/** `gen_ai.operation.name` → step type. */
-const GENAI_OPERATIONS: Record<string, StepType> = {
-  chat: 'llm',
-  text_completion: 'llm',
-  generate_content: 'llm',
-  execute_tool: 'tool',
-  embeddings: 'retrieval',
-  retrieval: 'retrieval',
-  invoke_agent: 'function',
-  create_agent: 'function',
-}
-/** Langfuse's `langfuse.observation.type` → step type. */
-const LANGFUSE_TYPES: Record<string, StepType> = {
-  generation: 'llm',
-  embedding: 'retrieval',
-  retriever: 'retrieval',
-  tool: 'tool',
-  agent: 'function',
-  chain: 'function',
-  span: 'function',
-  evaluator: 'other',
-  guardrail: 'other',
-  event: 'other',
-}
-/** `openinference.span.kind` → step type. */
-const OPENINFERENCE_KINDS: Record<string, StepType> = {
-  llm: 'llm',
-  tool: 'tool',
-  retriever: 'retrieval',
-  embedding: 'retrieval',
-  reranker: 'retrieval',
-  chain: 'function',
-  agent: 'function',
-  guardrail: 'other',
-  evaluator: 'other',
-  prompt: 'other',
-  decision: 'other',
-  unknown: 'other',
-}
-/** `traceloop.span.kind` and OpenLLMetry's `llm.request.type` → step type. */
-const TRACELOOP_KINDS: Record<string, StepType> = {
-  workflow: 'function',
-  task: 'function',
-  agent: 'function',
-  tool: 'tool',
-}
-const LLM_REQUEST_TYPES: Record<string, StepType> = {
-  chat: 'llm',
-  completion: 'llm',
-  embedding: 'retrieval',
-  rerank: 'retrieval',
-}
-/** Vercel AI SDK `ai.operationId` → step type (the inner `do*` calls are the model calls). */
-const VERCEL_OPERATIONS: Record<string, StepType> = {
-  'ai.generateText.doGenerate': 'llm',
-  'ai.streamText.doStream': 'llm',
-  'ai.generateObject.doGenerate': 'llm',
-  'ai.streamObject.doStream': 'llm',
-  'ai.toolCall': 'tool',
-  'ai.embed.doEmbed': 'retrieval',
-  'ai.embedMany.doEmbed': 'retrieval',
-  'ai.generateText': 'function',
-  'ai.streamText': 'function',
-  'ai.generateObject': 'function',
-  'ai.streamObject': 'function',
-  'ai.embed': 'function',
-  'ai.embedMany': 'function',
-}
-
-const hasText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== ''
-
-/**
- * A string that holds JSON — an object, an array, or a quoted string (OpenLLMetry JSON-encodes every entity input and
- * output) — is parsed; anything else is returned as it is.
- */
-export function parseJsonText(value: unknown): unknown {
-  if (typeof value !== 'string') return value
-  const text = value.trim()
-  const quoted = text.length >= 2 && text.startsWith('"') && text.endsWith('"')
-  if (!(text.startsWith('{') || text.startsWith('[') || quoted)) return value
-  try {
-    return JSON.parse(text)
-  } catch {
-    return value
-  }
-}
-
-/** A value as text: strings as they are, anything else as JSON; null and undefined stay null. */
-export function asText(value: unknown): string | null {
-  if (value === null || value === undefined) return null
-  return typeof value === 'string' ? value : JSON.stringify(value)
-}
-
-function asCount(value: unknown): number | null {
-  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value
-  return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null
-}
-
-/** A cost in USD within the bounds of a trace's cost, from a number or its text. */
-function asUsd(value: unknown): number | null {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
-  return typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= BOUNDS.costUsd ? n : null
-}
-
-/**
- * A list flattened into indexed keys (`prefix0.a`, `prefix0.b`, `prefix1.a`, …): one object per index, keyed by the
- * rest of the name, in index order; and the keys it was made of.
- */
-function byIndex(
-  values: Record<string, unknown>,
-  prefix: string,
-): { items: Record<string, unknown>[]; keys: string[] } {
-  const items = new Map<number, Record<string, unknown>>()
-  const keys: string[] = []
-  for (const [key, value] of Object.entries(values)) {
-    const match = key.startsWith(prefix) ? /^(\d+)\.(.+)$/.exec(key.slice(prefix.length)) : null
-    if (!match) continue
-    const index = Number(match[1])
-    const item = items.get(index) ?? {}
-    setOwn(item, match[2]!, value)
-    items.set(index, item)
-    keys.push(key)
-  }
-  return { items: [...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item), keys }
-}
-
-/** Reads attributes and remembers which ones it used, so that the rest can go to the metadata. */
-class AttributeReader {
-  private readonly used = new Set<string>()
-
-  constructor(private readonly values: Record<string, unknown>) {}
-
-  /**
-   * The first of `keys` whose value `as` accepts. The keys of one call name the same thing in different conventions,
-   * so another that says the same counts as used too (it would only repeat it in the metadata); one that says
-   * something else is kept.
-   */
-  first<T>(keys: readonly string[], as: (value: unknown) => T | null): T | null {
-    let found: T | null = null
-    for (const key of keys) {
-      if (!Object.hasOwn(this.values, key)) continue
-      const value = as(this.values[key])
-      if (value === null) continue
-      if (found === null) found = value
-      else if (JSON.stringify(value) !== JSON.stringify(found)) continue
-      this.used.add(key)
-    }
-    return found
-  }
-
-  /** The key of the first of `keys` whose value `as` accepts (for a reader that must know which convention spoke). */
-  firstKey(keys: readonly string[], as: (value: unknown) => unknown): string | null {
-    return keys.find((key) => Object.hasOwn(this.values, key) && as(this.values[key]) !== null) ?? null
-  }
-
-  /** Marks keys as used without reading them (twins of attributes read under another name). */
-  use(...keys: string[]): void {
-    for (const key of keys) if (Object.hasOwn(this.values, key)) this.used.add(key)
-  }
-
-  /** A value as sent, without counting it as used (a rule that reads one part of it). */
-  peek(key: string): unknown {
-    return Object.hasOwn(this.values, key) ? this.values[key] : undefined
-  }
-
-  has(key: string): boolean {
-    return Object.hasOwn(this.values, key)
-  }
-
-  text(...keys: string[]): string | null {
-    return this.first(keys, (v) => (hasText(v) ? v : null))
-  }
-
-  count(...keys: string[]): number | null {
-    return this.first(keys, asCount)
-  }
-
-  usd(...keys: string[]): number | null {
-    return this.first(keys, asUsd)
-  }
-
-  /** Any present value, JSON text parsed. */
-  /** Any present value, JSON text parsed; `null` sent as JSON text is absent too (OpenLLMetry writes outputs so). */
-  value(...keys: string[]): unknown {
-    return this.first(keys, (v) =>
-      v === null || v === undefined || v === '' || v === 'null' ? null : parseJsonText(v),
-    )
-  }
-
-  /**
-   * A list flattened into indexed keys (`prefix.0.message.role`, `prefix.1.message.role`, …), as OpenInference and
-   * OpenLLMetry write them: one object per index, keyed by the rest of the name, in index order. All are used.
-   */
-  indexed(prefix: string): Record<string, unknown>[] {
-    const { items, keys } = byIndex(this.values, prefix)
-    for (const key of keys) this.used.add(key)
-    return items
-  }
-
-  rest(): Record<string, unknown> {
-    return Object.fromEntries(Object.entries(this.values).filter(([key]) => !this.used.has(key)))
-  }
-}
-
-/** The text of one message part, whatever the convention's shape (`{type:'text', content}`, `{text}`, a string). */
-function partText(part: unknown): string | null {
-  if (typeof part === 'string') return part
-  if (typeof part !== 'object' || part === null) return null
-  const p = part as Record<string, unknown>
-  if (p.type === undefined || p.type === 'text') return [p.content, p.text].find(hasText) ?? null
-  return null
-}
-
-/** A tool call in any convention's shape: GenAI `{type:'tool_call', id, name, arguments}`, Vercel
- * `{toolCallId, toolName, input|args}`, OpenAI `{id, function: {name, arguments}}`, flattened `{id, name, arguments}`. */
-function toolCallOf(value: unknown): ToolCall | null {
-  if (typeof value !== 'object' || value === null) return null
-  const c = value as Record<string, unknown>
-  const fn = typeof c.function === 'object' && c.function !== null ? (c.function as Record<string, unknown>) : {}
-  const name = [c.name, c.toolName, fn.name, c['function.name'], c['tool_call.function.name']].find(hasText)
-  if (name === undefined) return null
-  const id = [c.id, c.toolCallId, c['tool_call.id']].find(hasText) ?? null
-  const args =
-    c.arguments ?? c.input ?? c.args ?? fn.arguments ?? c['function.arguments'] ?? c['tool_call.function.arguments']
-  return { id, name, arguments: args === undefined ? null : parseJsonText(args) }
-}
-
-const toolCallsOf = (values: unknown[]): ToolCall[] =>
-  values.map(toolCallOf).filter((call): call is ToolCall => call !== null)
-
-/** A message, with its tool calls when it made any. */
-function message(role: string, content: string, calls: ToolCall[]): Message {
-  return calls.length > 0 ? { role, content, tool_calls: calls } : { role, content }
-}
-
-/** LangChain's message classes and message types → the role they speak as. */
-const LANGCHAIN_ROLES: Record<string, string> = {
-  HumanMessage: 'user',
-  HumanMessageChunk: 'user',
-  AIMessage: 'assistant',
-  AIMessageChunk: 'assistant',
-  SystemMessage: 'system',
-  SystemMessageChunk: 'system',
-  ToolMessage: 'tool',
-  ToolMessageChunk: 'tool',
-  FunctionMessage: 'function',
-  human: 'user',
-  ai: 'assistant',
-  system: 'system',
-  tool: 'tool',
-  function: 'function',
-  developer: 'system',
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
-/**
- * A LangChain message in the shape a chat message has (`{role, content, tool_calls}`): a serialized constructor
- * (`{"lc":1,"type":"constructor","id":[…,"AIMessage"],"kwargs":{…}}`), a message dict (`{"type":"human",…}`) or a
- * `["user", "text"]` pair. Null when the value is none of these.
- */
-function langChainMessage(value: unknown): Record<string, unknown> | null {
-  if (Array.isArray(value)) {
-    const [role, content] = value
-    return value.length === 2 && typeof role === 'string' && typeof content === 'string' && own(LANGCHAIN_ROLES, role)
-      ? { role: own(LANGCHAIN_ROLES, role), content }
-      : null
-  }
-  if (!isRecord(value)) return null
-  let kwargs: Record<string, unknown>
-  let kind: unknown
-  if (value.lc === 1 && value.type === 'constructor' && Array.isArray(value.id) && isRecord(value.kwargs)) {
-    kwargs = value.kwargs
-    kind = value.id.at(-1)
-  } else if (typeof value.type === 'string' && !('role' in value) && 'content' in value) {
-    kwargs = value
-    kind = value.type
-  } else return null
-  const role =
-    (kind === 'ChatMessage' || kind === 'chat') && hasText(kwargs.role)
-      ? kwargs.role
-      : typeof kind === 'string'
-        ? own(LANGCHAIN_ROLES, kind)
-        : undefined
-  if (role === undefined) return null
-  const extra = isRecord(kwargs.additional_kwargs) ? kwargs.additional_kwargs : {}
-  const calls = Array.isArray(kwargs.tool_calls) && kwargs.tool_calls.length > 0 ? kwargs.tool_calls : extra.tool_calls
-  return { role, content: kwargs.content ?? '', ...(Array.isArray(calls) ? { tool_calls: calls } : {}) }
-}
-
-/** A message in any of the structured shapes: GenAI `{role, parts}`, chat `{role, content}` (string or parts), LangChain's. */
-function structuredMessage(value: unknown): Message | null {
-  if (typeof value !== 'object' || value === null) return null
-  const m = langChainMessage(value) ?? (value as Record<string, unknown>)
-  if (Array.isArray(m)) return null
-  const role = hasText(m.role) ? m.role : 'unknown'
-  const parts = Array.isArray(m.parts) ? m.parts : Array.isArray(m.content) ? m.content : null
-  const calls = toolCallsOf([
-    ...(parts ?? []).filter((p) => ['tool_call', 'tool-call'].includes((p as { type?: unknown })?.type as string)),
-    ...(Array.isArray(m.tool_calls) ? m.tool_calls : []),
-  ])
-  if (parts) {
-    const texts = parts.map(partText).filter((t): t is string => t !== null)
-    // A message with no text and no tool call (a tool result, say) still shows what it carried.
-    const content = texts.length > 0 ? texts.join('\n') : calls.length > 0 ? '' : JSON.stringify(parts)
-    return message(role, content, calls)
-  }
-  const content = [m.content, m.text].find((c) => typeof c === 'string')
-  if (content === undefined && calls.length === 0) return null
-  return message(role, (content as string | undefined) ?? '', calls)
-}
-
-/** A structured message list (array, or JSON text of one) → messages; null when it is not one. */
-function structuredMessages(value: unknown): { messages: Message[]; raw: unknown[] } | null {
-  const parsed = parseJsonText(value)
-  if (!Array.isArray(parsed)) return null
-  const messages = parsed.map(structuredMessage).filter((m): m is Message => m !== null)
-  return messages.length > 0 ? { messages, raw: parsed } : null
-}
-
-/**
- * What a framework passes around, opened into messages: a LangChain message, a list of messages, a LangGraph state
- * `{"messages":[…]}`, a tool's `{"output": <ToolMessage>}`. Null when the value holds none.
- */
-function frameworkMessages(value: unknown, depth = 0): Message[] | null {
-  // Wrappers nest a level or two; a hostile value nested deeper is not opened (nor walked off the stack).
-  if (depth > 4) return null
-  const parsed = parseJsonText(value)
-  const single = langChainMessage(parsed)
-  if (single) return [structuredMessage(single)!]
-  if (isRecord(parsed)) {
-    const keys = Object.keys(parsed)
-    // A prompt template's value (`ChatPromptValue`) holds its messages in its kwargs.
-    const lcMessages = parsed.lc === 1 && isRecord(parsed.kwargs) ? parsed.kwargs.messages : undefined
-    const messages = parsed.messages ?? lcMessages
-    // A chat model's input is a batch of conversations: `{"messages":[[…]]}`; one conversation is read.
-    if (Array.isArray(messages))
-      return frameworkMessages(messages.length === 1 && Array.isArray(messages[0]) ? messages[0] : messages, depth + 1)
-    if (keys.length === 1 && keys[0] === 'output') return frameworkMessages(parsed.output, depth + 1)
-    return null
-  }
-  if (!Array.isArray(parsed) || parsed.length === 0) return null
-  // A list is messages only when every item is one (a list of documents or numbers is not).
-  const messages = parsed.map((item) =>
-    langChainMessage(item) || (isRecord(item) && hasText(item.role)) ? structuredMessage(item) : null,
-  )
-  return messages.every((m) => m !== null) ? (messages as Message[]) : null
-}
-
-/** The items of a flattened list inside one item (`tool_calls.0.tool_call.id`, …), in index order. */
-const nested = (item: Record<string, unknown>, prefix: string) => byIndex(item, prefix).items
-
-/** OpenInference `llm.*_messages.N.message.*` items → messages. */
-function openInferenceMessages(items: Record<string, unknown>[]): Message[] {
-  return items.flatMap((item) => {
-    const role = hasText(item['message.role']) ? item['message.role'] : 'unknown'
-    const calls = toolCallsOf(nested(item, 'message.tool_calls.'))
-    if (typeof item['message.content'] === 'string') return [message(role, item['message.content'], calls)]
-    const texts = nested(item, 'message.contents.')
-      .map((part) => part['message_content.text'])
-      .filter(hasText)
-    return texts.length > 0 || calls.length > 0 ? [message(role, texts.join('\n'), calls)] : []
-  })
-}
-
-/** OpenLLMetry `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` items → messages. */
-function openLlmetryMessages(items: Record<string, unknown>[]): Message[] {
-  return items.flatMap((item) => {
-    const calls = toolCallsOf(nested(item, 'tool_calls.'))
-    if (typeof item.content !== 'string' && calls.length === 0) return []
-    const role = hasText(item.role) ? item.role : 'unknown'
-    return [message(role, typeof item.content === 'string' ? item.content : '', calls)]
-  })
-}
-
-/** The prompt a person would name: the last user message; without one, every message. */
-export function promptOf(messages: readonly Message[]): string | null {
-  const user = messages.filter((m) => m.role === 'user').at(-1)
-  if (user) return user.content
-  return messages.length > 0 ? messages.map((m) => m.content).join('\n') : null
-}
-
-/** The first user message: the question that opened the conversation. */
-const firstUserOf = (messages: readonly Message[]): string | null =>
-  messages.find((m) => m.role === 'user')?.content ?? null
-
-/** A message as a reader sees it: its text, else the tools it called (`get_weather({"city":"Paris"})`). */
-const textOf = (m: Message): string =>
-  m.content.trim() !== '' || !m.tool_calls
-    ? m.content
-    : m.tool_calls.map((c) => `${c.name}(${asText(c.arguments) ?? ''})`).join('\n')
-
-/** The answer: every output message's text (usually one). */
-const responseOf = (messages: readonly Message[]): string | null =>
-  messages.length > 0 ? messages.map(textOf).join('\n') : null
-
-/** The attribute of the latest event with this name (the older GenAI conventions put content in span events). */
-function eventAttribute(span: OtlpSpan, event: string, key: string): unknown {
-  return span.events.filter((e) => e.name === event && Object.hasOwn(e.attributes, key)).at(-1)?.attributes[key]
-}
-
-/** The GenAI event that carries a whole call's content (span event or log record), and its attributes. */
-const DETAILS_EVENT = 'gen_ai.client.inference.operation.details'
-
-/** The events that each carry one input message (span events, or log records folded in), and their roles. */
-const MESSAGE_EVENTS: Record<string, string> = {
-  'gen_ai.system.message': 'system',
-  'gen_ai.user.message': 'user',
-  'gen_ai.assistant.message': 'assistant',
-  'gen_ai.tool.message': 'tool',
-}
-
-/** What an event says: its body when it came as a log record, else its attributes. */
-const payloadOf = (event: OtlpSpan['events'][number]): Record<string, unknown> => {
-  const body = parseJsonText(event.body)
-  return isRecord(body) ? body : event.attributes
-}
-
-/**
- * The messages of the per-message GenAI events (`gen_ai.user.message`, …, and `gen_ai.choice` for the answers), in
- * the order they happened. Each body is `{content, tool_calls, id}`; a choice's is `{finish_reason, index, message}`.
- */
-function eventMessages(span: OtlpSpan): { input: Message[]; output: Message[] } {
-  const ordered = [...span.events].sort((a, b) => a.time_ms - b.time_ms)
-  const input: Message[] = []
-  for (const event of ordered) {
-    const role = own(MESSAGE_EVENTS, event.name)
-    if (role === undefined) continue
-    const payload = payloadOf(event)
-    const m = structuredMessage({
-      ...payload,
-      role: hasText(payload.role) ? payload.role : role,
-      content: payload.content ?? '',
-    })
-    if (m) input.push(m)
-  }
-  const choices = ordered
-    .filter((event) => event.name === 'gen_ai.choice')
-    .map(payloadOf)
-    .sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0))
-  const output = choices.flatMap((choice) => {
-    const sent = isRecord(choice.message) ? choice.message : choice
-    const m = structuredMessage({
-      ...sent,
-      role: hasText(sent.role) ? sent.role : 'assistant',
-      content: sent.content ?? '',
-    })
-    return m ? [m] : []
-  })
-  return { input, output }
-}
-
-/** `gen_ai.system_instructions` (parts, JSON text of them, or plain text) as one system message; null without. */
-function systemInstructions(value: unknown): { message: Message; raw: unknown } | null {
-  const parsed = parseJsonText(value)
-  if (typeof parsed === 'string')
-    return hasText(parsed) ? { message: message('system', parsed, []), raw: parsed } : null
-  const parts = Array.isArray(parsed) ? parsed : isRecord(parsed) ? [parsed] : []
-  const texts = parts.map(partText).filter((t): t is string => t !== null)
-  return texts.length > 0 ? { message: message('system', texts.join('\n'), []), raw: parsed } : null
-}
-
 /** `gen_ai.evaluation.result` events, with what each judged. */
 function evaluationsOf(span: OtlpSpan): Evaluation[] {
   return span.events
@@ -597,15 +140,6 @@ function langfuseCost(value: unknown): number | null {
   return parts.length > 0 && parts.every((n) => n !== null) ? asUsd(parts.reduce((s, n) => s! + n!, 0)) : null
 }
 
-/** Langfuse's input or output (JSON text: a message list, one message, or anything else) as messages, or null. */
-function langfuseMessages(value: unknown): Message[] | null {
-  const parsed = parseJsonText(value)
-  const list = structuredMessages(
-    Array.isArray(parsed) ? parsed : isRecord(parsed) && hasText(parsed.role) ? [parsed] : null,
-  )
-  return list?.messages ?? frameworkMessages(parsed)
-}
-
 /** Vercel AI SDK attributes that repeat a `gen_ai.*` one the same span carries: [the repeat, the original]. */
 const VERCEL_TWINS: [string, string][] = [
   ['ai.response.id', 'gen_ai.response.id'],
@@ -621,9 +155,6 @@ function invocationModel(value: unknown): string | null {
   return hasText(model) ? model : null
 }
 
-/** One item as itself, several as a list, none as null. */
-const oneOrList = (items: unknown[]): unknown => (items.length === 0 ? null : items.length === 1 ? items[0] : items)
-
 /**
  * OpenLLMetry's entity input `{"args":[…],"kwargs":{…}}` opened: nothing passed is null, a single argument is
  * itself, named arguments alone are their object; anything else stays as sent.
@@ -636,28 +167,6 @@ function openArguments(value: unknown): unknown {
   const named = Object.keys(kwargs).length
   if (args.length === 0) return named === 0 ? null : kwargs
   return named === 0 && args.length === 1 ? args[0] : value
-}
-
-/** The user's text in the Vercel AI SDK's `ai.prompt` (`{"system":…,"prompt":"…"}` or `{"messages":[…]}`). */
-function vercelPrompt(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null) return null
-  const { prompt, messages } = value as Record<string, unknown>
-  if (typeof prompt === 'string') return prompt
-  const list = structuredMessages(prompt ?? messages)
-  return list ? promptOf(list.messages) : null
-}
-
-function stepType(a: AttributeReader): StepType | null {
-  const lookup = (table: Record<string, StepType>) => (v: unknown) =>
-    typeof v === 'string' ? (own(table, v.trim().toLowerCase()) ?? own(table, v.trim()) ?? null) : null
-  return (
-    a.first(['gen_ai.operation.name'], lookup(GENAI_OPERATIONS)) ??
-    a.first(['langfuse.observation.type'], lookup(LANGFUSE_TYPES)) ??
-    a.first(['openinference.span.kind'], lookup(OPENINFERENCE_KINDS)) ??
-    a.first(['traceloop.span.kind'], lookup(TRACELOOP_KINDS)) ??
-    a.first(['llm.request.type'], lookup(LLM_REQUEST_TYPES)) ??
-    a.first(['ai.operationId'], lookup(VERCEL_OPERATIONS))
-  )
 }
 
 /** Reads one span. Pure: the same span always means the same. */

@@ -2,7 +2,9 @@
 // OpenLLMetry and Vercel AI SDK conventions in that order of precedence; unknown attributes kept as they are.
 import t from 'tap'
 import type { StepType } from '../../schemas/step.js'
-import { parseJsonText, promptOf, readSpanMeaning } from '../../src/otlp/conventions.js'
+import { readSpanMeaning } from '../../src/otlp/conventions.js'
+import { promptOf } from '../../src/otlp/messages.js'
+import { parseJsonText } from '../../src/otlp/values.js'
 import { span } from './spans.js'
 
 const meaning = (attributes: Record<string, unknown>, fields: Parameters<typeof span>[1] = {}) =>
