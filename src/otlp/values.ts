@@ -123,7 +123,6 @@ export class AttributeReader {
     return this.first(keys, asUsd)
   }
 
-  /** Any present value, JSON text parsed. */
   /** Any present value, JSON text parsed; `null` sent as JSON text is absent too (OpenLLMetry writes outputs so). */
   value(...keys: string[]): unknown {
     return this.first(keys, (v) =>
