@@ -113,7 +113,10 @@ export async function insertTraces(
       [taken],
     )
     for (const r of owners.rows) owner.set(r.trace_id, r.project_id)
-    const mine = taken.filter((id) => owner.get(id) === first.get(id)?.trace.project_id)
+    // The stored trace is read when any entry of the batch is its owner's, not only when the first with that id is (a
+    // batch of one project grouped behind another project's trace of the same id).
+    const asked = new Set(batch.map((t) => `${t.project_id}\u0000${t.trace_id}`))
+    const mine = taken.filter((id) => asked.has(`${owner.get(id)}\u0000${id}`))
     const projectIds = mine.map((id) => owner.get(id)!)
     if (mine.length > 0) {
       const rows = await db.query<TraceRow>(
