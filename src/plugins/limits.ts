@@ -32,10 +32,11 @@ export default fp(
     app.addHook('preClose', async () => {
       draining = true
     })
-    app.addHook('onRequest', async (request, reply) => {
-      if (!draining) return
+    // A callback hook: on every request, no promise for the common case.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (!draining) return done()
       if (request.raw.httpVersionMajor < 2) reply.header('connection', 'close')
-      throw new ShuttingDown()
+      done(new ShuttingDown())
     })
     // better-sqlite3 answers on the event loop, so a saturated store shows as event-loop delay: both are caught here.
     await app.register(underPressure, {
