@@ -129,7 +129,7 @@ export interface TallyDims {
   status?: string
 }
 
-export const TALLY_DIMS = [
+const TALLY_DIMS = [
   'project_id',
   'environment',
   'model',
@@ -151,7 +151,7 @@ export interface BucketWindow {
 }
 
 /** The WHERE clause of a histogram read (a project, a window of buckets), every value bound through `bind`. */
-export function histogramWhere(
+function histogramWhere(
   projectId: string | undefined,
   window: BucketWindow | undefined,
   bind: (value: unknown) => string,
