@@ -9,6 +9,7 @@ import {
   costBreakdownEntryExample,
   failuresExample,
 } from './examples.js'
+import { ScoreAnalyticsSchema } from './score.js'
 import { TraceSchema } from './trace.js'
 
 export const AnalyticsSummarySchema = Type.Object(
@@ -81,10 +82,15 @@ export const AnalyticsResponse = Type.Object(
       description: 'Per model with traces: cost desc, then traces desc, then model asc.',
     }),
     recent_failures: Type.Array(Ref(TraceSchema), { description: 'The 10 newest failed traces.' }),
+    scores: Type.Array(Ref(ScoreAnalyticsSchema), {
+      description: 'Per score name and data type, name ascending: the scores given to the project’s traces.',
+    }),
   },
   { examples: [analyticsExample] },
 )
 export type AnalyticsResponse = Static<typeof AnalyticsResponse>
+/** What the trace store answers of /analytics: everything but the scores, which the score store counts. */
+export type TraceAnalytics = Omit<AnalyticsResponse, 'scores'>
 
 // GET /failures
 export const FailuresQuery = Type.Object({

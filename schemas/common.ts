@@ -113,6 +113,14 @@ export const TimestampQuery = (description: string) =>
     description: `${description} ISO 8601 (no offset = UTC) or epoch seconds/milliseconds.`,
   })
 
+export const TRACE_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$'
+export const TraceIdSchema = Type.String({
+  pattern: TRACE_ID_PATTERN,
+  minLength: 1,
+  maxLength: 128,
+  description: '1–128 characters of `[A-Za-z0-9._:-]`; a UUIDv7 is generated when the client sends none.',
+})
+
 export const ENVIRONMENTS = ['development', 'staging', 'production'] as const
 export const EnvironmentSchema = Literals(ENVIRONMENTS, {
   description: 'Environment scope of an API key and of the traces sent with it.',

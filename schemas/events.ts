@@ -1,6 +1,7 @@
 // Messages of the live stream on /ws, both directions.
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { Nullable, UtcTimestamp } from './common.js'
+import { ScoreSchema } from './score.js'
 import { TraceSchema } from './trace.js'
 
 const ServerMessage = <K extends string, D extends TSchema>(type: K, data: D, description: string) =>
@@ -21,6 +22,16 @@ export const TraceDeletedMessage = ServerMessage(
   DeletedTraceSchema,
   'A trace has been deleted (by a request or by retention); sent to the clients that may see its project.',
 )
+export const ScoreCreatedMessage = ServerMessage(
+  'score.created',
+  ScoreSchema,
+  'A score has been stored; sent to the clients that may see its project.',
+)
+export const ScoreDeletedMessage = ServerMessage(
+  'score.deleted',
+  ScoreSchema,
+  'A score has been deleted (`DELETE /scores/{score_id}`; the scores of a deleted trace go with its `trace.deleted`).',
+)
 export const PongMessage = ServerMessage('pong', Type.Object({}), 'Answer to a client `ping`.')
 export const SubscribedMessage = ServerMessage(
   'subscribed',
@@ -38,6 +49,8 @@ export const ServerMessageSchema = Type.Union(
     ConnectionEstablishedMessage,
     TraceCreatedMessage,
     TraceDeletedMessage,
+    ScoreCreatedMessage,
+    ScoreDeletedMessage,
     PongMessage,
     SubscribedMessage,
     ErrorMessage,

@@ -135,6 +135,7 @@ export const apiKeyCreatedExample = {
   key_preview: 'loupe_sk_avUs…OID5',
   project_id: 'support-bot',
   environment: 'production',
+  kind: 'secret',
   created_at: '2026-11-23T10:00:00.000',
 }
 
@@ -151,6 +152,7 @@ export const apiKeyExample = {
   project_id: 'support-bot',
   project_name: 'support-bot',
   environment: 'production',
+  kind: 'secret',
   created_at: '2026-11-23T10:00:00.000',
   last_used_at: '2026-11-23T10:15:02.900',
   revoked_at: null,
@@ -191,6 +193,15 @@ const failedTraceExample = {
   steps: [],
 }
 
+export const scoreAnalyticsExample = {
+  name: 'helpfulness',
+  data_type: 'numeric',
+  count: 2,
+  mean: 0.7,
+  labels: [],
+  series: [{ timestamp: '2026-11-28T10:00:00.000Z', count: 2, mean: 0.7 }],
+}
+
 export const analyticsExample = {
   summary: analyticsSummaryExample,
   charts: [chartPointExample],
@@ -202,6 +213,7 @@ export const analyticsExample = {
   project_breakdown: [{ key: 'support-bot', count: 3 }],
   cost_breakdown: [costBreakdownEntryExample, { key: 'gpt-4o-mini', cost: 0.0000039, count: 2, unpriced: 1 }],
   recent_failures: [failedTraceExample],
+  scores: [scoreAnalyticsExample],
 }
 
 export const failuresExample = {
@@ -398,3 +410,64 @@ export const listSessionsExample = { total: 1, items: [sessionSummaryExample] }
 export const sessionDetailExample = { session: sessionSummaryExample, traces: [traceExample] }
 export const listUsersExample = { total: 1, items: [userSummaryExample] }
 export const userDetailExample = { user: userSummaryExample, sessions: [sessionSummaryExample] }
+
+export const scoreExample = {
+  score_id: '0193a2b4-77c1-7d2e-9f00-5c3b2a1d0e9f',
+  project_id: 'default',
+  trace_id: '0193a2b4-6f00-7c3e-8a11-2b4c6d8e0f12',
+  step_index: null,
+  session_id: 'chat-42',
+  name: 'helpfulness',
+  data_type: 'numeric',
+  value: 0.8,
+  label: null,
+  comment: 'Right answer, a little long.',
+  source: 'annotation',
+  author: 'ana',
+  created_at: '2026-11-28T10:15:02.120Z',
+  metadata: {},
+}
+
+export const scoreInputExample = {
+  trace_id: '0193a2b4-6f00-7c3e-8a11-2b4c6d8e0f12',
+  name: 'helpfulness',
+  value: 0.8,
+  comment: 'Right answer, a little long.',
+  author: 'ana',
+}
+
+export const batchScoresBodyExample = {
+  scores: [
+    scoreInputExample,
+    { trace_id: '0193a2b4-6f00-7c3e-8a11-2b4c6d8e0f12', name: 'thumbs', value: true, source: 'feedback' },
+  ],
+}
+
+export const batchScoresResponseExample = {
+  accepted: 1,
+  rejected: [{ index: 1, message: 'body/scores/1/trace_id: no such trace' }],
+  items: [{ score_id: scoreExample.score_id, trace_id: scoreExample.trace_id }],
+}
+
+export const listScoresExample = { total: 1, items: [scoreExample], next_cursor: null }
+
+export const scoreConfigExample = {
+  name: 'helpfulness',
+  data_type: 'numeric',
+  min: 0,
+  max: 1,
+  categories: null,
+  description: 'Did the answer help? 0: not at all, 1: fully.',
+  created_at: '2026-11-28T09:00:00.000Z',
+  updated_at: '2026-11-28T09:00:00.000Z',
+}
+
+export const scoreConfigInputExample = {
+  name: 'helpfulness',
+  data_type: 'numeric',
+  min: 0,
+  max: 1,
+  description: 'Did the answer help? 0: not at all, 1: fully.',
+}
+
+export const listScoreConfigsExample = { total: 1, items: [scoreConfigExample] }

@@ -10,6 +10,7 @@ import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
 import { ModelPriceSchema } from './model.js'
 import { ProjectSchema } from './project.js'
+import { ScoreAnalyticsSchema, ScoreConfigSchema, ScoreInputSchema, ScoreSchema } from './score.js'
 import { SessionSummarySchema, UserSummarySchema } from './session.js'
 import { StepInputSchema, StepSchema } from './step.js'
 import { TraceInputSchema, TraceSchema, TraceSummarySchema } from './trace.js'
@@ -24,6 +25,7 @@ export * from './metrics.js'
 export * from './model.js'
 export * from './otlp.js'
 export * from './project.js'
+export * from './score.js'
 export * from './search.js'
 export * from './session.js'
 export * from './step.js'
@@ -47,4 +49,8 @@ export const componentSchemas = [
   ModelPriceSchema,
   SessionSummarySchema,
   UserSummarySchema,
+  ScoreSchema,
+  ScoreInputSchema,
+  ScoreConfigSchema,
+  ScoreAnalyticsSchema,
 ] as const

@@ -14,6 +14,7 @@ import {
   TimestampInput,
   TimestampQuery,
   TokenCount,
+  TraceIdSchema,
   UtcTimestamp,
 } from './common.js'
 import {
@@ -27,6 +28,7 @@ import {
   traceInputExample,
   traceSummaryExample,
 } from './examples.js'
+import { InlineScoreInputSchema, SCORE_LIMITS, ScoreSchema, ScoreSummarySchema } from './score.js'
 import { MAX_STEPS, StepInputSchema, StepSchema } from './step.js'
 
 export const TRACE_STATUSES = ['success', 'warning', 'failed'] as const
@@ -34,14 +36,6 @@ export const TraceStatusSchema = Literals(TRACE_STATUSES, {
   description: 'Inferred at ingest from the steps, the failure reason and the retries; never taken from the client.',
 })
 export type TraceStatus = Static<typeof TraceStatusSchema>
-
-export const TRACE_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$'
-export const TraceIdSchema = Type.String({
-  pattern: TRACE_ID_PATTERN,
-  minLength: 1,
-  maxLength: 128,
-  description: '1–128 characters of `[A-Za-z0-9._:-]`; a UUIDv7 is generated when the client sends none.',
-})
 
 /** Limits of the contract (docs/api.md, Traces and Limits). */
 export const LIMITS = {
@@ -100,6 +94,11 @@ export const TraceSchema = Type.Object(
     metadata: Metadata,
     created_at: UtcTimestamp,
     steps: Type.Array(Ref(StepSchema), { maxItems: LIMITS.steps, description: 'Ordered steps of the execution.' }),
+    scores: Type.Optional(
+      Type.Array(Ref(ScoreSchema), {
+        description: 'The trace’s scores (and its steps’), oldest first: present when the trace is read by its id.',
+      }),
+    ),
   },
   {
     $id: 'TraceSchema',
@@ -115,9 +114,10 @@ export const TRACE_BODY_FIELDS = ['prompt', 'response', 'metadata', 'steps'] as 
 
 export const TraceSummarySchema = Type.Composite(
   [
-    Type.Omit(TraceSchema, TRACE_BODY_FIELDS),
+    Type.Omit(TraceSchema, [...TRACE_BODY_FIELDS, 'scores']),
     Type.Object({
       step_count: Type.Integer({ minimum: 0, maximum: LIMITS.steps, description: 'Number of steps of the trace.' }),
+      scores: Type.Optional(ScoreSummarySchema),
     }),
   ],
   {
@@ -163,6 +163,14 @@ export const TraceInputSchema = Type.Object(
     metadata: Type.Optional(Nullable(Metadata)),
     created_at: Type.Optional(Nullable(TimestampInput)),
     steps: Type.Optional(Nullable(Type.Array(Ref(StepInputSchema), { maxItems: LIMITS.steps }))),
+    scores: Type.Optional(
+      Nullable(
+        Type.Array(InlineScoreInputSchema, {
+          maxItems: SCORE_LIMITS.inline,
+          description: 'Scores of this trace, recorded once it is stored (as `POST /scores` records them).',
+        }),
+      ),
+    ),
   },
   {
     $id: 'TraceInputSchema',

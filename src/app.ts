@@ -27,6 +27,7 @@ import metrics from './routes/metrics.js'
 import models from './routes/models.js'
 import otlp from './routes/otlp.js'
 import projects from './routes/projects.js'
+import scores from './routes/scores.js'
 import sessions from './routes/sessions.js'
 import traces from './routes/traces.js'
 import ui from './routes/ui.js'
@@ -160,6 +161,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(otlp)
   await app.register(analytics)
   await app.register(models)
+  await app.register(scores)
   await app.register(sessions)
   await app.register(projects)
   await app.register(apiKeys)

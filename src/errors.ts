@@ -30,6 +30,27 @@ export const ModelPriceNotFound = createError<[string]>(
   404,
 )
 export const SessionNotFound = createError<[string]>('LOUPE_SESSION_NOT_FOUND', "session '%s' not found", 404)
+export const ScoreNotFound = createError<[string]>('LOUPE_SCORE_NOT_FOUND', "score '%s' not found", 404)
+export const ScoreConfigNotFound = createError<[string]>(
+  'LOUPE_SCORE_CONFIG_NOT_FOUND',
+  "no score config named '%s'",
+  404,
+)
+export const AnnotationQueueNotFound = createError<[string]>(
+  'LOUPE_ANNOTATION_QUEUE_NOT_FOUND',
+  "annotation queue '%s' not found",
+  404,
+)
+export const ScoreConfigExists = createError<[string]>(
+  'LOUPE_SCORE_CONFIG_EXISTS',
+  "a score config named '%s' exists: replace it with PUT /score-configs/{name}",
+  409,
+)
+export const ScoreIdTaken = createError<[string]>(
+  'LOUPE_SCORE_ID_TAKEN',
+  "score_id '%s' is already used by a different score",
+  409,
+)
 export const UserNotFound = createError<[string]>('LOUPE_USER_NOT_FOUND', "user '%s' not found", 404)
 export const InvalidInput = createError<[string]>('LOUPE_INVALID_INPUT', '%s', 400)
 export const MissingApiKey = createError(

@@ -20,11 +20,13 @@ import {
   type ClientMessage,
   ClientMessageSchema,
   type DeletedTrace,
+  type Score,
   type ServerMessage,
   type Trace,
 } from '../../schemas/index.js'
 import { inScope } from '../lib/access-policy.js'
 import { illFormedMessage, illFormedText } from '../lib/well-formed.js'
+import type { ScoreEventType } from './hub.js'
 
 export interface SocketHubOptions {
   /** A peer with more unsent bytes than this is dropped. */
@@ -51,6 +53,8 @@ export interface SocketHub {
   publish(traces: readonly Trace[]): void
   /** Sends `trace.deleted` for each to every client that may see its project. */
   publishDeleted(deleted: readonly DeletedTrace[]): void
+  /** Sends `score.created` or `score.deleted` for each to every client that may see its project. */
+  publishScores(type: ScoreEventType, scores: readonly Score[]): void
   readonly size: number
   /** Connections held, and peers dropped so far (dead, not reading, revoked, flooding). */
   stats(): { connections: number; dropped: number; queuedFrames: number; queuedBytes: number }
@@ -429,6 +433,10 @@ export function createSocketHub(options: SocketHubOptions): SocketHub {
 
     publishDeleted(deleted) {
       enqueue(deleted.map((d) => ({ project: d.project_id, text: message('trace.deleted', d) })))
+    },
+
+    publishScores(type, scores) {
+      enqueue(scores.map((score) => ({ project: score.project_id, text: message(type, score) })))
     },
 
     get size() {

@@ -12,9 +12,12 @@ import type { KeyContext } from './credentials.js'
  * - `admin`: creates projects — only the admin token (open mode: anyone);
  * - `authenticated`: any valid credential (the default of a route that declares nothing, e.g. /docs);
  * - `delete`: deletes traces — like `read`, a project key is confined to its own project;
- * - `metrics`: GET /metrics — the admin token or the metrics token (METRICS_TOKEN), never a project key.
+ * - `metrics`: GET /metrics — the admin token or the metrics token (METRICS_TOKEN), never a project key;
+ * - `score`: records scores — open mode: anyone; protected: the admin token (any project), a project's secret key or
+ *   its public key (its own project's traces; a public key only feedback).
+ * A public key (`loupe_pk_…`) may do nothing but `score`: every other route answers it 403.
  */
-export type Access = 'public' | 'read' | 'delete' | 'ingest' | 'keys' | 'admin' | 'authenticated' | 'metrics'
+export type Access = 'public' | 'read' | 'delete' | 'ingest' | 'keys' | 'admin' | 'authenticated' | 'metrics' | 'score'
 
 /** What a request presented, once resolved. */
 export type Credential =
@@ -50,6 +53,11 @@ export type Mode = 'open' | 'protected'
 const deny = (refusal: Refusal, message?: string): Decision => ({ allow: false, refusal, message })
 const allow = (principal: Principal, scope: string | null): Decision => ({ allow: true, principal, scope })
 
+/** What a public key hears wherever it is not the door of feedback. */
+export const PUBLIC_KEY_REFUSAL =
+  'a public key may only send feedback scores (POST /scores, POST /scores/batch); use a secret key or the admin token'
+const denyPublicKey = () => deny('forbidden', PUBLIC_KEY_REFUSAL)
+
 /** A project key's own confinement: another project → 403; none named → its own. */
 function confine(key: KeyContext, target: Target, what: string): Decision {
   if (target.project_id !== undefined && target.project_id !== key.project_id) {
@@ -69,6 +77,10 @@ export function authorize(mode: Mode, credential: Credential, access: Access, ta
   const named = target.project_id ?? null
 
   if (access === 'public') return allow({ kind: 'open' }, null)
+
+  if (credential.kind === 'key' && credential.key.kind === 'public' && access !== 'score') return denyPublicKey()
+  if (access === 'score' && credential.kind === 'key')
+    return allow({ kind: 'key', key: credential.key }, credential.key.project_id)
 
   if (access === 'ingest') {
     if (credential.kind === 'none') return deny('missing-key')
@@ -114,6 +126,8 @@ export function authorize(mode: Mode, credential: Credential, access: Access, ta
       return allow({ kind: 'key', key }, key.project_id)
     case 'metrics':
       return deny('forbidden', 'a project API key may not read /metrics: send the metrics token or the admin token')
+    case 'score':
+      return allow({ kind: 'key', key }, key.project_id)
   }
 }
 

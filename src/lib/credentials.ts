@@ -3,7 +3,13 @@
 // where a route allows it), and the redaction that keeps every credential out of the logs.
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import { type Environment, KEY_PREFIX, KEY_RANDOM_LENGTH } from '../../schemas/index.js'
+import {
+  type ApiKeyKind,
+  type Environment,
+  KEY_PREFIX,
+  KEY_RANDOM_LENGTH,
+  PUBLIC_KEY_PREFIX,
+} from '../../schemas/index.js'
 
 /** The project context a presented key resolves to (the store finds it by the key's hash). */
 export interface KeyContext {
@@ -11,27 +17,39 @@ export interface KeyContext {
   project_id: string
   project_name: string
   environment: Environment
+  /** `public`: a key meant for a browser or an app, that may only send feedback scores. */
+  kind: ApiKeyKind
   last_used_at: number | null
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
-/** A new secret: `loupe_sk_` + 32 uniformly chosen characters of [A-Za-z0-9] (crypto.randomInt, no modulo bias). */
-export function generateApiKey(): string {
+/** The prefix of each kind of key. */
+export const KEY_PREFIXES: Record<ApiKeyKind, string> = { secret: KEY_PREFIX, public: PUBLIC_KEY_PREFIX }
+
+/**
+ * A new key: `loupe_sk_` (secret) or `loupe_pk_` (public) + 32 uniformly chosen characters of [A-Za-z0-9]
+ * (crypto.randomInt, no modulo bias).
+ */
+export function generateApiKey(kind: ApiKeyKind = 'secret'): string {
   let body = ''
   for (let i = 0; i < KEY_RANDOM_LENGTH; i++) body += ALPHABET[randomInt(ALPHABET.length)]
-  return KEY_PREFIX + body
+  return KEY_PREFIXES[kind] + body
 }
+
+/** Whether a presented key is a public one (by its prefix: known before any lookup). */
+export const isPublicKey = (key: string): boolean => key.startsWith(PUBLIC_KEY_PREFIX)
 
 /** SHA-256 of the whole key (prefix included), lower-case hex: what the store looks keys up by. */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex')
 }
 
-/** `loupe_sk_` + first 4 + `…` + last 4 random characters, e.g. `loupe_sk_Ab3x…9QzK`. */
+/** The prefix + first 4 + `…` + last 4 random characters, e.g. `loupe_sk_Ab3x…9QzK`. */
 export function previewApiKey(key: string): string {
-  const body = key.startsWith(KEY_PREFIX) ? key.slice(KEY_PREFIX.length) : key
-  return `${KEY_PREFIX}${body.slice(0, 4)}…${body.slice(-4)}`
+  const prefix = isPublicKey(key) ? PUBLIC_KEY_PREFIX : KEY_PREFIX
+  const body = key.startsWith(prefix) ? key.slice(prefix.length) : key
+  return `${prefix}${body.slice(0, 4)}…${body.slice(-4)}`
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest()

@@ -45,6 +45,10 @@ export const ACCESS_TEXT: Record<Access, string> = {
     'Open mode: no credential needed. Protected mode: the admin token, or a project API key for its own project ' +
     'and environment.',
   admin: 'Open mode: no credential needed. Protected mode: only the admin token.',
+  score:
+    'Open mode: no credential needed (a key, when sent, confines the score to its project). Protected mode: the ' +
+    "admin token (every project), a project's secret key or its public key (only its own project's traces; a " +
+    'public key only feedback scores).',
   authenticated: 'Open mode: no credential needed. Protected mode: any valid credential.',
   metrics:
     'Open mode: no credential needed. Protected mode: the metrics token (METRICS_TOKEN) or the admin token; a ' +

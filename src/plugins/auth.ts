@@ -14,9 +14,10 @@ import {
   type Decision,
   type Mode,
   type Principal,
+  PUBLIC_KEY_REFUSAL,
   type Target,
 } from '../lib/access-policy.js'
-import { adminTokenMatcher, presentedKey } from '../lib/credentials.js'
+import { adminTokenMatcher, isPublicKey, presentedKey } from '../lib/credentials.js'
 import type { KeyContext } from '../store/types.js'
 
 declare module 'fastify' {
@@ -92,6 +93,12 @@ export default fp(
     app.decorateRequest('scope', null)
     app.decorateRequest('apiKey', null)
 
+    const presentsPublicKey = (request: FastifyRequest) => {
+      const config = request.routeOptions.config
+      const secret = presentedKey(request, config?.credentialInQuery === true, config?.credentialInBasic === true)
+      return secret !== null && isPublicKey(secret)
+    }
+
     async function resolve(request: FastifyRequest): Promise<Credential> {
       const config = request.routeOptions.config
       const secret = presentedKey(request, config?.credentialInQuery === true, config?.credentialInBasic === true)
@@ -124,7 +131,13 @@ export default fp(
         }
         done(null, payload)
       }
-      const needed = access !== 'public' && (mode === 'protected' || access === 'ingest')
+      // A public key is told so wherever it is presented but at its one door, before any lookup, in either mode.
+      if (access !== 'score' && presentsPublicKey(request)) {
+        done(new Forbidden(PUBLIC_KEY_REFUSAL))
+        return
+      }
+      // A score may be confined by the key that sends it even in open mode: its key is looked up when one is sent.
+      const needed = access !== 'public' && (mode === 'protected' || access === 'ingest' || access === 'score')
       if (!needed) decide({ kind: 'none' })
       else resolve(request).then(decide, done)
     })

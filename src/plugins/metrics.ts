@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { Score } from '../../schemas/index.js'
 import type { IngestObserver } from '../ingest/service.js'
 import type { StoreStats } from '../store/types.js'
 
@@ -23,7 +24,12 @@ export interface LoupeMetrics {
   ingest: IngestObserver
   /** Traces the retention job deleted. */
   retentionDeleted: Counter<'project_id' | 'reason'>
+  /** Told of scores stored (a re-sent score already stored is not counted again). */
+  scoresStored(scores: readonly Pick<Score, 'name' | 'source'>[]): void
 }
+
+/** Score names counted apart in /metrics; any further name counts as `_other`, so that no client can add series. */
+const SCORE_NAME_SERIES = 200
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -72,6 +78,22 @@ export default fp(
       labelNames: ['project_id', 'reason'],
       registers: [registry],
     })
+
+    const scores = new Counter({
+      name: 'loupe_scores_recorded_total',
+      help:
+        `Scores stored, by name and source (api, feedback, annotation, evaluator); past ${SCORE_NAME_SERIES} names, ` +
+        'further names count as `_other`.',
+      labelNames: ['name', 'source'],
+      registers: [registry],
+    })
+    const scoreNames = new Set<string>()
+    const scoresStored = (stored: readonly Pick<Score, 'name' | 'source'>[]) => {
+      for (const { name, source } of stored) {
+        if (!scoreNames.has(name) && scoreNames.size < SCORE_NAME_SERIES) scoreNames.add(name)
+        scores.inc({ name: scoreNames.has(name) ? name : '_other', source })
+      }
+    }
 
     new Gauge({
       name: 'loupe_otlp_spans_pending',
@@ -175,6 +197,7 @@ export default fp(
     app.decorate('metrics', {
       registry,
       retentionDeleted,
+      scoresStored,
       ingest: {
         stored: (count: number) => ingested.inc(count),
         rejected: (reason: string, count: number) => rejected.inc({ reason }, count),

@@ -1,4 +1,4 @@
-// The services routes call: ingest (the one road of a trace), trace reads (filters and cursors), prices (overrides, re-pricing), OTLP (spans waiting for
+// The services routes call: ingest (the one road of a trace), scores (the one road of a score), trace reads (filters and cursors), prices (overrides, re-pricing), OTLP (spans waiting for
 // their trace, and the timer that stores them) and projects/keys; the event hub they share, fed by this replica's
 // ingest and by the store with what other replicas store; and the live stream's sockets, which the hub feeds.
 import fp from 'fastify-plugin'
@@ -12,6 +12,7 @@ import { createDeletionService, type DeletionService } from '../services/deletio
 import { createPriceService, type PriceService } from '../services/prices.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
 import { createRetentionService, type RetentionService } from '../services/retention.js'
+import { createScoreService, type ScoreService } from '../services/scores.js'
 import { createTraceService, type TraceService } from '../services/traces.js'
 
 declare module 'fastify' {
@@ -26,6 +27,7 @@ declare module 'fastify' {
     deletion: DeletionService
     retention: RetentionService
     alerts: AlertService
+    scores: ScoreService
   }
 }
 
@@ -51,6 +53,16 @@ export default fp(
     })
     app.decorate('ingest', ingest)
     app.decorate('traces', createTraceService(app.store.traces))
+    app.decorate(
+      'scores',
+      createScoreService({
+        store: app.store,
+        hub,
+        validators: app.validators,
+        now: app.now,
+        onStored: app.metrics.scoresStored,
+      }),
+    )
     const otlp = createOtlpService({
       store: app.store,
       ingest,
@@ -104,9 +116,11 @@ export default fp(
     app.decorate('sockets', sockets)
     const unsubscribeCreated = hub.subscribe((traces) => sockets.publish(traces))
     const unsubscribeDeleted = hub.subscribeDeleted((deleted) => sockets.publishDeleted(deleted))
+    const unsubscribeScores = hub.subscribeScores((type, scores) => sockets.publishScores(type, scores))
     const unsubscribe = () => {
       unsubscribeCreated()
       unsubscribeDeleted()
+      unsubscribeScores()
     }
     app.addHook('onClose', async () => {
       unsubscribe()

@@ -23,12 +23,15 @@ const analytics: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AnalyticsResponse, ...errorResponses(400) },
       },
     },
-    async (request) =>
-      app.store.traces.analytics({
+    async (request) => {
+      const params = {
         project_id: request.scope ?? undefined,
         now: app.now(),
         slowThresholdMs: app.config.slowThresholdMs,
-      }),
+      }
+      const [traces, scores] = await Promise.all([app.store.traces.analytics(params), app.scores.analytics(params)])
+      return { ...traces, scores }
+    },
   )
 
   // GET /failures

@@ -163,6 +163,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
       const trace = await app.store.traces.get(request.params.trace_id)
       // Another project's trace is answered as unknown: a project key learns nothing about it, not even that it exists.
       if (!trace || !inScope(request.scope, trace.project_id)) throw new TraceNotFound(request.params.trace_id)
+      trace.scores = await app.store.scores.ofTrace(trace.trace_id)
       return trace
     },
   )

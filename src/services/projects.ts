@@ -3,6 +3,7 @@ import { uuidv7 } from 'uuidv7'
 import type {
   ApiKey,
   ApiKeyCreated,
+  ApiKeyKind,
   CreateApiKeyInput,
   CreateProjectInput,
   CreateProjectResponse,
@@ -43,14 +44,16 @@ export function issueKey(
   projectId: string,
   environment: Environment,
   at: number,
+  kind: ApiKeyKind = 'secret',
 ): { record: ApiKeyRecord; created: ApiKeyCreated } {
-  const key = generateApiKey()
+  const key = generateApiKey(kind)
   const record: ApiKeyRecord = {
     key_id: uuidv7(),
     key_hash: hashApiKey(key),
     key_preview: previewApiKey(key),
     project_id: projectId,
     environment,
+    kind,
     created_at: at,
   }
   const created: ApiKeyCreated = {
@@ -59,6 +62,7 @@ export function issueKey(
     key_preview: record.key_preview,
     project_id: projectId,
     environment,
+    kind,
     created_at: toZonelessIso(at),
   }
   return { record, created }
@@ -110,9 +114,9 @@ export function createProjectService(store: Store, now: () => number = Date.now)
       return project ? [project] : []
     },
 
-    async createApiKey({ project_id, environment }) {
+    async createApiKey({ project_id, environment, kind }) {
       if (!(await store.projects.get(project_id))) throw new ProjectNotFound(project_id)
-      const { record, created } = issueKey(project_id, environment, now())
+      const { record, created } = issueKey(project_id, environment, now(), kind)
       await store.projects.createApiKey(record)
       return created
     },

@@ -19,6 +19,7 @@ export const apiKeyFromRow = (row: KeyRow): ApiKey => ({
   project_id: row.project_id,
   project_name: row.project_name,
   environment: row.environment,
+  kind: row.kind,
   created_at: toZonelessIso(row.created_at),
   last_used_at: optionalTime(row.last_used_at),
   revoked_at: optionalTime(row.revoked_at),
@@ -29,5 +30,6 @@ export const keyContextFromRow = (row: KeyRow): KeyContext => ({
   project_id: row.project_id,
   project_name: row.project_name,
   environment: row.environment,
+  kind: row.kind,
   last_used_at: row.last_used_at,
 })

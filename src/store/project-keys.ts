@@ -102,6 +102,13 @@ export function* projectDeletion(
   const keys = yield remove('api_keys')
   yield remove('project_retention')
   for (const table of rollupTables) yield remove(table)
+  // Its scores (those of sessions: its traces' went with them) and their rollups, its annotation queues.
+  for (const table of ['scores', 'score_hourly', 'trace_scores']) yield remove(table)
+  yield {
+    sql: 'delete from annotation_items where queue_id in (select queue_id from annotation_queues where project_id = ?)',
+    read: false,
+  }
+  yield remove('annotation_queues')
   yield remove('projects')
   return { api_keys: keys, pending_spans: pending }
 }

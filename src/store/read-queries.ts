@@ -129,12 +129,7 @@ export interface TallyDims {
   status?: string
 }
 
-const TALLY_DIMS = [
-  'project_id',
-  'environment',
-  'model',
-  'status',
-] as const satisfies readonly (keyof TallyDims)[]
+const TALLY_DIMS = ['project_id', 'environment', 'model', 'status'] as const satisfies readonly (keyof TallyDims)[]
 
 /** Sums over the totals rollup: what a page total and /failures need, summed by the database, not row by row here. */
 export interface Tally {

@@ -22,7 +22,9 @@ interface State {
 type Holder = Record<string, unknown> & { [STATE]: State }
 
 /** A trace's fields in TraceSchema's order: the column order of every store, and of every serialized trace. */
-export const TRACE_KEYS = Object.keys(TraceSchema.properties) as (keyof Trace)[]
+export const TRACE_KEYS = Object.keys(TraceSchema.properties).filter((key) => key !== 'scores') as StoredKey[]
+/** A trace's stored fields: all but its scores, which are rows of their own (read beside the trace by its id). */
+export type StoredKey = Exclude<keyof Trace, 'scores'>
 /** The columns a trace summary reads, in TraceSummarySchema's order (its `step_count` is counted from `steps`). */
 export const SUMMARY_KEYS = TRACE_KEYS.filter((key) => !(TRACE_BODY_FIELDS as readonly string[]).includes(key))
 const isJsonColumn = (key: string): key is JsonColumn => (JSON_COLUMNS as readonly string[]).includes(key)
@@ -93,5 +95,7 @@ export function storedTraceJson(value: unknown): string | undefined {
         ? text[column]
         : fieldJson(column ? values[column] : trace[TRACE_KEYS[i] as string]))
   }
+  // Its scores, when they were read beside it (a trace read by its id), come last, as TraceSchema lists them.
+  if (trace.scores !== undefined) json += `,"scores":${JSON.stringify(trace.scores)}`
   return `${json}}`
 }

@@ -1,13 +1,7 @@
 // The read side of traces, shared by every store: how GET /traces, /analytics and /failures are answered from the
 // rollups (src/store/rollups.ts) plus a few indexed seeks, so that no request scans the traces table. Each store
 // supplies the primitive queries in its own dialect (TraceReadQueries); the plan and the arithmetic live here once.
-import type {
-  AnalyticsResponse,
-  CostBreakdownEntry,
-  FailuresResponse,
-  Trace,
-  TraceSummary,
-} from '../../schemas/index.js'
+import type { CostBreakdownEntry, FailuresResponse, Trace, TraceAnalytics, TraceSummary } from '../../schemas/index.js'
 import {
   CHART_BUCKETS,
   chartPoints,
@@ -324,7 +318,7 @@ export function createTraceReads(q: TraceReadQueries) {
     listTraceSummaries: (f: TraceFilter, p: Page): Promise<TracePage<TraceSummary>> =>
       listPage(f, p, q.selectSummaries),
 
-    async analytics({ project_id, now, slowThresholdMs }: AnalyticsParams): Promise<AnalyticsResponse> {
+    async analytics({ project_id, now, slowThresholdMs }: AnalyticsParams): Promise<TraceAnalytics> {
       const c = await counts(project_id, slowThresholdMs)
       const { start, end } = chartWindow(now)
       const hours = await q.hoursBetween(start, end, project_id)

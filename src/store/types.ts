@@ -5,9 +5,9 @@ import type {
   AlertEventKind,
   AlertMetric,
   AlertState,
-  AnalyticsResponse,
   ApiKey,
   ApiKeyCreated,
+  ApiKeyKind,
   DeletedTrace,
   Environment,
   FailuresResponse,
@@ -18,9 +18,15 @@ import type {
   OtlpSpan,
   Project,
   RetentionSettings,
+  Score,
+  ScoreAnalytics,
+  ScoreConfig,
+  ScoreSource,
+  ScoreSummary,
   SessionDetailResponse,
   SortOrder,
   Trace,
+  TraceAnalytics,
   TraceSort,
   TraceSummary,
   UserDetailResponse,
@@ -107,6 +113,7 @@ export interface ApiKeyRecord {
   key_preview: string
   project_id: string
   environment: Environment
+  kind: ApiKeyKind
   created_at: number
 }
 
@@ -296,7 +303,7 @@ export interface TraceStore {
   list(filter: TraceFilter, page: Page): Promise<TracePage>
   /** The same list as summaries: no prompt, response, metadata or steps, and each trace's step count. */
   listSummaries(filter: TraceFilter, page: Page): Promise<TracePage<TraceSummary>>
-  analytics(params: AnalyticsParams): Promise<AnalyticsResponse>
+  analytics(params: AnalyticsParams): Promise<TraceAnalytics>
   failures(params: FailuresParams): Promise<FailuresResponse>
   /**
    * Every trace matching a filter, newest first, in chunks of at most `chunk` (each one indexed read): constant
@@ -379,6 +386,81 @@ export interface PendingSpanStore {
   delete(spans: readonly { trace_id: string; span_ids: readonly string[] }[]): Promise<void>
 }
 
+/** A score to store, with the user of the trace it scores (kept for users' means, never shown). */
+export interface NewScore {
+  score: Score
+  user_id: string | null
+}
+
+/**
+ * What storing one score did: `created`; `exists` (a score of that id is stored: the stored one, whatever it holds);
+ * `missing` (its trace is gone: deleted since it was looked up).
+ */
+export type ScoreInsertOutcome =
+  | { kind: 'created'; score: Score }
+  | { kind: 'exists'; score: Score }
+  | { kind: 'missing' }
+
+/** Which scores GET /scores lists (times in epoch ms). */
+export interface ScoreFilter {
+  project_id?: string
+  trace_id?: string
+  session_id?: string
+  name?: string
+  source?: ScoreSource
+  author?: string
+  since?: number
+  until?: number
+}
+
+/** Where a page of scores starts: after this (created_at, score_id), newest first. */
+export interface ScorePageAfter {
+  at: number
+  score_id: string
+}
+
+export interface ScorePage {
+  total: number
+  items: Score[]
+  more: boolean
+}
+
+/** What a score of a trace takes from it: its project, session and user, and how many steps it has. */
+export interface ScoreTarget {
+  project_id: string
+  session_id: string | null
+  user_id: string | null
+  step_count: number
+}
+
+/** Scores, their rollups (per hour, per trace) and the configs they are checked against. */
+export interface ScoreStore {
+  /** The traces of these ids that are stored, as scores of them need them (one indexed read). */
+  targets(traceIds: readonly string[]): Promise<Map<string, ScoreTarget>>
+  /**
+   * Stores scores in one transaction, each idempotent on score_id, with every rollup they change; a score of a trace
+   * is stored only while its trace is (the trace row is locked until commit). Outcomes in input order.
+   */
+  insert(scores: readonly NewScore[]): Promise<ScoreInsertOutcome[]>
+  get(scoreId: string): Promise<Score | null>
+  /** Newest first (created_at desc, score_id desc). */
+  list(filter: ScoreFilter, page: { limit: number; after?: ScorePageAfter }): Promise<ScorePage>
+  /** A trace's scores, oldest first. */
+  ofTrace(traceId: string): Promise<Score[]>
+  /** Per trace of these, its scores per name in short (traces without scores are absent). */
+  summaries(traceIds: readonly string[]): Promise<Map<string, ScoreSummary>>
+  /** Deletes a score with what it added to the rollups, in one transaction; the deleted score, or null. */
+  delete(scoreId: string): Promise<Score | null>
+  /** Per (name, data type), of one project or all: counts, mean, labels, and the per-hour means since `since`. */
+  analytics(projectId: string | undefined, since: number): Promise<ScoreAnalytics[]>
+
+  listConfigs(): Promise<ScoreConfig[]>
+  getConfig(name: string): Promise<ScoreConfig | null>
+  /** Adds or replaces the config of a name; true when it was new. */
+  putConfig(config: ScoreConfig): Promise<boolean>
+  deleteConfig(name: string): Promise<boolean>
+}
+
 /** The store the app is given: the database's lifecycle, and one sub-store per domain. */
 export interface Store extends LifecycleStore {
   readonly traces: TraceStore
@@ -387,6 +469,7 @@ export interface Store extends LifecycleStore {
   readonly prices: PriceStore
   readonly pending: PendingSpanStore
   readonly alerts: AlertStore
+  readonly scores: ScoreStore
 }
 
 export type { ApiKeyCreated }

@@ -17,6 +17,7 @@ const key: KeyContext = {
   project_id: 'alpha',
   project_name: 'Alpha',
   environment: 'production',
+  kind: 'secret',
   last_used_at: null,
 }
 const NONE: Credential = { kind: 'none' }

@@ -62,6 +62,7 @@ t.test('GET /api-keys shows key_preview = loupe_sk_ + first 4 + … + last 4, an
     project_id: 'acme-corp',
     project_name: 'Acme Corp',
     environment: 'production',
+    kind: 'secret',
     created_at: '2026-11-21T13:45:00.000',
     last_used_at: null,
     revoked_at: null,
@@ -255,6 +256,7 @@ t.test(
       project_id: 'acme-corp',
       project_name: 'Acme Corp',
       environment: 'staging',
+      kind: 'secret',
       last_used_at: null,
     })
     t.equal(await app.store.projects.findApiKey(sha256(`${key}x`)), null, 'another secret finds nothing')

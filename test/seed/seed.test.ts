@@ -236,6 +236,7 @@ t.test("a project of the user's under a demo id is never written into nor given 
     key_preview: previewApiKey(key),
     project_id: taken,
     environment: 'production',
+    kind: 'secret',
     created_at: Date.parse('2026-01-01T00:00:00Z'),
   })
   const result = await seed({ store, traces: 400, now: NOW, random: mulberry32(3) })

@@ -41,6 +41,7 @@ t.test('a file database is created with its folder, migrated, and keeps data acr
     {
       key_id: 'k',
       key_hash: 'h',
+      kind: 'secret',
       key_preview: 'loupe_sk_abcd…wxyz',
       project_id: 'p',
       environment: 'production',

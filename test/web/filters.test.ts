@@ -93,7 +93,7 @@ t.test(
 )
 
 t.test('summarize turns a pushed trace into the light list item the server would send', async (t) => {
-  const { step_count: _, ...rest } = summary({ step_count: 2 })
+  const { step_count: _, scores: _scores, ...rest } = summary({ step_count: 2 })
   const full: Trace = {
     ...rest,
     prompt: 'p',
@@ -145,7 +145,7 @@ t.test(
 )
 
 t.test('a live trace matches q as the server searches: every word, a substring of its text, any case', async (t) => {
-  const { step_count: _, ...rest } = summary()
+  const { step_count: _, scores: _scores, ...rest } = summary()
   const whole: Trace = {
     ...rest,
     name: 'Refund',

@@ -1,6 +1,6 @@
 // The PostgreSQL store, for several Loupe replicas on one database: opened (and migrated) by lifecycle.ts, composed of
 // one sub-store per domain, each in its own file (traces.ts, activity.ts, projects.ts, prices.ts, pending-spans.ts,
-// alerts.ts) over one shared context.
+// alerts.ts, scores.ts) over one shared context.
 import type pg from 'pg'
 import type { Store } from '../types.js'
 import { createPostgresActivityStore } from './activity.js'
@@ -10,6 +10,7 @@ import { createPostgresPendingSpanStore } from './pending-spans.js'
 import { createPostgresPriceStore } from './prices.js'
 import { createPostgresProjectStore } from './projects.js'
 import type { ReplicaFeed } from './replica-feed.js'
+import { createPostgresScoreStore } from './scores.js'
 import { createPostgresTraceStore } from './traces.js'
 
 export { channelOf, type PostgresStoreOptions, postgresTarget } from './lifecycle.js'
@@ -30,5 +31,6 @@ export async function createPostgresStore(
     prices: createPostgresPriceStore(ctx),
     pending: createPostgresPendingSpanStore(ctx),
     alerts: createPostgresAlertStore(ctx),
+    scores: createPostgresScoreStore(ctx),
   }
 }

@@ -22,9 +22,12 @@ import type {
   AlertEventKind,
   AlertMetric,
   AlertState,
+  ApiKeyKind,
   Environment,
   OtlpLogRecord,
   OtlpSpan,
+  ScoreDataType,
+  ScoreSource,
   Step,
   Trace,
   TraceStatus,
@@ -59,6 +62,7 @@ export const apiKeys = pgTable(
     key_hash: text('key_hash').notNull(),
     key_preview: text('key_preview').notNull(),
     environment: text('environment').$type<Environment>().notNull(),
+    kind: text('kind').$type<ApiKeyKind>().notNull().default('secret'),
     created_at: epochMs('created_at').notNull(),
     last_used_at: epochMs('last_used_at'),
     revoked_at: epochMs('revoked_at'),
@@ -352,4 +356,114 @@ export const otlpPendingSpans = pgTable(
     primaryKey({ columns: [t.project_id, t.trace_id, t.span_id] }),
     index('otlp_pending_spans_trace').on(t.trace_id, t.seq),
   ],
+)
+
+// Scores (src/store/score-writes.ts): the rows, their rollups, and what they are checked against.
+
+/** Scores of traces, of their steps and of sessions; `user_id` is the scored trace's (users' means), never shown. */
+export const scores = pgTable(
+  'scores',
+  {
+    score_id: id('score_id').primaryKey(),
+    project_id: id('project_id').notNull(),
+    trace_id: id('trace_id'),
+    step_index: integer('step_index'),
+    session_id: id('session_id'),
+    user_id: id('user_id'),
+    name: id('name').notNull(),
+    data_type: text('data_type').$type<ScoreDataType>().notNull(),
+    value: doublePrecision('value').notNull(),
+    label: id('label'),
+    comment: text('comment'),
+    source: text('source').$type<ScoreSource>().notNull(),
+    author: text('author'),
+    created_at: epochMs('created_at').notNull(),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [
+    index('scores_trace').on(t.trace_id, t.created_at),
+    index('scores_created').on(t.created_at, t.score_id),
+    index('scores_project_created').on(t.project_id, t.created_at, t.score_id),
+    index('scores_session').on(t.session_id, t.project_id),
+    index('scores_user').on(t.user_id, t.project_id),
+    // GET /traces?score_name=…&min_score=…: the traces one of whose scores of a name lies in a range.
+    index('scores_name_value').on(t.name, t.value, t.trace_id),
+    index('scores_name_label').on(t.name, t.label, t.trace_id),
+  ],
+)
+
+/** Per (project, name, data type, label, hour): how many scores, and their values' exact sum (micro-units). */
+export const scoreHourly = pgTable(
+  'score_hourly',
+  {
+    project_id: id('project_id').notNull(),
+    name: id('name').notNull(),
+    data_type: text('data_type').notNull(),
+    /** '' for a numeric score. */
+    label: id('label').notNull(),
+    hour: epochMs('hour').notNull(),
+    scores: bigint('scores', { mode: 'number' }).notNull(),
+    value_hi: bigint('value_hi', { mode: 'number' }).notNull(),
+    value_lo: bigint('value_lo', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.name, t.data_type, t.label, t.hour] }),
+    index('score_hourly_hour').on(t.hour),
+  ],
+)
+
+/** Per trace and score name: how many scores and their mean (the light list's summary, the order by a score). */
+export const traceScores = pgTable(
+  'trace_scores',
+  {
+    trace_id: id('trace_id').notNull(),
+    name: id('name').notNull(),
+    project_id: id('project_id').notNull(),
+    scores: bigint('scores', { mode: 'number' }).notNull(),
+    value_hi: bigint('value_hi', { mode: 'number' }).notNull(),
+    value_lo: bigint('value_lo', { mode: 'number' }).notNull(),
+    /** value_hi and value_lo as a mean, kept beside them for the order. */
+    mean: doublePrecision('mean').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.trace_id, t.name] }),
+    index('trace_scores_name_mean').on(t.name, t.mean, t.trace_id),
+  ],
+)
+
+/** What a score name may hold (GET/PUT /score-configs). */
+export const scoreConfigs = pgTable('score_configs', {
+  name: id('name').primaryKey(),
+  data_type: text('data_type').$type<ScoreDataType>().notNull(),
+  min: doublePrecision('min'),
+  max: doublePrecision('max'),
+  categories: jsonb('categories').$type<string[]>(),
+  description: text('description'),
+  created_at: epochMs('created_at').notNull(),
+  updated_at: epochMs('updated_at').notNull(),
+})
+
+/** Annotation queues: a project's traces of a filter, to be scored with some score configs. */
+export const annotationQueues = pgTable('annotation_queues', {
+  queue_id: id('queue_id').primaryKey(),
+  name: text('name').notNull(),
+  project_id: id('project_id').notNull(),
+  description: text('description'),
+  filter: jsonb('filter').$type<Record<string, unknown>>().notNull(),
+  score_names: jsonb('score_names').$type<string[]>().notNull(),
+  created_at: epochMs('created_at').notNull(),
+})
+
+/** A queue's traces someone opened: held for one person until `held_until`, or done. */
+export const annotationItems = pgTable(
+  'annotation_items',
+  {
+    queue_id: id('queue_id').notNull(),
+    trace_id: id('trace_id').notNull(),
+    held_by: text('held_by'),
+    held_until: epochMs('held_until'),
+    done_by: text('done_by'),
+    done_at: epochMs('done_at'),
+  },
+  (t) => [primaryKey({ columns: [t.queue_id, t.trace_id] }), index('annotation_items_done').on(t.queue_id, t.done_at)],
 )

@@ -8,11 +8,14 @@ import { type PricedTrace, parseReportedCosts, REPORTED_COST, reportedCostJson }
 import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } from '../reprice.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import { type ActivityDelta, deltaRows, ROLLUP_KEYS, ROLLUP_TABLES, removalDeltas, rollupDeltas } from '../rollups.js'
+import { deleteScoresOfTraces } from '../score-writes.js'
 import { BUMP_REMOVALS, BUMP_REMOVALS_RETURNING, type PassedCount, passRemoval } from '../search-counts.js'
+import type { StoredKey } from '../stored-trace.js'
 import type { DeletedTrace, DeleteSelection, InsertOutcome, Repricer } from '../types.js'
 import { encodeJson, encodeText } from './nul.js'
 import { notifyPayloads } from './replica-feed.js'
 import { applyDeltas, countActivity } from './rollup-writes.js'
+import { POSTGRES_SCORES, runPlan } from './score-plan.js'
 import { prepared, type Queryable } from './statements.js'
 import type { TraceRow } from './tables.js'
 import { COLUMNS, fromRow, type PostgresSearchCounts, SELECT_TRACE, where } from './trace-rows.js'
@@ -46,7 +49,7 @@ const INSERT_TYPES: Record<InsertColumn, string> = {
 }
 
 /** The columns written at insert: the trace's, then what the client reported of its costs. */
-type InsertColumn = keyof Trace | typeof REPORTED_COST | 'search_text'
+type InsertColumn = StoredKey | typeof REPORTED_COST | 'search_text'
 const INSERT_COLUMNS: InsertColumn[] = [...COLUMNS, REPORTED_COST, 'search_text']
 
 const toColumnValue = ({ trace: t, reported }: PricedTrace, column: InsertColumn): unknown => {
@@ -312,6 +315,15 @@ export async function deleteTraces(
   const counts = await lessOfCounts(db, searchCounts, seqs, bumped)
   await db.query('delete from traces where seq = any($1::int8[])', [seqs])
   await db.query('delete from trace_ids where trace_id = any($1::text[])', [rows.map((r) => encodeText(r.trace_id))])
+  // Their scores go after their directory rows: a score being stored holds its trace's directory row (for key share)
+  // until it commits, so by now every score of these traces is committed and seen here.
+  await runPlan(
+    db,
+    deleteScoresOfTraces(
+      POSTGRES_SCORES,
+      rows.map((r) => r.trace_id),
+    ),
+  )
   const deltas = removalDeltas(rows.map(rollupInput))
   await applyDeltas(db, deltas)
   const gone: Record<string, { project_id: string }[]> = {}

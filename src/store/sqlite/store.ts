@@ -1,5 +1,6 @@
 // The embedded SQLite store: opened (and migrated) by lifecycle.ts, composed of one sub-store per domain, each in its
-// own file (traces.ts, activity.ts, projects.ts, prices.ts, pending-spans.ts, alerts.ts) over one shared context.
+// own file (traces.ts, activity.ts, projects.ts, prices.ts, pending-spans.ts, alerts.ts,
+// scores.ts) over one shared context.
 import type { Store } from '../types.js'
 import { createSqliteActivityStore } from './activity.js'
 import { createSqliteAlertStore } from './alerts.js'
@@ -8,6 +9,7 @@ import { createSqliteLifecycle, openSqlite, type SqliteStoreOptions } from './li
 import { createSqlitePendingSpanStore } from './pending-spans.js'
 import { createSqlitePriceStore } from './prices.js'
 import { createSqliteProjectStore } from './projects.js'
+import { createSqliteScoreStore } from './scores.js'
 import { createSqliteTraceStore } from './traces.js'
 
 export { DEFAULT_WAL_MAX_BYTES, type SqliteStoreOptions, sqlitePath } from './lifecycle.js'
@@ -23,5 +25,6 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     prices: createSqlitePriceStore(ctx),
     pending: createSqlitePendingSpanStore(ctx),
     alerts: createSqliteAlertStore(ctx),
+    scores: createSqliteScoreStore(ctx),
   }
 }

@@ -8,9 +8,12 @@ import type {
   AlertEventKind,
   AlertMetric,
   AlertState,
+  ApiKeyKind,
   Environment,
   OtlpLogRecord,
   OtlpSpan,
+  ScoreDataType,
+  ScoreSource,
   Step,
   Trace,
   TraceStatus,
@@ -34,6 +37,7 @@ export const apiKeys = sqliteTable(
     key_hash: text('key_hash').notNull(),
     key_preview: text('key_preview').notNull(),
     environment: text('environment').$type<Environment>().notNull(),
+    kind: text('kind').$type<ApiKeyKind>().notNull().default('secret'),
     created_at: integer('created_at').notNull(),
     last_used_at: integer('last_used_at'),
     revoked_at: integer('revoked_at'),
@@ -290,3 +294,113 @@ export const otlpPendingSpans = sqliteTable(
 export type PendingSpanRow = typeof otlpPendingSpans.$inferSelect
 const rowMatchesPendingSpan: Same<PendingSpanRow, PendingSpan> = true
 void rowMatchesPendingSpan
+
+// Scores (src/store/score-writes.ts): the rows, their rollups, and what they are checked against.
+
+/** Scores of traces, of their steps and of sessions; `user_id` is the scored trace's (users' means), never shown. */
+export const scores = sqliteTable(
+  'scores',
+  {
+    score_id: text('score_id').primaryKey(),
+    project_id: text('project_id').notNull(),
+    trace_id: text('trace_id'),
+    step_index: integer('step_index'),
+    session_id: text('session_id'),
+    user_id: text('user_id'),
+    name: text('name').notNull(),
+    data_type: text('data_type').$type<ScoreDataType>().notNull(),
+    value: real('value').notNull(),
+    label: text('label'),
+    comment: text('comment'),
+    source: text('source').$type<ScoreSource>().notNull(),
+    author: text('author'),
+    created_at: integer('created_at').notNull(),
+    metadata: text('metadata').notNull(),
+  },
+  (t) => [
+    index('scores_trace').on(t.trace_id, t.created_at),
+    index('scores_created').on(t.created_at, t.score_id),
+    index('scores_project_created').on(t.project_id, t.created_at, t.score_id),
+    index('scores_session').on(t.session_id, t.project_id),
+    index('scores_user').on(t.user_id, t.project_id),
+    // GET /traces?score_name=…&min_score=…: the traces one of whose scores of a name lies in a range.
+    index('scores_name_value').on(t.name, t.value, t.trace_id),
+    index('scores_name_label').on(t.name, t.label, t.trace_id),
+  ],
+)
+
+/** Per (project, name, data type, label, hour): how many scores, and their values' exact sum (micro-units). */
+export const scoreHourly = sqliteTable(
+  'score_hourly',
+  {
+    project_id: text('project_id').notNull(),
+    name: text('name').notNull(),
+    data_type: text('data_type').notNull(),
+    /** '' for a numeric score. */
+    label: text('label').notNull(),
+    hour: integer('hour').notNull(),
+    scores: integer('scores').notNull(),
+    value_hi: integer('value_hi').notNull(),
+    value_lo: integer('value_lo').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.name, t.data_type, t.label, t.hour] }),
+    index('score_hourly_hour').on(t.hour),
+  ],
+)
+
+/** Per trace and score name: how many scores and their mean (the light list's summary, the order by a score). */
+export const traceScores = sqliteTable(
+  'trace_scores',
+  {
+    trace_id: text('trace_id').notNull(),
+    name: text('name').notNull(),
+    project_id: text('project_id').notNull(),
+    scores: integer('scores').notNull(),
+    value_hi: integer('value_hi').notNull(),
+    value_lo: integer('value_lo').notNull(),
+    /** value_hi and value_lo as a mean, kept beside them for the order. */
+    mean: real('mean').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.trace_id, t.name] }),
+    index('trace_scores_name_mean').on(t.name, t.mean, t.trace_id),
+  ],
+)
+
+/** What a score name may hold (GET/PUT /score-configs). */
+export const scoreConfigs = sqliteTable('score_configs', {
+  name: text('name').primaryKey(),
+  data_type: text('data_type').$type<ScoreDataType>().notNull(),
+  min: real('min'),
+  max: real('max'),
+  categories: text('categories', { mode: 'json' }).$type<string[]>(),
+  description: text('description'),
+  created_at: integer('created_at').notNull(),
+  updated_at: integer('updated_at').notNull(),
+})
+
+/** Annotation queues: a project's traces of a filter, to be scored with some score configs. */
+export const annotationQueues = sqliteTable('annotation_queues', {
+  queue_id: text('queue_id').primaryKey(),
+  name: text('name').notNull(),
+  project_id: text('project_id').notNull(),
+  description: text('description'),
+  filter: text('filter', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  score_names: text('score_names', { mode: 'json' }).$type<string[]>().notNull(),
+  created_at: integer('created_at').notNull(),
+})
+
+/** A queue's traces someone opened: held for one person until `held_until`, or done. */
+export const annotationItems = sqliteTable(
+  'annotation_items',
+  {
+    queue_id: text('queue_id').notNull(),
+    trace_id: text('trace_id').notNull(),
+    held_by: text('held_by'),
+    held_until: integer('held_until'),
+    done_by: text('done_by'),
+    done_at: integer('done_at'),
+  },
+  (t) => [primaryKey({ columns: [t.queue_id, t.trace_id] }), index('annotation_items_done').on(t.queue_id, t.done_at)],
+)

@@ -16,6 +16,7 @@ import {
   type SessionDelta,
   type UserDelta,
 } from '../rollups.js'
+import { deleteScoresOfTraces } from '../score-writes.js'
 import {
   BUMP_REMOVALS,
   BUMP_REMOVALS_RETURNING,
@@ -26,6 +27,7 @@ import {
 } from '../search-counts.js'
 import type { DeletedTrace, DeleteSelection, InsertOutcome, Repricer } from '../types.js'
 import { createRollupWrites } from './rollup-writes.js'
+import { runPlan, SQLITE_SCORES } from './score-plan.js'
 import { preparedOnce } from './statements.js'
 import { COLUMNS, fromRow, fromValues, type RawTraceRow, TRACE_COLUMNS, toRow, where } from './trace-rows.js'
 import { writeTransaction } from './write-transaction.js'
@@ -130,6 +132,13 @@ export function createTraceWrites(db: Database.Database) {
         deleteByRowid.run(row.row_id)
         deleteSearch.run(row.row_id)
       }
+      runPlan(
+        stmt,
+        deleteScoresOfTraces(
+          SQLITE_SCORES,
+          rows.map((r) => r.trace_id),
+        ),
+      )
       // A freed rowid is given again only above the highest one left: the counts kept end there at most.
       const { top } = lastRowid.get() as { top: number }
       const deltas = removalDeltas(rows.map(rollupInput))

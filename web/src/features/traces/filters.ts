@@ -116,7 +116,7 @@ export function matchesFilter(trace: TraceSummary, filter: TraceFilter, whole?: 
 
 /** A whole trace (as /ws pushes it) as the light list carries it. */
 export function summarize(trace: Trace): TraceSummary {
-  const { prompt: _p, response: _r, metadata: _m, steps, ...rest } = trace
+  const { prompt: _p, response: _r, metadata: _m, steps, scores: _s, ...rest } = trace
   return { ...rest, step_count: steps.length }
 }
 

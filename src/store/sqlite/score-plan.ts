@@ -1,0 +1,32 @@
+// How the shared score plans (src/store/score-writes.ts) run on SQLite: the dialect's pieces of their SQL, and the
+// driver that runs a plan's statements synchronously on a connection — the event loop's (scores.ts) or the background
+// worker's, whose trace deletions take their scores with them (trace-writes.ts).
+import type Database from 'better-sqlite3'
+import type { Plan, ScoreDialect } from '../score-writes.js'
+
+export const SQLITE_SCORES: ScoreDialect = {
+  lockTrace: (b, traceId) => `select 1 as found from traces where trace_id = ${b(traceId)}`,
+  inList: (b, column, values) => `${column} in (select value from json_each(${b(JSON.stringify(values))}))`,
+  stepCount: 'json_array_length(steps)',
+  float: (expression) => `cast(${expression} as real)`,
+  json: (b, value) => b(JSON.stringify(value)),
+}
+
+/** Runs a plan's statements in order on this connection (inside the caller's transaction, if any). */
+export function runPlan<T>(stmt: (text: string) => Database.Statement, plan: Plan<T>): T {
+  let step = plan.next()
+  while (!step.done) {
+    const params: unknown[] = []
+    const text = step.value.build((value) => {
+      params.push(value)
+      return '?'
+    })
+    const s = stmt(text)
+    if (s.reader) step = plan.next(s.all(...params) as Record<string, unknown>[])
+    else {
+      s.run(...params)
+      step = plan.next([])
+    }
+  }
+  return step.value
+}
