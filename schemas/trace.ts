@@ -1,6 +1,7 @@
 // TraceSchema and everything the /traces routes accept and return.
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import {
+  BatchAnswer,
   BOUNDS,
   CostUsd,
   EnvironmentSchema,
@@ -357,19 +358,10 @@ export const BatchTracesBody = Type.Object(
 )
 export type BatchTracesBody = Static<typeof BatchTracesBody>
 
-export const BatchTracesResponse = Type.Object(
-  {
-    accepted: Type.Integer({ description: 'Traces stored now or already stored (idempotent re-send).' }),
-    rejected: Type.Array(
-      Type.Object({
-        index: Type.Integer({ description: 'Position in `traces`.' }),
-        message: Type.String({ description: 'Why it was rejected; names the field.' }),
-      }),
-    ),
-    items: Type.Array(Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }), {
-      description: 'The accepted traces, in request order.',
-    }),
-  },
+export const BatchTracesResponse = BatchAnswer(
+  'traces',
+  'Traces',
+  Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }),
   { examples: [batchTracesResponseExample] },
 )
 export type BatchTracesResponse = Static<typeof BatchTracesResponse>
