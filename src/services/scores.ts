@@ -233,7 +233,9 @@ export function createScoreService({
     }
     if (score.step_index !== null && score.step_index >= target.step_count) {
       throw bad(
-        `${at}/step_index must be below ${target.step_count}: the trace has ${target.step_count} step${target.step_count === 1 ? '' : 's'}`,
+        target.step_count === 0
+          ? `${at}/step_index must be absent: the trace has no steps`
+          : `${at}/step_index must be below ${target.step_count}: the trace has ${target.step_count} step${target.step_count === 1 ? '' : 's'}`,
       )
     }
     if (input.session_id != null && input.session_id !== target.session_id) {
