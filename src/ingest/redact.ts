@@ -109,6 +109,15 @@ export function createRedactor(settings: RedactionSettings): Redact | null {
   }
 }
 
+/** Which of these detectors find something in a text (in DETECTORS order): what the `pii` evaluator reports. */
+export function detectedIn(text: string, detectors: readonly Detector[]): Detector[] {
+  return DETECTORS.filter((detector) => {
+    if (!detectors.includes(detector)) return false
+    const { pattern, accept } = RULES[detector]
+    return [...text.matchAll(pattern)].some(([match]) => !accept || accept(match))
+  })
+}
+
 /** Every string inside a JSON value redacted (object keys kept); other values as they are. */
 export function redactValue(value: unknown, redact: Redact): unknown {
   if (typeof value === 'string') return redact(value)
