@@ -58,6 +58,21 @@ function parseDetectors(text: string): Detector[] {
   return names as Detector[]
 }
 
+/** LOUPE_JUDGE_BASE_URL: an http(s) URL (an OpenAI-compatible API's base, without /chat/completions); '' none. */
+function parseJudgeUrl(text: string): string | null {
+  if (text.trim() === '') return null
+  let url: URL | null = null
+  try {
+    url = new URL(text.trim())
+  } catch {}
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+    throw new SettingError(
+      `LOUPE_JUDGE_BASE_URL must be the http(s) URL of an OpenAI-compatible API, such as https://api.openai.com/v1, without credentials in it (got ${JSON.stringify(text)}).`,
+    )
+  }
+  return url.toString().replace(/\/+$/, '')
+}
+
 /** REDACT_PATTERNS: a JSON array of regex sources, each of which must compile. */
 function parsePatterns(text: string): string[] {
   if (text.trim() === '') return []
@@ -221,6 +236,33 @@ export const ConfigSchema = Type.Object({
     minimum: 10,
     default: 2000,
     description: 'Delay before the second delivery attempt of an alert event; each next one waits twice as long.',
+  }),
+  judgeBaseUrl: Type.Transform(
+    Type.String({
+      default: '',
+      env: 'LOUPE_JUDGE_BASE_URL',
+      description:
+        'The LLM judge of `llm_judge` evaluators: the base URL of any OpenAI-compatible API (its ' +
+        '`/chat/completions`); empty: none (an evaluator may name its own).',
+    }),
+  )
+    .Decode(parseJudgeUrl)
+    .Encode((url) => url ?? ''),
+  judgeApiKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+    default: null,
+    env: 'LOUPE_JUDGE_API_KEY',
+    secret: true,
+    description: 'The judge API’s key, sent as a Bearer token; null: none.',
+  }),
+  judgeModel: Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()], {
+    default: null,
+    env: 'LOUPE_JUDGE_MODEL',
+    description: 'The judge’s model (an evaluator may name its own); null: none.',
+  }),
+  judgeTimeoutMs: Type.Integer({
+    minimum: 1000,
+    default: 60_000,
+    description: 'How long one question to the judge may take before it is asked again.',
   }),
   redactDetectors: Type.Transform(
     Type.String({

@@ -108,3 +108,21 @@ t.test('redaction: off by default; detectors and patterns from the environment; 
   t.throws(() => loadConfig({ REDACT_PATTERNS: 'ACME-\\d+' }), /REDACT_PATTERNS must be a JSON array/)
   t.throws(() => loadConfig({ REDACT_PATTERNS: '["(x"]' }), /REDACT_PATTERNS\[0\]/)
 })
+
+t.test('the judge: a URL, a key never repeated, a model; a bad URL is one sentence naming the variable', async (t) => {
+  const none = loadConfig({})
+  t.same([none.judgeBaseUrl, none.judgeApiKey, none.judgeModel], [null, null, null])
+  const set = loadConfig({
+    LOUPE_JUDGE_BASE_URL: 'http://127.0.0.1:8080/v1/',
+    LOUPE_JUDGE_API_KEY: 'sk-judge-secret',
+    LOUPE_JUDGE_MODEL: 'gpt-4o-mini',
+  })
+  t.same(
+    [set.judgeBaseUrl, set.judgeApiKey, set.judgeModel],
+    ['http://127.0.0.1:8080/v1', 'sk-judge-secret', 'gpt-4o-mini'],
+  )
+  for (const bad of ['ftp://x/v1', 'not a url', 'https://user:pw@host/v1']) {
+    t.throws(() => loadConfig({ LOUPE_JUDGE_BASE_URL: bad }), /^LOUPE_JUDGE_BASE_URL must be the http\(s\) URL/, bad)
+  }
+  t.throws(() => loadConfig({ LOUPE_JUDGE_API_KEY: ' ' }), /LOUPE_JUDGE_API_KEY is set but empty/)
+})
