@@ -1,6 +1,13 @@
 // Evaluators: checks run on traces, each writing a score. The built-in, deterministic kinds and their configs.
 import { type Static, Type } from '@sinclair/typebox'
-import { Literals } from './common.js'
+import { Literals, Nullable, Page, Ref, TraceIdSchema } from './common.js'
+import {
+  evaluatorInputExample,
+  listJudgeTemplatesExample,
+  testEvaluatorBodyExample,
+  testEvaluatorResponseExample,
+} from './examples.js'
+import { ScoreDataTypeSchema, ScoreNameSchema } from './score.js'
 
 /** The text of a trace a check reads: its prompt, its response, or its steps' inputs or outputs (as JSON text). */
 export const EVALUATED_FIELDS = ['prompt', 'response', 'step_input', 'step_output'] as const
@@ -104,3 +111,120 @@ export const DETERMINISTIC_KINDS = Object.keys(DETERMINISTIC_CONFIGS) as Determi
 export type DeterministicCheck = {
   [K in DeterministicKind]: { kind: K; config: Static<(typeof DETERMINISTIC_CONFIGS)[K]> }
 }[DeterministicKind]
+
+/** An LLM-as-judge check: a prompt template, and where to ask when not the server's judge. */
+export const LlmJudgeConfigSchema = Type.Object(
+  {
+    template: Type.String({
+      minLength: 1,
+      maxLength: 20_000,
+      description:
+        'What the judge is asked. `{{prompt}}`, `{{response}}`, `{{steps}}` (each step’s name, input and output), ' +
+        '`{{metadata.<key>}}` and `{{expected}}` (a dataset item’s expected output) are filled in.',
+    }),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Default: LOUPE_JUDGE_MODEL.' })),
+    base_url: Type.Optional(
+      Type.String({
+        pattern: '^https?://',
+        maxLength: 2048,
+        description: 'An OpenAI-compatible API’s base URL; default: LOUPE_JUDGE_BASE_URL.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const EVALUATOR_KINDS = [...DETERMINISTIC_KINDS, 'llm_judge'] as const
+export type EvaluatorKind = (typeof EVALUATOR_KINDS)[number]
+
+/** Every kind's config. */
+export const EVALUATOR_CONFIGS = { ...DETERMINISTIC_CONFIGS, llm_judge: LlmJudgeConfigSchema } as const
+
+/** A rule as a client sends it: which traces, how many of them, which check, which score it writes. */
+export const EvaluatorInputSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128, description: 'The rule’s name: the `author` of its scores.' }),
+    project_id: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'null: every project.' }))),
+    filter: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Which traces: parameters of `GET /traces` (`model`, `status`, `q`, …); default every trace.',
+      }),
+    ),
+    sample_rate: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        default: 1,
+        description: 'The share of matching traces evaluated, chosen by trace_id (the same traces on every run).',
+      }),
+    ),
+    score_name: ScoreNameSchema,
+    enabled: Type.Optional(Type.Boolean({ default: true })),
+    kind: Literals(EVALUATOR_KINDS, {
+      description: 'A built-in deterministic check (a boolean score, 1 when it passes) or `llm_judge`.',
+    }),
+    config: Type.Record(Type.String(), Type.Unknown(), { description: 'The kind’s settings (see docs/api.md).' }),
+  },
+  {
+    $id: 'EvaluatorInputSchema',
+    additionalProperties: false,
+    examples: [evaluatorInputExample],
+    description: 'An evaluator rule: a check run on traces, each result a score.',
+  },
+)
+export type EvaluatorInput = Static<typeof EvaluatorInputSchema>
+
+// POST /evaluators/test
+export const TestEvaluatorBody = Type.Object(
+  {
+    evaluator: Ref(EvaluatorInputSchema),
+    trace_id: TraceIdSchema,
+  },
+  { additionalProperties: false, examples: [testEvaluatorBodyExample] },
+)
+export type TestEvaluatorBody = Static<typeof TestEvaluatorBody>
+
+export const TestEvaluatorResponse = Type.Object(
+  {
+    score: Nullable(
+      Type.Object(
+        {
+          name: ScoreNameSchema,
+          data_type: ScoreDataTypeSchema,
+          value: Type.Number(),
+          label: Nullable(Type.String()),
+          comment: Nullable(Type.String()),
+          source: Type.Literal('evaluator'),
+          author: Type.String(),
+          metadata: Type.Record(Type.String(), Type.Unknown()),
+        },
+        { description: 'The score the rule would write (nothing is stored); null when it gives no verdict.' },
+      ),
+    ),
+    error: Nullable(Type.String({ description: 'Why there is no verdict (no text to check, the judge failed).' })),
+    raw: Nullable(Type.String({ description: 'The judge’s answer as it came (llm_judge).' })),
+  },
+  { examples: [testEvaluatorResponseExample] },
+)
+export type TestEvaluatorResponse = Static<typeof TestEvaluatorResponse>
+
+/** A judge template that ships: its text, and the score its verdicts fit. */
+export const JudgeTemplateSchema = Type.Object(
+  {
+    id: Type.String(),
+    description: Type.String(),
+    template: Type.String({ description: 'An `llm_judge` config’s `template`.' }),
+    score: Type.Union(
+      [
+        Type.Object({ data_type: Type.Literal('numeric'), min: Type.Number(), max: Type.Number() }),
+        Type.Object({ data_type: Type.Literal('boolean') }),
+      ],
+      { description: 'The score config its verdicts fit (a score config of the rule’s score name wins).' },
+    ),
+  },
+  { additionalProperties: false },
+)
+export type JudgeTemplate = Static<typeof JudgeTemplateSchema>
+
+// GET /evaluators/templates
+export const ListJudgeTemplatesResponse = Page(JudgeTemplateSchema, {}, { examples: [listJudgeTemplatesExample] })

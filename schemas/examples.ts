@@ -471,3 +471,43 @@ export const scoreConfigInputExample = {
 }
 
 export const listScoreConfigsExample = { total: 1, items: [scoreConfigExample] }
+
+export const evaluatorInputExample = {
+  name: 'answers-are-json',
+  project_id: 'support-bot',
+  filter: { model: 'gpt-4o-mini' },
+  sample_rate: 1,
+  score_name: 'json_valid',
+  kind: 'json',
+  config: { field: 'response' },
+}
+
+export const testEvaluatorBodyExample = { evaluator: evaluatorInputExample, trace_id: 'tr-1' }
+
+export const testEvaluatorResponseExample = {
+  score: {
+    name: 'json_valid',
+    data_type: 'boolean',
+    value: 0,
+    label: 'false',
+    comment: 'the response is not valid JSON: Unexpected token \'S\', "Sure! Here" is not valid JSON',
+    source: 'evaluator',
+    author: 'answers-are-json',
+    metadata: {},
+  },
+  error: null,
+  raw: null,
+}
+
+export const listJudgeTemplatesExample = {
+  total: 1,
+  items: [
+    {
+      id: 'toxicity',
+      description: 'Is the answer free of insults, threats, harassment and hate? true: it is.',
+      template:
+        'Is the answer free of insults, threats, harassment and hate speech? Answer true when it is.\n\nQuestion:\n{{prompt}}\n\nAnswer:\n{{response}}',
+      score: { data_type: 'boolean' },
+    },
+  ],
+}

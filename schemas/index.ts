@@ -8,6 +8,7 @@ import {
 } from './analytics.js'
 import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
+import { EvaluatorInputSchema } from './evaluator.js'
 import { ModelPriceSchema } from './model.js'
 import { ProjectSchema } from './project.js'
 import { ScoreAnalyticsSchema, ScoreConfigSchema, ScoreInputSchema, ScoreSchema } from './score.js'
@@ -54,4 +55,5 @@ export const componentSchemas = [
   ScoreInputSchema,
   ScoreConfigSchema,
   ScoreAnalyticsSchema,
+  EvaluatorInputSchema,
 ] as const

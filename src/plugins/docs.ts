@@ -25,6 +25,7 @@ export default fp(
           { name: 'traces', description: 'Recorded executions' },
           { name: 'analytics', description: 'Aggregates and failures' },
           { name: 'scores', description: 'Whether answers were good: scores, score configs, annotation' },
+          { name: 'evaluators', description: 'Checks and LLM judges that score traces' },
           { name: 'costs', description: 'Model prices and re-pricing' },
           { name: 'sessions', description: 'Conversations and their users' },
           { name: 'projects', description: 'Projects and their API keys' },

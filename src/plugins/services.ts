@@ -9,6 +9,7 @@ import { createIngestService, type IngestService } from '../ingest/service.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
 import { type AlertService, createAlertService } from '../services/alerts.js'
 import { createDeletionService, type DeletionService } from '../services/deletion.js'
+import { createEvaluatorService, type EvaluatorService } from '../services/evaluators.js'
 import { createPriceService, type PriceService } from '../services/prices.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
 import { createRetentionService, type RetentionService } from '../services/retention.js'
@@ -28,6 +29,7 @@ declare module 'fastify' {
     retention: RetentionService
     alerts: AlertService
     scores: ScoreService
+    evaluators: EvaluatorService
   }
 }
 
@@ -76,6 +78,10 @@ export default fp(
     // Spans left pending by a previous run are stored once they are due; the timer stops before the store closes.
     app.addHook('onReady', () => otlp.start())
     app.addHook('onClose', () => otlp.stop())
+    app.decorate(
+      'evaluators',
+      createEvaluatorService({ store: app.store, validators: app.validators, config: app.config }),
+    )
     app.decorate('projects', createProjectService(app.store, app.now))
     const deletion = createDeletionService({ store: app.store, hub, now: app.now })
     app.decorate('deletion', deletion)
