@@ -8,7 +8,6 @@ import {
   type TestEvaluatorResponse,
   TraceFilterQuery,
 } from '../../schemas/index.js'
-import type { Config } from '../config.js'
 import { InvalidInput, TraceNotFound } from '../errors.js'
 import { createSchemaCompiler } from '../evaluators/checks.js'
 import { type EvaluateDeps, evaluate } from '../evaluators/evaluate.js'
@@ -27,7 +26,8 @@ export interface EvaluatorService {
 export interface EvaluatorDeps {
   store: Store
   validators: Validators
-  config: Pick<Config, 'judgeBaseUrl' | 'judgeApiKey' | 'judgeModel' | 'judgeTimeoutMs'>
+  /** The server's judge (LOUPE_JUDGE_*). */
+  config: { judgeBaseUrl: string | null; judgeApiKey: string | null; judgeModel: string | null; judgeTimeoutMs: number }
   judgeOptions?: JudgeOptions
 }
 
