@@ -1,8 +1,10 @@
 // Evaluators: checks run on traces, each writing a score. The built-in, deterministic kinds and their configs.
 import { type Static, Type } from '@sinclair/typebox'
-import { Literals, Nullable, Page, Ref, TraceIdSchema } from './common.js'
+import { Literals, Nullable, Page, Ref, TraceIdSchema, UtcTimestamp } from './common.js'
 import {
+  evaluatorExample,
   evaluatorInputExample,
+  listEvaluatorsExample,
   listJudgeTemplatesExample,
   testEvaluatorBodyExample,
   testEvaluatorResponseExample,
@@ -228,3 +230,35 @@ export type JudgeTemplate = Static<typeof JudgeTemplateSchema>
 
 // GET /evaluators/templates
 export const ListJudgeTemplatesResponse = Page(JudgeTemplateSchema, {}, { examples: [listJudgeTemplatesExample] })
+
+/** An evaluator rule as stored and answered. */
+export const EvaluatorSchema = Type.Object(
+  {
+    evaluator_id: Type.String(),
+    name: Type.String(),
+    project_id: Nullable(Type.String({ description: 'null: every project.' })),
+    filter: Type.Record(Type.String(), Type.Unknown(), { description: 'Parameters of `GET /traces`.' }),
+    sample_rate: Type.Number({ minimum: 0, maximum: 1 }),
+    score_name: ScoreNameSchema,
+    enabled: Type.Boolean(),
+    kind: Literals(EVALUATOR_KINDS),
+    config: Type.Record(Type.String(), Type.Unknown()),
+    created_at: UtcTimestamp,
+    updated_at: UtcTimestamp,
+  },
+  {
+    $id: 'EvaluatorSchema',
+    additionalProperties: false,
+    examples: [evaluatorExample],
+    description: 'An evaluator rule.',
+  },
+)
+export type Evaluator = Static<typeof EvaluatorSchema>
+
+// GET /evaluators
+export const ListEvaluatorsResponse = Page(
+  Ref(EvaluatorSchema),
+  { items: 'Oldest first.' },
+  { examples: [listEvaluatorsExample] },
+)
+export const EvaluatorParams = Type.Object({ evaluator_id: Type.String() })

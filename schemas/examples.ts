@@ -511,3 +511,13 @@ export const listJudgeTemplatesExample = {
     },
   ],
 }
+
+export const evaluatorExample = {
+  evaluator_id: '019ac0a1-0000-7000-8000-000000000001',
+  ...evaluatorInputExample,
+  enabled: true,
+  created_at: '2026-11-28T09:00:00.000Z',
+  updated_at: '2026-11-28T09:00:00.000Z',
+}
+
+export const listEvaluatorsExample = { total: 1, items: [evaluatorExample] }

@@ -8,7 +8,7 @@ import {
 } from './analytics.js'
 import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
-import { EvaluatorInputSchema } from './evaluator.js'
+import { EvaluatorInputSchema, EvaluatorSchema } from './evaluator.js'
 import { ModelPriceSchema } from './model.js'
 import { ProjectSchema } from './project.js'
 import { ScoreAnalyticsSchema, ScoreConfigSchema, ScoreInputSchema, ScoreSchema } from './score.js'
@@ -56,4 +56,5 @@ export const componentSchemas = [
   ScoreConfigSchema,
   ScoreAnalyticsSchema,
   EvaluatorInputSchema,
+  EvaluatorSchema,
 ] as const

@@ -46,6 +46,7 @@ export const ScoreConfigExists = createError<[string]>(
   "a score config named '%s' exists: replace it with PUT /score-configs/{name}",
   409,
 )
+export const EvaluatorNotFound = createError<[string]>('LOUPE_EVALUATOR_NOT_FOUND', "evaluator '%s' not found", 404)
 export const ScoreIdTaken = createError<[string]>(
   'LOUPE_SCORE_ID_TAKEN',
   "score_id '%s' is already used by a different score",

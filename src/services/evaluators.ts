@@ -1,22 +1,30 @@
 // Evaluator rules: a rule checked as the API takes it (its kind's config, its trace filter), and run on a trace
 // without storing anything (POST /evaluators/test) — the judge asked for real, the score it would write answered.
+import { uuidv7 } from 'uuidv7'
 import {
   EVALUATOR_CONFIGS,
+  type Evaluator,
   type EvaluatorInput,
   type EvaluatorKind,
   type TestEvaluatorBody,
   type TestEvaluatorResponse,
   TraceFilterQuery,
 } from '../../schemas/index.js'
-import { InvalidInput, TraceNotFound } from '../errors.js'
+import { EvaluatorNotFound, InvalidInput, ProjectNotFound, TraceNotFound } from '../errors.js'
 import { createSchemaCompiler } from '../evaluators/checks.js'
 import { type EvaluateDeps, evaluate } from '../evaluators/evaluate.js'
 import type { JudgeOptions } from '../evaluators/judge.js'
 import { inScope } from '../lib/access-policy.js'
 import { describeErrors, type Validators } from '../lib/validation.js'
-import type { Store } from '../store/types.js'
+import type { EvaluatorRecord, Store } from '../store/types.js'
 
 export interface EvaluatorService {
+  list(): Promise<Evaluator[]>
+  get(evaluatorId: string): Promise<Evaluator>
+  create(input: EvaluatorInput): Promise<Evaluator>
+  /** Replaces a rule; 201 semantics (`created`) when the id was new. */
+  replace(evaluatorId: string, input: EvaluatorInput): Promise<{ created: boolean; evaluator: Evaluator }>
+  remove(evaluatorId: string): Promise<void>
   /** A rule as the API takes it, checked (400 naming the field under `at`), its defaults filled in. */
   checkRule(input: EvaluatorInput, at: string): EvaluatorInput
   /** Runs a rule on one trace of the scope, storing nothing. */
@@ -29,9 +37,24 @@ export interface EvaluatorDeps {
   /** The server's judge (LOUPE_JUDGE_*). */
   config: { judgeBaseUrl: string | null; judgeApiKey: string | null; judgeModel: string | null; judgeTimeoutMs: number }
   judgeOptions?: JudgeOptions
+  now?: () => number
+  newId?: () => string
 }
 
-export function createEvaluatorService({ store, validators, config, judgeOptions }: EvaluatorDeps): EvaluatorService {
+const toEvaluator = (r: EvaluatorRecord): Evaluator => ({
+  ...r,
+  created_at: new Date(r.created_at).toISOString(),
+  updated_at: new Date(r.updated_at).toISOString(),
+})
+
+export function createEvaluatorService({
+  store,
+  validators,
+  config,
+  judgeOptions,
+  now = Date.now,
+  newId = uuidv7,
+}: EvaluatorDeps): EvaluatorService {
   const compileSchema = createSchemaCompiler()
   const configChecks = Object.fromEntries(
     Object.entries(EVALUATOR_CONFIGS).map(([kind, schema]) => [kind, validators.body.compile(schema)]),
@@ -49,6 +72,8 @@ export function createEvaluatorService({ store, validators, config, judgeOptions
   }
 
   function checkRule(input: EvaluatorInput, at: string): EvaluatorInput {
+    // PostgreSQL text and jsonb cannot hold U+0000; a rule has no use for it.
+    if (JSON.stringify(input).includes('\\u0000')) throw new InvalidInput(`${at} must not contain U+0000`)
     const check = configChecks[input.kind]
     if (!check(input.config)) throw new InvalidInput(describeErrors(check.errors ?? [], `${at}/config`))
     const config = input.config as Record<string, unknown>
@@ -81,8 +106,54 @@ export function createEvaluatorService({ store, validators, config, judgeOptions
     }
   }
 
+  /** A rule stored (new or replacing one), as answered. */
+  async function store_(evaluatorId: string, input: EvaluatorInput, created_at: number) {
+    const rule = checkRule(input, 'body')
+    const record: EvaluatorRecord = {
+      evaluator_id: evaluatorId,
+      name: rule.name,
+      project_id: rule.project_id ?? null,
+      filter: rule.filter ?? {},
+      sample_rate: rule.sample_rate ?? 1,
+      score_name: rule.score_name,
+      enabled: rule.enabled ?? true,
+      kind: rule.kind,
+      config: rule.config,
+      created_at,
+      updated_at: now(),
+    }
+    if (record.project_id !== null && !(await store.projects.get(record.project_id))) {
+      throw new ProjectNotFound(record.project_id)
+    }
+    const created = await store.evaluators.put(record)
+    return { created, evaluator: toEvaluator(record) }
+  }
+
   return {
     checkRule,
+
+    async list() {
+      return (await store.evaluators.list()).map(toEvaluator)
+    },
+
+    async get(evaluatorId) {
+      const found = await store.evaluators.get(evaluatorId)
+      if (!found) throw new EvaluatorNotFound(evaluatorId)
+      return toEvaluator(found)
+    },
+
+    async create(input) {
+      return (await store_(newId(), input, now())).evaluator
+    },
+
+    async replace(evaluatorId, input) {
+      const found = await store.evaluators.get(evaluatorId)
+      return store_(evaluatorId, input, found?.created_at ?? now())
+    },
+
+    async remove(evaluatorId) {
+      if (!(await store.evaluators.delete(evaluatorId))) throw new EvaluatorNotFound(evaluatorId)
+    },
 
     async test({ evaluator, trace_id }, scope) {
       const rule = checkRule(evaluator, 'body/evaluator')

@@ -10,6 +10,7 @@ import type {
   ApiKeyKind,
   DeletedTrace,
   Environment,
+  Evaluator,
   FailuresResponse,
   ListSessionsResponse,
   ListTracesQuery,
@@ -461,6 +462,19 @@ export interface ScoreStore {
   deleteConfig(name: string): Promise<boolean>
 }
 
+/** An evaluator rule as the store holds it (times in epoch ms). */
+export type EvaluatorRecord = Omit<Evaluator, 'created_at' | 'updated_at'> & { created_at: number; updated_at: number }
+
+/** Evaluator rules. */
+export interface EvaluatorStore {
+  /** Oldest first. */
+  list(): Promise<EvaluatorRecord[]>
+  get(evaluatorId: string): Promise<EvaluatorRecord | null>
+  /** Adds or replaces a rule; true when it was new. */
+  put(rule: EvaluatorRecord): Promise<boolean>
+  delete(evaluatorId: string): Promise<boolean>
+}
+
 /** The store the app is given: the database's lifecycle, and one sub-store per domain. */
 export interface Store extends LifecycleStore {
   readonly traces: TraceStore
@@ -470,6 +484,7 @@ export interface Store extends LifecycleStore {
   readonly pending: PendingSpanStore
   readonly alerts: AlertStore
   readonly scores: ScoreStore
+  readonly evaluators: EvaluatorStore
 }
 
 export type { ApiKeyCreated }

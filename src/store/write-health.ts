@@ -70,6 +70,12 @@ const WRITES: { [S in SubStoreName]: Record<keyof Store[S], Writes> } = {
     putConfig: 'adds',
     deleteConfig: 'changes',
   },
+  evaluators: {
+    list: false,
+    get: false,
+    put: 'adds',
+    delete: 'changes',
+  },
   activity: {
     listSessions: false,
     getSession: false,

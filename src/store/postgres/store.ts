@@ -5,6 +5,7 @@ import type pg from 'pg'
 import type { Store } from '../types.js'
 import { createPostgresActivityStore } from './activity.js'
 import { createPostgresAlertStore } from './alerts.js'
+import { createPostgresEvaluatorStore } from './evaluators.js'
 import { createPostgresLifecycle, openPostgres, type PostgresStoreOptions } from './lifecycle.js'
 import { createPostgresPendingSpanStore } from './pending-spans.js'
 import { createPostgresPriceStore } from './prices.js'
@@ -32,5 +33,6 @@ export async function createPostgresStore(
     pending: createPostgresPendingSpanStore(ctx),
     alerts: createPostgresAlertStore(ctx),
     scores: createPostgresScoreStore(ctx),
+    evaluators: createPostgresEvaluatorStore(ctx),
   }
 }

@@ -24,6 +24,7 @@ import type {
   AlertState,
   ApiKeyKind,
   Environment,
+  EvaluatorKind,
   OtlpLogRecord,
   OtlpSpan,
   ScoreDataType,
@@ -467,3 +468,18 @@ export const annotationItems = pgTable(
   },
   (t) => [primaryKey({ columns: [t.queue_id, t.trace_id] }), index('annotation_items_done').on(t.queue_id, t.done_at)],
 )
+
+/** Evaluator rules (GET/POST/PUT/DELETE /evaluators): a check run on traces, each result a score. */
+export const evaluators = pgTable('evaluators', {
+  evaluator_id: id('evaluator_id').primaryKey(),
+  name: text('name').notNull(),
+  project_id: id('project_id'),
+  filter: jsonb('filter').$type<Record<string, unknown>>().notNull(),
+  sample_rate: doublePrecision('sample_rate').notNull(),
+  score_name: id('score_name').notNull(),
+  enabled: boolean('enabled').notNull(),
+  kind: text('kind').$type<EvaluatorKind>().notNull(),
+  config: jsonb('config').$type<Record<string, unknown>>().notNull(),
+  created_at: epochMs('created_at').notNull(),
+  updated_at: epochMs('updated_at').notNull(),
+})

@@ -5,6 +5,7 @@ import type { Store } from '../types.js'
 import { createSqliteActivityStore } from './activity.js'
 import { createSqliteAlertStore } from './alerts.js'
 import type { SqliteDatabase } from './driver.js'
+import { createSqliteEvaluatorStore } from './evaluators.js'
 import { createSqliteLifecycle, openSqlite, type SqliteStoreOptions } from './lifecycle.js'
 import { createSqlitePendingSpanStore } from './pending-spans.js'
 import { createSqlitePriceStore } from './prices.js'
@@ -26,5 +27,6 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     pending: createSqlitePendingSpanStore(ctx),
     alerts: createSqliteAlertStore(ctx),
     scores: createSqliteScoreStore(ctx),
+    evaluators: createSqliteEvaluatorStore(ctx),
   }
 }

@@ -10,6 +10,7 @@ import type {
   AlertState,
   ApiKeyKind,
   Environment,
+  EvaluatorKind,
   OtlpLogRecord,
   OtlpSpan,
   ScoreDataType,
@@ -404,3 +405,18 @@ export const annotationItems = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.queue_id, t.trace_id] }), index('annotation_items_done').on(t.queue_id, t.done_at)],
 )
+
+/** Evaluator rules (GET/POST/PUT/DELETE /evaluators): a check run on traces, each result a score. */
+export const evaluators = sqliteTable('evaluators', {
+  evaluator_id: text('evaluator_id').primaryKey(),
+  name: text('name').notNull(),
+  project_id: text('project_id'),
+  filter: text('filter', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  sample_rate: real('sample_rate').notNull(),
+  score_name: text('score_name').notNull(),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+  kind: text('kind').$type<EvaluatorKind>().notNull(),
+  config: text('config', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  created_at: integer('created_at').notNull(),
+  updated_at: integer('updated_at').notNull(),
+})
