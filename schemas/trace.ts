@@ -167,7 +167,10 @@ export const TraceInputSchema = Type.Object(
       Nullable(
         Type.Array(InlineScoreInputSchema, {
           maxItems: SCORE_LIMITS.inline,
-          description: 'Scores of this trace, recorded once it is stored (as `POST /scores` records them).',
+          description:
+            'Scores of this trace, checked with it before it is stored (a bad one rejects the trace), then recorded ' +
+            'as `POST /scores` records them; never part of the stored trace. A score without `score_id` gets one made ' +
+            'of the trace id and its position, so a re-sent trace records its scores once.',
         }),
       ),
     ),
@@ -365,6 +368,11 @@ export const BatchTracesResponse = Type.Object(
         index: Type.Integer({ description: 'Position in `traces`.' }),
         message: Type.String({ description: 'Why it was rejected; names the field.' }),
       }),
+      {
+        description:
+          'The traces not stored, and the inline scores of stored traces found unrecordable once their trace was ' +
+          '(a `score_id` taken by a different score): those traces are in `items` too.',
+      },
     ),
     items: Type.Array(Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }), {
       description: 'The accepted traces, in request order.',

@@ -11,6 +11,9 @@
 // comes first; when the trace is stored, each is folded into the span it names. A record that names no span that
 // came (within the pending window), or that comes after its trace was stored, is counted (stats, /metrics) and
 // logged: never dropped unsaid.
+//
+// Once a trace is stored, its `gen_ai.evaluation.result` events are recorded as scores through the score road
+// (assemble.ts makes them, each with an id made of where it was said, so a trace stored again records them once).
 import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { OtlpLogRecord, OtlpSpan } from '../../schemas/otlp.js'
