@@ -241,3 +241,45 @@ t.test('inline scores are written in the key’s project only', async (t) => {
     { project_id: b.project_id, trace_id: 'b-1' },
   ])
 })
+
+t.test(
+  'hostile inline scores: a 4xx naming the score, or stored as sent; never a 5xx, no prototype touched',
+  async (t) => {
+    const { app } = await startServer(t)
+    const { key } = await createProject(app, 'Inline')
+    const hostile: [unknown, number][] = [
+      [{ name: '__proto__', value: 1 }, 201],
+      [{ name: 'constructor', value: 'toString', metadata: { toString: 'x', hasOwnProperty: 1 } }, 201],
+      [{ name: 'x', value: 1e308 }, 400],
+      [{ name: 'x', value: -1e10 }, 400],
+      [{ name: 'x', value: 1, comment: 'c'.repeat(10_001) }, 400],
+      [{ name: 'x', value: 1, step_index: -1 }, 400],
+      [{ name: 'x', value: 1, created_at: 'yesterday' }, 400],
+      [{ name: 'x'.repeat(65), value: 1 }, 400],
+      [{ name: 'x', value: 1, score_id: '../etc' }, 400],
+      [null, 400],
+      ['thumbs up', 400],
+    ]
+    for (const [i, [score, status]] of hostile.entries()) {
+      const res = await postTrace(app, key, { trace_id: `h-${i}`, prompt: 'p', scores: [score] })
+      t.equal(res.statusCode, status, `${JSON.stringify(score)?.slice(0, 60)}: ${res.body.slice(0, 120)}`)
+      if (status === 400) t.match(res.json().message, /^body\/scores\/0/)
+    }
+    t.same(
+      (await scoresOf(app, 'h-0')).map((s) => s.name),
+      ['__proto__'],
+    )
+    t.match(await scoresOf(app, 'h-1'), [
+      { name: 'constructor', label: 'toString', metadata: { toString: 'x', hasOwnProperty: 1 } },
+    ])
+    // A body carrying `__proto__` is refused as a whole before the trace is read.
+    const proto = await app.inject({
+      method: 'POST',
+      url: '/traces',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: '{"prompt": "p", "scores": [{"name": "x", "value": 1, "metadata": {"__proto__": {"polluted": 1}}}]}',
+    })
+    t.equal(proto.statusCode, 400)
+    t.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype was touched')
+  },
+)
