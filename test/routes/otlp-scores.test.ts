@@ -10,6 +10,7 @@ import { type Score, ScoreSchema, type Trace } from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
 import { buildTestApp, createProject, schemaErrors } from '../helper.js'
 import { exportOf, jsonSpan, postOtlp, TRACE, waitFor } from '../otlp/http.js'
+import { libraryFixtures, replay } from '../otlp/libraries.js'
 import { spanId } from '../otlp/spans.js'
 
 const BASE = Date.UTC(2026, 10, 21, 13, 45)
@@ -241,4 +242,30 @@ t.test('an evaluation its score config refuses is logged; the trace and its othe
   t.match(scores, [{ name: 'other', value: 9 }])
   t.equal(scores.length, 1)
   t.match(warnings, [{ trace_id: TRACE, reasons: [/evaluations\/0\/value must be <= 5/] }])
+})
+
+t.test('a captured GenAI export replayed twice: its evaluation is a score of the step it judged, once', async (t) => {
+  const app = await buildTestApp(t, { config: { otlpRootGraceMs: 0 } })
+  const { key } = await createProject(app)
+  const created = announced(app)
+  const fixture = libraryFixtures('genai-latest').get('details-json')!
+  const first = await replay(app, key, fixture)
+  const again = await replay(app, key, fixture)
+  const stored = first.traces[0]!
+  t.same(again.traces[0], stored, 'the trace did not change')
+  const scores = await scoresOf(app, stored.trace_id)
+  t.match(scores, [
+    {
+      name: 'relevance',
+      data_type: 'numeric',
+      value: 0.9,
+      step_index: stored.steps.findIndex((s) => s.name === 'chat gpt-4o'),
+      comment: 'Answers the question.',
+      source: 'evaluator',
+      metadata: { label: 'relevant', otel: { span_id: 'a000000000000002', response_id: 'chatcmpl-it1' } },
+    },
+  ])
+  t.equal(scores.length, 1)
+  t.not(scores[0]!.step_index, -1)
+  t.same([...created.values()], [1])
 })
