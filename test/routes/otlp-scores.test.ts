@@ -78,6 +78,8 @@ for (const { name, Exporter } of exporters) {
     )
     chat.addEvent('gen_ai.evaluation.result', { 'gen_ai.evaluation.score.value': 1 }, BASE + 42) // names nothing
     chat.end(BASE + 40)
+    // The steps are exported (and stored pending) before the root: its arrival makes the trace due.
+    await provider.forceFlush()
     root.addEvent(
       'gen_ai.evaluation.result',
       {
