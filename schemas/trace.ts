@@ -168,7 +168,10 @@ export const TraceInputSchema = Type.Object(
       Nullable(
         Type.Array(InlineScoreInputSchema, {
           maxItems: SCORE_LIMITS.inline,
-          description: 'Scores of this trace, recorded once it is stored (as `POST /scores` records them).',
+          description:
+            'Scores of this trace, checked with it before it is stored (a bad one rejects the trace), then recorded ' +
+            'as `POST /scores` records them; never part of the stored trace. A score without `score_id` gets one made ' +
+            'of the trace id and its position, so a re-sent trace records its scores once.',
         }),
       ),
     ),
@@ -363,5 +366,7 @@ export const BatchTracesResponse = BatchAnswer(
   'Traces',
   Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }),
   { examples: [batchTracesResponseExample] },
+  'The traces not stored, and the inline scores of stored traces found unrecordable once their trace was ' +
+    '(a `score_id` taken by a different score): those traces are in `items` too.',
 )
 export type BatchTracesResponse = Static<typeof BatchTracesResponse>

@@ -42,9 +42,18 @@ export default fp(
     app.decorate('hub', hub)
     const prices = createPriceService(app.store, app.now)
     app.decorate('prices', prices)
+    const scores = createScoreService({
+      store: app.store,
+      hub,
+      validators: app.validators,
+      now: app.now,
+      onStored: app.metrics.scoresStored,
+    })
+    app.decorate('scores', scores)
     const ingest = createIngestService({
       store: app.store,
       hub,
+      scores,
       prices,
       validators: app.validators,
       now: app.now,
@@ -53,19 +62,10 @@ export default fp(
     })
     app.decorate('ingest', ingest)
     app.decorate('traces', createTraceService(app.store.traces))
-    app.decorate(
-      'scores',
-      createScoreService({
-        store: app.store,
-        hub,
-        validators: app.validators,
-        now: app.now,
-        onStored: app.metrics.scoresStored,
-      }),
-    )
     const otlp = createOtlpService({
       store: app.store,
       ingest,
+      scores,
       log: app.log,
       now: app.now,
       rootGraceMs: app.config.otlpRootGraceMs,
