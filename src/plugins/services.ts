@@ -52,7 +52,7 @@ export default fp(
       redact,
     })
     app.decorate('ingest', ingest)
-    app.decorate('traces', createTraceService(app.store.traces))
+    app.decorate('traces', createTraceService(app.store.traces, app.store.scores))
     app.decorate(
       'scores',
       createScoreService({

@@ -182,6 +182,15 @@ export function createScoreReads(query: Query, d: Pick<ScoreDialect, 'inList' | 
       return out
     },
 
+    async means(name: string, traceIds: readonly string[]): Promise<Map<string, number>> {
+      if (traceIds.length === 0) return new Map()
+      const rows = await query<{ trace_id: string; mean: number }>(
+        (b) =>
+          `select trace_id, mean from trace_scores where name = ${b(name)} and ${d.inList(b, 'trace_id', traceIds)}`,
+      )
+      return new Map(rows.map((r) => [r.trace_id, Number(r.mean)]))
+    },
+
     async analytics(projectId: string | undefined, now: number): Promise<ScoreAnalytics[]> {
       const { start } = chartWindow(now)
       const rows = await query<HourlyRow>(

@@ -63,6 +63,7 @@ const WRITES: { [S in SubStoreName]: Record<keyof Store[S], Writes> } = {
     list: false,
     ofTrace: false,
     summaries: false,
+    means: false,
     delete: 'changes',
     analytics: false,
     listConfigs: false,
