@@ -101,7 +101,11 @@ export const traceExample = {
 export const listTracesExample = { total: 1, items: [traceExample], next_cursor: null }
 
 const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHead } = traceExample
-export const traceSummaryExample = { ...traceHead, step_count: stepExamples.length }
+export const traceSummaryExample = {
+  ...traceHead,
+  step_count: stepExamples.length,
+  scores: { helpfulness: { count: 1, mean: 0.8 }, thumbs: { count: 1, mean: 1 } },
+}
 
 export const batchTracesBodyExample = {
   traces: [traceInputExample, { prompt: 'Summarise this ticket', model: 'gpt-4o', latency: 1200 }],
@@ -400,6 +404,7 @@ export const sessionSummaryExample = {
   unpriced: 0,
   failed: 1,
   warnings: 0,
+  scores: { helpfulness: { count: 2, mean: 0.85 } },
 }
 
 // A user's figures are the same activity summed over their sessions (here: the one above).

@@ -3,13 +3,47 @@
 import type { Score, ScoreAnalytics, ScoreConfig, ScoreSummary } from '../../schemas/index.js'
 import { CHART_BUCKETS, chartWindow, HOUR_MS } from '../analytics/math.js'
 import type { Query } from './read-queries.js'
-import { meanOf, SCORE_COLUMNS, type ScoreDialect, scoreOf } from './score-writes.js'
+import { meanOf, SCORE_COLUMNS, type ScoreDialect, SPLIT, scoreOf, VALUE_UNITS } from './score-writes.js'
 import type { ScoreFilter, ScorePage, ScorePageAfter, ScoreTarget } from './types.js'
 
 const SELECT = `select ${SCORE_COLUMNS.join(', ')} from scores`
 
 /** A mean as /analytics and the summaries report it: 6 decimals (a naive recount of the values gives the same). */
 export const roundMean = (mean: number): number => Math.round(mean * 1e6) / 1e6
+
+/**
+ * Per (project, session) or (project, user) of these, its scores' count and mean per name, in one grouped read
+ * through the scores' session or user index. Each value is summed as the rollups sum it (whole micro-units split in two
+ * integers, exact whatever the count), so a mean here is what a rollup of the same scores would give.
+ */
+export async function scoreMeansOf(
+  query: Query,
+  column: 'session_id' | 'user_id',
+  keys: readonly { project_id: string; id: string }[],
+): Promise<Map<string, ScoreSummary>> {
+  const out = new Map<string, ScoreSummary>()
+  if (keys.length === 0) return out
+  const units = `cast(round(value * ${VALUE_UNITS}) as bigint)`
+  const lo = `((${units} % ${SPLIT}) + ${SPLIT}) % ${SPLIT}`
+  const rows = await query<{ project_id: string; id: string; name: string; n: number; hi: number; lo: number }>(
+    (b) =>
+      `select project_id, ${column} as id, name, count(*) as n, sum((${units} - ${lo}) / ${SPLIT}) as hi,
+              sum(${lo}) as lo
+       from scores where ${column} in (${[...new Set(keys.map((k) => k.id))].map(b).join(', ')})
+       group by project_id, ${column}, name order by name`,
+  )
+  for (const r of rows) {
+    const key = activityKey(r.project_id, r.id)
+    const summary = out.get(key) ?? {}
+    out.set(key, summary)
+    const n = Number(r.n)
+    summary[r.name] = { count: n, mean: roundMean(meanOf(Number(r.hi), Number(r.lo), n)) }
+  }
+  return out
+}
+
+/** The key of a session or user of a project in scoreMeansOf's answer. */
+export const activityKey = (projectId: string, id: string): string => JSON.stringify([projectId, id])
 
 /** The WHERE clause of a filter (and a page's start). */
 function scoreWhere(f: ScoreFilter, bind: (value: unknown) => string, after?: ScorePageAfter): string {

@@ -161,3 +161,35 @@ t.test('the light list carries each trace’s scores in short', async (t) => {
     helpfulness: { count: 1, mean: 0.5 },
   })
 })
+
+t.test('sessions and users carry their score means per name, exact after a delete', async (t) => {
+  const { app, key, project_id } = await setup(t)
+  const own = await app.inject({
+    method: 'POST',
+    url: '/scores',
+    payload: { session_id: 's-1', project_id, name: 'helpfulness', value: 0.1 },
+  })
+  t.equal(own.statusCode, 201, own.body)
+  // helpfulness: 0.2, 0.9, 0.5, 0.9, 0.55 on its traces and 0.1 on the session itself.
+  const want = {
+    helpfulness: { count: 6, mean: 0.525 },
+    thumbs: { count: 2, mean: 0.5 },
+    tone: { count: 2, mean: 0 },
+  }
+  const sessions = (await app.inject('/sessions')).json()
+  t.same(sessions.items[0].scores, want, 'GET /sessions')
+  const session = (await app.inject('/sessions/s-1')).json()
+  t.same(session.session.scores, want, 'GET /sessions/{id}')
+  const users = (await app.inject('/users')).json()
+  t.same(users.items[0].scores, want, 'GET /users: its sessions’ scores too')
+  const user = (await app.inject('/users/u-1')).json()
+  t.same(user.user.scores, users.items[0].scores, 'GET /users/{id}')
+  t.same(user.sessions[0].scores, want, 'a user’s sessions')
+
+  await app.inject({ method: 'DELETE', url: '/traces/t2' })
+  const after = (await app.inject('/sessions/s-1')).json().session.scores
+  t.same(after, { helpfulness: { count: 5, mean: 0.53 }, thumbs: { count: 1, mean: 1 }, tone: { count: 2, mean: 0 } })
+  await postTrace(app, key, { prompt: 'x', session_id: 'quiet' })
+  const quiet = (await app.inject('/sessions/quiet')).json()
+  t.same(quiet.session.scores, {}, 'a session without scores: an empty object')
+})
