@@ -329,13 +329,32 @@ export const deleteProjectExample = {
   deleted_pending_spans: 0,
 }
 
-export const exportNdjsonExample = `${JSON.stringify(traceExample)}\n`
+/** A score of the example trace, as the trace read by its id (and its export) carries it. */
+const traceScoreExample = {
+  score_id: '0193a2b4-77c1-7d2e-9f00-5c3b2a1d0e9f',
+  project_id: 'support-bot',
+  trace_id: 'tr_01',
+  step_index: null,
+  session_id: 'sess_42',
+  name: 'helpfulness',
+  data_type: 'numeric',
+  value: 0.8,
+  label: null,
+  comment: null,
+  source: 'feedback',
+  author: null,
+  created_at: '2026-11-23T10:16:40.000Z',
+  metadata: {},
+}
+export const exportNdjsonExample = `${JSON.stringify({ ...traceExample, scores: [traceScoreExample] })}\n`
 
 export const exportCsvExample =
   'trace_id,project_id,environment,name,model,prompt,response,latency,token_count,prompt_tokens,completion_tokens,' +
-  'tokens_reported,cost,status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count\r\n' +
+  'tokens_reported,cost,status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count,' +
+  'scores\r\n' +
   'tr_01,support-bot,production,answer_question,gpt-4o-mini,What is the capital of France?,Paris.,812.5,17,14,3,true,' +
-  '0.0000039,success,,0,sess_42,user_7,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2\r\n'
+  '0.0000039,success,,0,sess_42,user_7,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2,' +
+  '"{""helpfulness"":{""count"":1,""mean"":0.8}}"\r\n'
 
 export const alertRuleInputExample = {
   name: 'Support bot failing',

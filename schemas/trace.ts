@@ -310,10 +310,14 @@ export type TraceFilterQuery = Static<typeof TraceFilterQuery>
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]
 
-/** The columns of a CSV export, in order: every field of a trace but its steps, then how many steps it has. */
+/**
+ * The columns of a CSV export, in order: every field of a trace but its steps and scores, how many steps it has, then
+ * its scores in short (the light list's summary, as JSON).
+ */
 export const CSV_COLUMNS = [
-  ...Object.keys(TraceSchema.properties).filter((k) => k !== 'steps'),
+  ...Object.keys(TraceSchema.properties).filter((k) => k !== 'steps' && k !== 'scores'),
   'step_count',
+  'scores',
 ] as readonly string[]
 
 export const ExportTracesQuery = Type.Composite([
@@ -325,8 +329,9 @@ export const ExportTracesQuery = Type.Composite([
         {
           default: 'ndjson',
           description:
-            '`ndjson`: one trace a line, exactly as `GET /traces/{trace_id}` answers it. `csv` (RFC 4180): a header, ' +
-            'then one row per trace with its flat fields (tags and metadata as JSON, no steps but `step_count`).',
+            '`ndjson`: one trace a line, exactly as `GET /traces/{trace_id}` answers it (with its `scores`). `csv` ' +
+            '(RFC 4180): a header, then one row per trace with its flat fields (tags and metadata as JSON, no steps ' +
+            'but `step_count`, and `scores` as the JSON of its per-name summary, `{name: {count, mean}}`).',
         },
       ),
     ),

@@ -200,6 +200,21 @@ export function createScoreReads(query: Query, d: Pick<ScoreDialect, 'inList' | 
       return rows.map(scoreOf)
     },
 
+    async ofTraces(traceIds: readonly string[]): Promise<Map<string, Score[]>> {
+      const out = new Map<string, Score[]>()
+      if (traceIds.length === 0) return out
+      const rows = await query<Record<string, unknown>>(
+        (b) => `${SELECT} where ${d.inList(b, 'trace_id', traceIds)} order by trace_id, created_at, score_id`,
+      )
+      for (const row of rows) {
+        const score = scoreOf(row)
+        const list = out.get(score.trace_id!) ?? []
+        out.set(score.trace_id!, list)
+        list.push(score)
+      }
+      return out
+    },
+
     async summaries(traceIds: readonly string[]): Promise<Map<string, ScoreSummary>> {
       const out = new Map<string, ScoreSummary>()
       if (traceIds.length === 0) return out

@@ -452,6 +452,8 @@ export interface ScoreStore {
   list(filter: ScoreFilter, page: { limit: number; after?: ScorePageAfter }): Promise<ScorePage>
   /** A trace's scores, oldest first. */
   ofTrace(traceId: string): Promise<Score[]>
+  /** The scores of each of these traces, oldest first (traces without scores are absent). */
+  ofTraces(traceIds: readonly string[]): Promise<Map<string, Score[]>>
   /** Per trace of these, its scores per name in short (traces without scores are absent). */
   summaries(traceIds: readonly string[]): Promise<Map<string, ScoreSummary>>
   /** Per trace of these with scores of this name, its exact mean of them (what `sort=score:<name>` orders by). */

@@ -64,6 +64,7 @@ const WRITES: { [S in SubStoreName]: Record<keyof Store[S], Writes> } = {
     ofTrace: false,
     summaries: false,
     means: false,
+    ofTraces: false,
     delete: 'changes',
     analytics: false,
     listConfigs: false,

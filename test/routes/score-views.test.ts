@@ -3,6 +3,7 @@
 import t, { type Test } from 'tap'
 import { ListTraceSummariesResponse } from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
+import { exportTraces } from '../../src/services/export.js'
 import { buildTestApp, createProject, postTrace, schemaErrors } from '../helper.js'
 
 /** Five traces of one project (t1 oldest … t5 newest) and their scores; t5 has none. */
@@ -192,4 +193,28 @@ t.test('sessions and users carry their score means per name, exact after a delet
   await postTrace(app, key, { prompt: 'x', session_id: 'quiet' })
   const quiet = (await app.inject('/sessions/quiet')).json()
   t.same(quiet.session.scores, {}, 'a session without scores: an empty object')
+})
+
+t.test('export carries the scores: NDJSON each trace’s scores as its read by id, CSV their summary', async (t) => {
+  const { app } = await setup(t)
+  const ndjson = await app.inject('/traces/export')
+  const lines = ndjson.body.trim().split('\n')
+  t.equal(lines.length, 5)
+  for (const line of lines) {
+    const id = JSON.parse(line).trace_id
+    t.equal(line, (await app.inject(`/traces/${id}`)).body, `${id}: the line is the trace read by its id`)
+  }
+  t.equal(JSON.parse(lines[4]!).scores.length, 3, 't1 has three scores')
+  t.same(JSON.parse(lines[0]!).scores, [], 't5 has none')
+  // In chunks of two traces, each chunk's scores read for that chunk: the same bytes.
+  for (const format of ['ndjson', 'csv'] as const) {
+    const chunks: Buffer[] = []
+    for await (const bytes of exportTraces(app.store, {}, format, 2)) chunks.push(bytes)
+    const whole = await app.inject(`/traces/export?format=${format}`)
+    t.equal(Buffer.concat(chunks).toString(), whole.body, `${format} in chunks of 2`)
+  }
+  const csv = (await app.inject('/traces/export?format=csv')).body.trim().split('\r\n')
+  t.match(csv[0], /,step_count,scores$/)
+  t.match(csv[5], /,0,"\{""helpfulness"":\{""count"":2,""mean"":0\.55\},""thumbs"":\{""count"":1,""mean"":1\}\}"$/)
+  t.match(csv[1], /,0,\{\}$/, 'a trace without scores: {}')
 })
