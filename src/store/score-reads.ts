@@ -2,6 +2,7 @@
 // list's summaries, /analytics' figures from the hourly rollup, and the score configs.
 import type { Score, ScoreAnalytics, ScoreConfig, ScoreSummary } from '../../schemas/index.js'
 import { CHART_BUCKETS, chartWindow, HOUR_MS } from '../analytics/math.js'
+import { setOwn } from '../lib/own.js'
 import type { Query } from './read-queries.js'
 import { meanOf, SCORE_COLUMNS, type ScoreDialect, SPLIT, scoreOf, VALUE_UNITS } from './score-writes.js'
 import type { ScoreFilter, ScorePage, ScorePageAfter, ScoreTarget } from './types.js'
@@ -37,7 +38,8 @@ export async function scoreMeansOf(
     const summary = out.get(key) ?? {}
     out.set(key, summary)
     const n = Number(r.n)
-    summary[r.name] = { count: n, mean: roundMean(meanOf(Number(r.hi), Number(r.lo), n)) }
+    // A name is data: `__proto__` is an own key like any other.
+    setOwn(summary, r.name, { count: n, mean: roundMean(meanOf(Number(r.hi), Number(r.lo), n)) })
   }
   return out
 }
@@ -226,7 +228,7 @@ export function createScoreReads(query: Query, d: Pick<ScoreDialect, 'inList' | 
       for (const r of rows) {
         const s = out.get(r.trace_id) ?? {}
         out.set(r.trace_id, s)
-        s[r.name] = { count: Number(r.scores), mean: roundMean(r.mean) }
+        setOwn(s, r.name, { count: Number(r.scores), mean: roundMean(r.mean) })
       }
       return out
     },

@@ -218,3 +218,23 @@ t.test('export carries the scores: NDJSON each trace’s scores as its read by i
   t.match(csv[5], /,0,"\{""helpfulness"":\{""count"":2,""mean"":0\.55\},""thumbs"":\{""count"":1,""mean"":1\}\}"$/)
   t.match(csv[1], /,0,\{\}$/, 'a trace without scores: {}')
 })
+
+t.test('/metrics counts the scores stored by name and source', async (t) => {
+  const { app } = await setup(t)
+  await app.inject({
+    method: 'POST',
+    url: '/scores',
+    payload: { trace_id: 't5', name: 'thumbs', value: true, source: 'feedback' },
+  })
+  const again = await app.inject({ method: 'POST', url: '/scores/batch', payload: { scores: [] } })
+  t.equal(again.statusCode, 400, 'an empty batch stores nothing')
+  const text = (await app.inject('/metrics')).body
+  const count = (name: string, source: string) =>
+    Number(
+      text.match(new RegExp(`^loupe_scores_recorded_total\\{name="${name}",source="${source}"\\} (\\d+)$`, 'm'))?.[1],
+    )
+  t.equal(count('helpfulness', 'api'), 5)
+  t.equal(count('thumbs', 'api'), 2)
+  t.equal(count('thumbs', 'feedback'), 1)
+  t.equal(count('tone', 'api'), 2)
+})
