@@ -75,7 +75,7 @@ export function orderBy(ordering: Ordering | undefined, nulls: boolean, collecte
   const { order, ...rest } = ordering ?? { sort: 'created_at', order: 'desc' }
   const sort = orderColumn(rest.sort)
   const place = nulls && sort === 'cost' ? (order === 'asc' ? ' nulls first' : ' nulls last') : ''
-  return `order by ${sort}${collected ? ' + 0' : ''} ${order}${place}, trace_id ${order}`
+  return `order by ${sort}${collected ? ' + 0' : ''} ${order}${place}, ${tieColumn(rest.sort)} ${order}`
 }
 
 /** The column an order sorts by: a traces column, or the mean a score order reads with each trace. */
@@ -83,6 +83,12 @@ const orderColumn = (sort: ReadSort): string => (sort === 'score' ? SCORE_MEAN :
 
 /** The column a score order (TraceFilter.scored_by) reads each trace's mean of the score as. */
 const SCORE_MEAN = 'score_mean'
+
+/**
+ * The trace_id an order breaks ties by: a score order takes the rollup's own (the same value), which its index
+ * (name, mean, trace_id) holds in order, so that no sort is left to do.
+ */
+const tieColumn = (sort: ReadSort): string => (sort === 'score' ? 'scored.scored_trace_id' : 'trace_id')
 
 /**
  * The traces with a score of a name, each with its mean of it, from the per-trace score rollup (trace_scores), as a
@@ -120,13 +126,14 @@ export interface Ordering {
 function afterClause(after: NonNullable<ExtraConditions['after']>, bind: (value: unknown) => string): string {
   const { order, at } = after
   const sort = orderColumn(after.sort)
+  const tie = tieColumn(after.sort)
   const cmp = order === 'asc' ? '>' : '<'
   if (at.value === null) {
     // Only a nullable column has null positions: the rest of the nulls, then (ascending) every value.
     const rest = `(${sort} is null and trace_id ${cmp} ${bind(at.trace_id)})`
     return order === 'asc' ? `(${rest} or ${sort} is not null)` : rest
   }
-  const row = `(${sort}, trace_id) ${cmp} (${bind(at.value)}, ${bind(at.trace_id)})`
+  const row = `(${sort}, ${tie}) ${cmp} (${bind(at.value)}, ${bind(at.trace_id)})`
   return sort === 'cost' && order === 'desc' ? `(${row} or cost is null)` : row
 }
 
