@@ -61,7 +61,7 @@ export default fp(
       redact,
     })
     app.decorate('ingest', ingest)
-    app.decorate('traces', createTraceService(app.store.traces))
+    app.decorate('traces', createTraceService(app.store.traces, app.store.scores))
     const otlp = createOtlpService({
       store: app.store,
       ingest,

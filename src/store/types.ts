@@ -61,10 +61,15 @@ export type TraceFilter = Omit<
   q?: string[]
   since?: number
   until?: number
+  /** Only traces with a score of this name, each read with its mean of it (`score_mean`): what a score order needs. */
+  scored_by?: string
 }
 
 /** The orders of GET /traces (TRACE_SORTS): a trace column, each tie broken by trace_id in the same direction. */
 export type { SortOrder, TraceSort }
+
+/** An order of the read plan: a trace column, or `score`: the trace's mean of the filter's `scored_by` score. */
+export type ReadSort = TraceSort | 'score'
 
 /** Which sessions or users: of a project, of a user (sessions), active in a time range. */
 export interface ActivityFilter {
@@ -87,7 +92,7 @@ export interface Page {
   limit: number
   offset: number
   /** Default created_at, desc. An unpriced trace (cost null) sorts as the cheapest. */
-  sort?: TraceSort
+  sort?: ReadSort
   order?: SortOrder
   /** Keyset paging: the page after this position (then offset counts from there). */
   after?: PageAfter
@@ -447,8 +452,12 @@ export interface ScoreStore {
   list(filter: ScoreFilter, page: { limit: number; after?: ScorePageAfter }): Promise<ScorePage>
   /** A trace's scores, oldest first. */
   ofTrace(traceId: string): Promise<Score[]>
+  /** The scores of each of these traces, oldest first (traces without scores are absent). */
+  ofTraces(traceIds: readonly string[]): Promise<Map<string, Score[]>>
   /** Per trace of these, its scores per name in short (traces without scores are absent). */
   summaries(traceIds: readonly string[]): Promise<Map<string, ScoreSummary>>
+  /** Per trace of these with scores of this name, its exact mean of them (what `sort=score:<name>` orders by). */
+  means(name: string, traceIds: readonly string[]): Promise<Map<string, number>>
   /** Deletes a score with what it added to the rollups, in one transaction; the deleted score, or null. */
   delete(scoreId: string): Promise<Score | null>
   /** Per (name, data type), of one project or all: counts, mean, labels, and the per-hour means since `since`. */

@@ -63,6 +63,8 @@ const WRITES: { [S in SubStoreName]: Record<keyof Store[S], Writes> } = {
     list: false,
     ofTrace: false,
     summaries: false,
+    means: false,
+    ofTraces: false,
     delete: 'changes',
     analytics: false,
     listConfigs: false,
