@@ -89,6 +89,11 @@ export const BodyTooLarge = createError<[number]>(
   'the request body is larger than %d bytes once decompressed',
   413,
 )
+export const FeedbackBodyTooLarge = createError<[number]>(
+  'LOUPE_BODY_TOO_LARGE',
+  'a request with a public key may carry at most %d bytes (FEEDBACK_BODY_LIMIT)',
+  413,
+)
 export const UnsupportedContentEncoding = createError<[string]>(
   'LOUPE_UNSUPPORTED_CONTENT_ENCODING',
   "Content-Encoding '%s' is not supported: send gzip or no encoding",
