@@ -26,10 +26,10 @@ async function setup(t: Test, options: { traces?: number; adminToken?: string; c
   return { app, key, project_id, clock, admin }
 }
 
-/** `count` traces, one a minute from BASE, every other one an error: tr-0 is the oldest. */
-async function seed(app: LoupeApp, key: string, count: number) {
+/** `count` traces, one a minute from BASE, every other one failed: tr-0 (`prefix`-0) is the oldest. */
+async function seed(app: LoupeApp, key: string, count: number, prefix = 'tr') {
   const traces = Array.from({ length: count }, (_, i) => ({
-    trace_id: `tr-${i}`,
+    trace_id: `${prefix}-${i}`,
     prompt: `question ${i}`,
     response: i % 2 === 0 ? `answer ${i}` : '',
     status: i % 2 === 0 ? 'success' : 'failed',
@@ -251,4 +251,24 @@ t.test('a project key sees and walks only its own project’s queues', async (t)
   }
   t.equal((await app.inject({ method: 'GET', url: '/annotation-queues' })).statusCode, 401)
   t.equal((await next(app, own.json().queue_id, 'ana', {}, mine)).json().trace_id, 'tr-0')
+})
+
+t.test('deleting a project deletes its queues and their items, not another project’s', async (t) => {
+  const { app, project_id } = await setup(t, { traces: 2 })
+  const kept = await createProject(app, 'Kept')
+  await seed(app, kept.key, 1, 'kept')
+  const doomed = (await createQueue(app, { name: 'Doomed', project_id, score_names: ['helpfulness'] })).json()
+  const other = (
+    await createQueue(app, { name: 'Kept', project_id: kept.project_id, score_names: ['helpfulness'] })
+  ).json()
+  await next(app, doomed.queue_id, 'ana')
+  await next(app, other.queue_id, 'ana')
+  const res = await app.inject({ method: 'DELETE', url: `/projects/${project_id}` })
+  t.equal(res.statusCode, 200, res.body)
+  t.equal((await app.inject({ method: 'GET', url: `/annotation-queues/${doomed.queue_id}` })).statusCode, 404)
+  t.same(await app.store.annotation.items(doomed.queue_id, ['tr-0', 'tr-1']), new Map(), 'its items are gone')
+  t.match((await app.inject({ method: 'GET', url: `/annotation-queues/${other.queue_id}` })).json(), {
+    progress: { done: 0, total: 1 },
+  })
+  t.equal((await app.store.annotation.items(other.queue_id, ['kept-0'])).size, 1, 'the other queue’s hold stays')
 })
