@@ -147,6 +147,32 @@ export const OffsetQuery = Type.Integer({
   description: 'Items to skip.',
 })
 
+/**
+ * The answer of a batch (`POST /traces/batch`, `POST /scores/batch`): how many items were accepted, each rejected
+ * one's index and reason, and the accepted items in request order.
+ */
+export const BatchAnswer = <T extends TSchema>(
+  field: string,
+  noun: string,
+  item: T,
+  options: ObjectOptions,
+  rejected?: string,
+) =>
+  Type.Object(
+    {
+      accepted: Type.Integer({ description: `${noun} stored now or already stored (idempotent re-send).` }),
+      rejected: Type.Array(
+        Type.Object({
+          index: Type.Integer({ description: `Position in \`${field}\`.` }),
+          message: Type.String({ description: 'Why it was rejected; names the field.' }),
+        }),
+        rejected === undefined ? {} : { description: rejected },
+      ),
+      items: Type.Array(item, { description: `The accepted ${noun.toLowerCase()}, in request order.` }),
+    },
+    options,
+  )
+
 export const ErrorSchema = Type.Object(
   {
     statusCode: Type.Integer({ description: 'HTTP status code.' }),

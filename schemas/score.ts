@@ -2,6 +2,7 @@
 // from the API, a user's feedback, a person annotating, or an evaluator. Score configs say what a name may hold.
 import { type Static, Type } from '@sinclair/typebox'
 import {
+  BatchAnswer,
   LimitQuery,
   Literals,
   Nullable,
@@ -180,19 +181,10 @@ export const BatchScoresBody = Type.Object(
   { examples: [batchScoresBodyExample] },
 )
 
-export const BatchScoresResponse = Type.Object(
-  {
-    accepted: Type.Integer({ description: 'Scores stored now or already stored (idempotent re-send).' }),
-    rejected: Type.Array(
-      Type.Object({
-        index: Type.Integer({ description: 'Position in `scores`.' }),
-        message: Type.String({ description: 'Why it was rejected; names the field.' }),
-      }),
-    ),
-    items: Type.Array(Type.Object({ score_id: Type.String(), trace_id: Nullable(Type.String()) }), {
-      description: 'The accepted scores, in request order.',
-    }),
-  },
+export const BatchScoresResponse = BatchAnswer(
+  'scores',
+  'Scores',
+  Type.Object({ score_id: Type.String(), trace_id: Nullable(Type.String()) }),
   { examples: [batchScoresResponseExample] },
 )
 export type BatchScoresResponse = Static<typeof BatchScoresResponse>

@@ -1,6 +1,7 @@
 // TraceSchema and everything the /traces routes accept and return.
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import {
+  BatchAnswer,
   BOUNDS,
   CostUsd,
   EnvironmentSchema,
@@ -167,7 +168,10 @@ export const TraceInputSchema = Type.Object(
       Nullable(
         Type.Array(InlineScoreInputSchema, {
           maxItems: SCORE_LIMITS.inline,
-          description: 'Scores of this trace, recorded once it is stored (as `POST /scores` records them).',
+          description:
+            'Scores of this trace, checked with it before it is stored (a bad one rejects the trace), then recorded ' +
+            'as `POST /scores` records them; never part of the stored trace. A score without `score_id` gets one made ' +
+            'of the trace id and its position, so a re-sent trace records its scores once.',
         }),
       ),
     ),
@@ -357,19 +361,12 @@ export const BatchTracesBody = Type.Object(
 )
 export type BatchTracesBody = Static<typeof BatchTracesBody>
 
-export const BatchTracesResponse = Type.Object(
-  {
-    accepted: Type.Integer({ description: 'Traces stored now or already stored (idempotent re-send).' }),
-    rejected: Type.Array(
-      Type.Object({
-        index: Type.Integer({ description: 'Position in `traces`.' }),
-        message: Type.String({ description: 'Why it was rejected; names the field.' }),
-      }),
-    ),
-    items: Type.Array(Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }), {
-      description: 'The accepted traces, in request order.',
-    }),
-  },
+export const BatchTracesResponse = BatchAnswer(
+  'traces',
+  'Traces',
+  Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }),
   { examples: [batchTracesResponseExample] },
+  'The traces not stored, and the inline scores of stored traces found unrecordable once their trace was ' +
+    '(a `score_id` taken by a different score): those traces are in `items` too.',
 )
 export type BatchTracesResponse = Static<typeof BatchTracesResponse>

@@ -34,13 +34,13 @@ const digitsOf = (s: string) => s.replace(/\D/g, '')
 
 /** Each detector: a regex finding candidates, and a check a candidate must pass to be redacted. */
 const RULES: Record<Detector, { pattern: RegExp; accept?: (match: string) => boolean }> = {
-  // Secrets with a recognisable shape: provider-prefixed keys (OpenAI/Anthropic `sk-`, Loupe's own, GitHub, Slack,
-  // Google, AWS, Stripe), JSON Web Tokens, and a Bearer credential.
+  // Secrets with a recognisable shape: provider-prefixed keys (OpenAI/Anthropic `sk-`, Loupe's own secret and public
+  // keys, GitHub, Slack, Google, AWS, Stripe), JSON Web Tokens, and a Bearer credential.
   api_key: {
     pattern: new RegExp(
       [
         String.raw`\b(?:sk|pk|rk)[-_](?:live[-_]|test[-_]|proj[-_]|ant[-_][a-z0-9]+[-_])?[A-Za-z0-9_-]{16,}`,
-        String.raw`\bloupe_sk_[A-Za-z0-9]+`,
+        String.raw`\bloupe_[sp]k_[A-Za-z0-9]+`,
         String.raw`\bgh[pousr]_[A-Za-z0-9]{30,}`,
         String.raw`\bxox[abposr]-[A-Za-z0-9-]{10,}`,
         String.raw`\bAIza[0-9A-Za-z_-]{35}`,

@@ -24,6 +24,7 @@ export default fp(
           { name: 'health', description: 'Liveness and readiness' },
           { name: 'traces', description: 'Recorded executions' },
           { name: 'analytics', description: 'Aggregates and failures' },
+          { name: 'scores', description: 'Whether answers were good: scores, score configs, annotation' },
           { name: 'costs', description: 'Model prices and re-pricing' },
           { name: 'sessions', description: 'Conversations and their users' },
           { name: 'projects', description: 'Projects and their API keys' },
@@ -35,7 +36,8 @@ export default fp(
             bearerAuth: {
               type: 'http',
               scheme: 'bearer',
-              description: 'A project API key (loupe_sk_…), or in protected mode the admin token.',
+              description:
+                'A project API key (loupe_sk_…; a public key loupe_pk_… only on POST /scores), or in protected mode the admin token.',
             },
             apiKeyHeader: {
               type: 'apiKey',

@@ -44,9 +44,18 @@ export default fp(
     app.decorate('hub', hub)
     const prices = createPriceService(app.store, app.now)
     app.decorate('prices', prices)
+    const scores = createScoreService({
+      store: app.store,
+      hub,
+      validators: app.validators,
+      now: app.now,
+      onStored: app.metrics.scoresStored,
+    })
+    app.decorate('scores', scores)
     const ingest = createIngestService({
       store: app.store,
       hub,
+      scores,
       prices,
       validators: app.validators,
       now: app.now,
@@ -55,20 +64,11 @@ export default fp(
     })
     app.decorate('ingest', ingest)
     app.decorate('traces', createTraceService(app.store.traces))
-    app.decorate(
-      'scores',
-      createScoreService({
-        store: app.store,
-        hub,
-        validators: app.validators,
-        now: app.now,
-        onStored: app.metrics.scoresStored,
-      }),
-    )
     app.decorate('annotation', createAnnotationService({ store: app.store, now: app.now }))
     const otlp = createOtlpService({
       store: app.store,
       ingest,
+      scores,
       log: app.log,
       now: app.now,
       rootGraceMs: app.config.otlpRootGraceMs,

@@ -167,19 +167,20 @@ export function createScoreReads(query: Query, d: Pick<ScoreDialect, 'inList' | 
     },
 
     async summaries(traceIds: readonly string[]): Promise<Map<string, ScoreSummary>> {
-      const out = new Map<string, ScoreSummary>()
-      if (traceIds.length === 0) return out
+      const entries = new Map<string, [string, ScoreSummary[string]][]>()
+      if (traceIds.length === 0) return new Map()
       const rows = await query<{ trace_id: string; name: string; scores: number; mean: number }>(
         (b) =>
           `select trace_id, name, scores, mean from trace_scores
            where ${d.inList(b, 'trace_id', traceIds)} order by trace_id, name`,
       )
       for (const r of rows) {
-        const s = out.get(r.trace_id) ?? {}
-        out.set(r.trace_id, s)
-        s[r.name] = { count: Number(r.scores), mean: roundMean(r.mean) }
+        const of = entries.get(r.trace_id) ?? []
+        entries.set(r.trace_id, of)
+        of.push([r.name, { count: Number(r.scores), mean: roundMean(r.mean) }])
       }
-      return out
+      // Object.fromEntries makes every name an own property, `__proto__` included.
+      return new Map([...entries].map(([traceId, named]) => [traceId, Object.fromEntries(named)]))
     },
 
     async analytics(projectId: string | undefined, now: number): Promise<ScoreAnalytics[]> {

@@ -25,6 +25,7 @@ const CASES: [string, string, string][] = [
   ['GitHub token', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', '[REDACTED:api_key]'],
   ['AWS key id', 'AKIAIOSFODNN7EXAMPLE', '[REDACTED:api_key]'],
   ['Loupe key', 'loupe_sk_abc123DEF', '[REDACTED:api_key]'],
+  ['Loupe public key', 'loupe_pk_abc123DEF', '[REDACTED:api_key]'],
   ['Bearer header', 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz', 'Authorization: [REDACTED:api_key]'],
   ['US phone', 'call (555) 123-4567 now', 'call [REDACTED:phone] now'],
   ['international phone', 'tel +33 6 12 34 56 78', 'tel [REDACTED:phone]'],

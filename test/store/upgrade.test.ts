@@ -118,7 +118,7 @@ const SEARCHABLE_STEPS = JSON.stringify([
   },
 ])
 
-/** What later releases added, on an upgraded database: costs (unpriced), search, sessions. */
+/** What later releases added, on an upgraded database: costs (unpriced), search, sessions, scores. */
 async function checkAdditions(t: Test, store: Store) {
   const a = await analyticsOf(store)
   t.equal(a.summary.unpriced_traces, 4, 'older traces are unpriced')
@@ -136,6 +136,27 @@ async function checkAdditions(t: Test, store: Store) {
     'older traces are searchable',
   )
   t.equal((await store.traces.list({ q: ['prompt'] }, { limit: 10, offset: 0 })).total, 4)
+  const score = {
+    score_id: 'upgraded-1',
+    project_id: 'p',
+    trace_id: 'b',
+    step_index: null,
+    session_id: null,
+    name: 'helpfulness',
+    data_type: 'numeric' as const,
+    value: 0.5,
+    label: null,
+    comment: null,
+    source: 'api' as const,
+    author: null,
+    created_at: new Date(T0).toISOString(),
+    metadata: {},
+  }
+  t.match(await store.scores.insert([{ score, user_id: null }]), [{ kind: 'created' }], 'an older trace can be scored')
+  t.match(await store.scores.analytics(undefined, T0), [{ name: 'helpfulness', count: 1, mean: 0.5 }])
+  await store.traces.delete({ filter: {}, trace_ids: ['b'], limit: 10 })
+  t.same(await store.scores.analytics(undefined, T0), [], 'and its score goes with it')
+  t.equal(await store.scores.get('upgraded-1'), null)
 }
 
 async function analyticsOf(store: Store) {
