@@ -495,3 +495,32 @@ export const scoreConfigInputExample = {
 }
 
 export const listScoreConfigsExample = { total: 1, items: [scoreConfigExample] }
+
+export const annotationQueueInputExample = {
+  name: 'Failed support answers',
+  project_id: 'support-bot',
+  description: 'Rate every failed answer of the support bot.',
+  filter: { status: 'failed', environment: 'production' },
+  score_names: ['helpfulness'],
+}
+
+export const annotationQueueExample = {
+  queue_id: '0193a8f0-7c1e-7000-8000-00000000a001',
+  name: 'Failed support answers',
+  project_id: 'support-bot',
+  description: 'Rate every failed answer of the support bot.',
+  filter: { status: 'failed', environment: 'production' },
+  score_names: ['helpfulness'],
+  created_at: '2026-11-28T09:00:00.000Z',
+  progress: { done: 12, total: 40 },
+}
+
+export const listAnnotationQueuesExample = { total: 1, items: [annotationQueueExample] }
+
+export const nextAnnotationItemExample = {
+  queue_id: annotationQueueExample.queue_id,
+  trace_id: 'tr_01HZX4K2V8',
+  held_by: 'ana',
+  held_until: '2026-11-28T09:05:00.000Z',
+  progress: { done: 12, total: 40 },
+}

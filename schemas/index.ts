@@ -6,6 +6,7 @@ import {
   ChartPointSchema,
   CostBreakdownEntrySchema,
 } from './analytics.js'
+import { AnnotationItemSchema, AnnotationQueueSchema } from './annotation.js'
 import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
 import { ModelPriceSchema } from './model.js'
@@ -17,6 +18,7 @@ import { TraceInputSchema, TraceSchema, TraceSummarySchema } from './trace.js'
 
 export * from './alert.js'
 export * from './analytics.js'
+export * from './annotation.js'
 export * from './api-key.js'
 export * from './common.js'
 export * from './events.js'
@@ -53,4 +55,6 @@ export const componentSchemas = [
   ScoreInputSchema,
   ScoreConfigSchema,
   ScoreAnalyticsSchema,
+  AnnotationQueueSchema,
+  AnnotationItemSchema,
 ] as const

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import WebSocket from 'ws'
 import { LIMITS } from '../schemas/index.js'
+import { annotationNext } from './bench-annotation.js'
 import {
   autocannon,
   fetch,
@@ -170,6 +171,7 @@ async function main() {
       naive.analyticsProject + naive.p95Project,
     )
     read('GET /failures', '/failures', '—')
+    rows.push(await annotationNext(base, topProject, TRACES))
     const big = await bigTraces(base, key)
     rows.push(big.row)
     read(`GET /traces/{id} (${LIMITS.steps} steps)`, `/traces/${big.id}`, '—')

@@ -41,6 +41,11 @@ export const AnnotationQueueNotFound = createError<[string]>(
   "annotation queue '%s' not found",
   404,
 )
+export const AnnotationItemHeld = createError<[string, string]>(
+  'LOUPE_ANNOTATION_ITEM_HELD',
+  "trace '%s' of this queue is held by '%s' for now: ask for the next one",
+  409,
+)
 export const ScoreConfigExists = createError<[string]>(
   'LOUPE_SCORE_CONFIG_EXISTS',
   "a score config named '%s' exists: replace it with PUT /score-configs/{name}",

@@ -224,6 +224,58 @@ t.test('every answer matches the document, and every operation is exercised', as
   await record(open, 'get', '/alerts/events', '/alerts/events?limit=0')
   await record(open, 'delete', '/alerts/rules/{rule_id}', `/alerts/rules/${alert.json().rule_id}`)
   await record(open, 'delete', '/alerts/rules/{rule_id}', `/alerts/rules/${alert.json().rule_id}`)
+  // Annotation queues: a queue over the project's traces, walked once, and its errors.
+  const annotated = await createProject(open, 'Annotated', 'production')
+  await open.inject({
+    method: 'POST',
+    url: '/traces',
+    headers: { authorization: `Bearer ${annotated.key}` },
+    payload: { prompt: 'to annotate' },
+  })
+  await open.inject({
+    method: 'POST',
+    url: '/score-configs',
+    payload: { name: 'replayed', data_type: 'boolean' },
+  })
+  const queue = await record(open, 'post', '/annotation-queues', '/annotation-queues', {
+    headers: jsonHeaders,
+    payload: { name: 'Replay', project_id: annotated.project_id, score_names: ['replayed'] },
+  })
+  await record(open, 'post', '/annotation-queues', '/annotation-queues', {
+    headers: jsonHeaders,
+    payload: { name: 'Replay', project_id: annotated.project_id, score_names: ['none-such'] },
+  })
+  const queuePath = `/annotation-queues/${queue.json().queue_id}`
+  await record(open, 'get', '/annotation-queues', '/annotation-queues')
+  await record(open, 'get', '/annotation-queues/{queue_id}', queuePath)
+  await record(open, 'get', '/annotation-queues/{queue_id}', '/annotation-queues/none-such')
+  await record(open, 'put', '/annotation-queues/{queue_id}', queuePath, {
+    headers: jsonHeaders,
+    payload: { name: 'Replayed', filter: { q: 'annotate' }, score_names: ['replayed'] },
+  })
+  const held = await record(open, 'post', '/annotation-queues/{queue_id}/next', `${queuePath}/next`, {
+    headers: jsonHeaders,
+    payload: { annotator: 'ana' },
+  })
+  const itemPath = `${queuePath}/items/${held.json().trace_id}`
+  await record(open, 'post', '/annotation-queues/{queue_id}/items/{trace_id}/release', `${itemPath}/release`, {
+    headers: jsonHeaders,
+    payload: { annotator: 'ana' },
+  })
+  await record(open, 'post', '/annotation-queues/{queue_id}/items/{trace_id}/done', `${itemPath}/done`, {
+    headers: jsonHeaders,
+    payload: { annotator: 'ana' },
+  })
+  await record(open, 'post', '/annotation-queues/{queue_id}/items/{trace_id}/done', `${queuePath}/items/x/done`, {
+    headers: jsonHeaders,
+    payload: { annotator: 'ana' },
+  })
+  await record(open, 'post', '/annotation-queues/{queue_id}/next', `${queuePath}/next`, {
+    headers: jsonHeaders,
+    payload: { annotator: '' },
+  })
+  await record(open, 'delete', '/annotation-queues/{queue_id}', queuePath)
+  await record(open, 'delete', '/annotation-queues/{queue_id}', queuePath)
   const doomed = await createProject(open, 'Doomed', 'production')
   await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)
   await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)

@@ -1,4 +1,4 @@
-// The services routes call: ingest (the one road of a trace), scores (the one road of a score), trace reads (filters and cursors), prices (overrides, re-pricing), OTLP (spans waiting for
+// The services routes call: ingest (the one road of a trace), scores (the one road of a score), annotation queues, trace reads (filters and cursors), prices (overrides, re-pricing), OTLP (spans waiting for
 // their trace, and the timer that stores them) and projects/keys; the event hub they share, fed by this replica's
 // ingest and by the store with what other replicas store; and the live stream's sockets, which the hub feeds.
 import fp from 'fastify-plugin'
@@ -8,6 +8,7 @@ import { createRedactor } from '../ingest/redact.js'
 import { createIngestService, type IngestService } from '../ingest/service.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
 import { type AlertService, createAlertService } from '../services/alerts.js'
+import { type AnnotationService, createAnnotationService } from '../services/annotation.js'
 import { createDeletionService, type DeletionService } from '../services/deletion.js'
 import { createPriceService, type PriceService } from '../services/prices.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
@@ -28,6 +29,7 @@ declare module 'fastify' {
     retention: RetentionService
     alerts: AlertService
     scores: ScoreService
+    annotation: AnnotationService
   }
 }
 
@@ -62,6 +64,7 @@ export default fp(
     })
     app.decorate('ingest', ingest)
     app.decorate('traces', createTraceService(app.store.traces, app.store.scores))
+    app.decorate('annotation', createAnnotationService({ store: app.store, now: app.now }))
     const otlp = createOtlpService({
       store: app.store,
       ingest,

@@ -37,7 +37,7 @@ export class JsonParam {
 }
 
 /** One statement's rows. */
-function* run(
+export function* run(
   build: PlanStatement['build'],
 ): Generator<PlanStatement, Record<string, unknown>[], Record<string, unknown>[]> {
   return yield { build }

@@ -470,6 +470,56 @@ export interface ScoreStore {
   deleteConfig(name: string): Promise<boolean>
 }
 
+/** An annotation queue as the store holds it (created_at in epoch ms; the filter as GET /traces takes it). */
+export interface AnnotationQueueRecord {
+  queue_id: string
+  name: string
+  project_id: string
+  description: string | null
+  filter: Record<string, unknown>
+  score_names: string[]
+  created_at: number
+}
+
+/** A trace of a queue someone opened: who holds it and until when (epoch ms), or who marked it done. */
+export interface AnnotationItemRecord {
+  trace_id: string
+  held_by: string | null
+  held_until: number | null
+  done_by: string | null
+  done_at: number | null
+}
+
+/** Annotation queues and the traces of them people hold or marked done. */
+export interface AnnotationStore {
+  createQueue(queue: AnnotationQueueRecord): Promise<void>
+  /** Newest first; of one project, or all. */
+  listQueues(projectId?: string): Promise<AnnotationQueueRecord[]>
+  getQueue(queueId: string): Promise<AnnotationQueueRecord | null>
+  /** Replaces the name, description, filter and score names; false when there is no such queue. */
+  updateQueue(queue: AnnotationQueueRecord): Promise<boolean>
+  /** Deletes a queue with its items, in one transaction; false when there is no such queue. */
+  deleteQueue(queueId: string): Promise<boolean>
+  /** Per queue of these, how many of its items are done. */
+  doneCounts(queueIds: readonly string[]): Promise<Map<string, number>>
+  /** The items of these traces in a queue (traces nobody opened are absent). */
+  items(queueId: string, traceIds: readonly string[]): Promise<Map<string, AnnotationItemRecord>>
+  /** The traces this annotator holds in a queue at `now` (not done, hold not expired), oldest hold first. */
+  heldBy(queueId: string, annotator: string, now: number): Promise<string[]>
+  /**
+   * Holds a trace of a queue for an annotator until `until`, in one atomic statement: only while it is not done and
+   * not held by someone else whose hold is still running at `now`. True when it is now theirs.
+   */
+  claim(queueId: string, traceId: string, annotator: string, now: number, until: number): Promise<boolean>
+  /**
+   * Marks a trace done by an annotator (and ends any hold), unless someone else holds it at `now`: the item, or
+   * null when another holds it.
+   */
+  markDone(queueId: string, traceId: string, annotator: string, now: number): Promise<AnnotationItemRecord | null>
+  /** Ends an annotator's hold of a trace; false when they did not hold it. */
+  release(queueId: string, traceId: string, annotator: string): Promise<boolean>
+}
+
 /** The store the app is given: the database's lifecycle, and one sub-store per domain. */
 export interface Store extends LifecycleStore {
   readonly traces: TraceStore
@@ -479,6 +529,7 @@ export interface Store extends LifecycleStore {
   readonly pending: PendingSpanStore
   readonly alerts: AlertStore
   readonly scores: ScoreStore
+  readonly annotation: AnnotationStore
 }
 
 export type { ApiKeyCreated }

@@ -1,10 +1,11 @@
 // The PostgreSQL store, for several Loupe replicas on one database: opened (and migrated) by lifecycle.ts, composed of
 // one sub-store per domain, each in its own file (traces.ts, activity.ts, projects.ts, prices.ts, pending-spans.ts,
-// alerts.ts, scores.ts) over one shared context.
+// alerts.ts, scores.ts, annotation.ts) over one shared context.
 import type pg from 'pg'
 import type { Store } from '../types.js'
 import { createPostgresActivityStore } from './activity.js'
 import { createPostgresAlertStore } from './alerts.js'
+import { createPostgresAnnotationStore } from './annotation.js'
 import { createPostgresLifecycle, openPostgres, type PostgresStoreOptions } from './lifecycle.js'
 import { createPostgresPendingSpanStore } from './pending-spans.js'
 import { createPostgresPriceStore } from './prices.js'
@@ -32,5 +33,6 @@ export async function createPostgresStore(
     pending: createPostgresPendingSpanStore(ctx),
     alerts: createPostgresAlertStore(ctx),
     scores: createPostgresScoreStore(ctx),
+    annotation: createPostgresAnnotationStore(ctx),
   }
 }

@@ -1,9 +1,10 @@
 // The embedded SQLite store: opened (and migrated) by lifecycle.ts, composed of one sub-store per domain, each in its
 // own file (traces.ts, activity.ts, projects.ts, prices.ts, pending-spans.ts, alerts.ts,
-// scores.ts) over one shared context.
+// scores.ts, annotation.ts) over one shared context.
 import type { Store } from '../types.js'
 import { createSqliteActivityStore } from './activity.js'
 import { createSqliteAlertStore } from './alerts.js'
+import { createSqliteAnnotationStore } from './annotation.js'
 import type { SqliteDatabase } from './driver.js'
 import { createSqliteLifecycle, openSqlite, type SqliteStoreOptions } from './lifecycle.js'
 import { createSqlitePendingSpanStore } from './pending-spans.js'
@@ -26,5 +27,6 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     pending: createSqlitePendingSpanStore(ctx),
     alerts: createSqliteAlertStore(ctx),
     scores: createSqliteScoreStore(ctx),
+    annotation: createSqliteAnnotationStore(ctx),
   }
 }
