@@ -226,17 +226,73 @@ t.test('every answer matches the document, and every operation is exercised', as
   await record(open, 'delete', '/alerts/rules/{rule_id}', `/alerts/rules/${alert.json().rule_id}`)
   // Annotation queues: a queue over the project's traces, walked once, and its errors.
   const annotated = await createProject(open, 'Annotated', 'production')
-  await open.inject({
+  const annotatedTrace = await open.inject({
     method: 'POST',
     url: '/traces',
     headers: { authorization: `Bearer ${annotated.key}` },
-    payload: { prompt: 'to annotate' },
+    payload: { prompt: 'to annotate', steps: [{ tool: 'search' }] },
   })
-  await open.inject({
-    method: 'POST',
-    url: '/score-configs',
+  // Score configs and scores, with their errors.
+  await record(open, 'post', '/score-configs', '/score-configs', {
+    headers: jsonHeaders,
+    payload: { name: 'replayed', data_type: 'boolean', description: 'replayed' },
+  })
+  await record(open, 'post', '/score-configs', '/score-configs', {
+    headers: jsonHeaders,
     payload: { name: 'replayed', data_type: 'boolean' },
   })
+  await record(open, 'put', '/score-configs/{name}', '/score-configs/tone', {
+    headers: jsonHeaders,
+    payload: { data_type: 'categorical', categories: ['rude', 'kind'] },
+  })
+  await record(open, 'put', '/score-configs/{name}', '/score-configs/tone', {
+    headers: jsonHeaders,
+    payload: { data_type: 'numeric', min: 2, max: 1 },
+  })
+  await record(open, 'get', '/score-configs', '/score-configs')
+  await record(open, 'get', '/score-configs/{name}', '/score-configs/tone')
+  await record(open, 'get', '/score-configs/{name}', '/score-configs/none-such')
+  const scoredTraceId = annotatedTrace.json().trace_id as string
+  const scored = await record(open, 'post', '/scores', '/scores', {
+    headers: jsonHeaders,
+    payload: { trace_id: scoredTraceId, name: 'tone', value: 'kind', step_index: 0, comment: 'replayed' },
+  })
+  await record(open, 'post', '/scores', '/scores', {
+    headers: jsonHeaders,
+    payload: {
+      score_id: scored.json().score_id,
+      trace_id: scoredTraceId,
+      name: 'tone',
+      value: 'kind',
+      step_index: 0,
+      comment: 'replayed',
+    },
+  })
+  await record(open, 'post', '/scores', '/scores', {
+    headers: jsonHeaders,
+    payload: { trace_id: 'none-such', name: 'tone', value: 'kind' },
+  })
+  await record(open, 'post', '/scores', '/scores', {
+    headers: jsonHeaders,
+    payload: { trace_id: scoredTraceId, name: 'tone', value: 'sarcastic' },
+  })
+  await record(open, 'post', '/scores', '/scores', {
+    headers: jsonHeaders,
+    payload: { score_id: scored.json().score_id, trace_id: scoredTraceId, name: 'tone', value: 'rude' },
+  })
+  await record(open, 'post', '/scores/batch', '/scores/batch', {
+    headers: jsonHeaders,
+    payload: { scores: [{ trace_id: scoredTraceId, name: 'replayed', value: true }, { name: 'x' }] },
+  })
+  await record(open, 'post', '/scores/batch', '/scores/batch', { headers: jsonHeaders, payload: { scores: [] } })
+  await record(open, 'get', '/scores', `/scores?trace_id=${scoredTraceId}&limit=1`)
+  await record(open, 'get', '/scores', '/scores?cursor=nonsense')
+  await record(open, 'get', '/scores/{score_id}', `/scores/${scored.json().score_id}`)
+  await record(open, 'get', '/scores/{score_id}', '/scores/none-such')
+  await record(open, 'delete', '/scores/{score_id}', `/scores/${scored.json().score_id}`)
+  await record(open, 'delete', '/scores/{score_id}', `/scores/${scored.json().score_id}`)
+  await record(open, 'delete', '/score-configs/{name}', '/score-configs/tone')
+  await record(open, 'delete', '/score-configs/{name}', '/score-configs/tone')
   const queue = await record(open, 'post', '/annotation-queues', '/annotation-queues', {
     headers: jsonHeaders,
     payload: { name: 'Replay', project_id: annotated.project_id, score_names: ['replayed'] },

@@ -132,6 +132,26 @@ export class Client {
   listAlertEvents = (query: Query<'listAlertEvents'> = {}) =>
     this.call<Json<'listAlertEvents', 200>>('GET', `/alerts/events?${queryString(query)}`)
 
+  // Scores and score configs.
+  createScore = (body: Body<'createScore'>) => this.call<Json<'createScore', 201>>('POST', '/scores', body)
+  createScoresBatch = (body: Body<'createScoresBatch'>) =>
+    this.call<Json<'createScoresBatch', 200>>('POST', '/scores/batch', body)
+  listScores = (query: Query<'listScores'> = {}) =>
+    this.call<Json<'listScores', 200>>('GET', `/scores?${queryString(query)}`)
+  getScore = (scoreId: Path<'getScore'>['score_id']) =>
+    this.call<Json<'getScore', 200>>('GET', `/scores/${encodeURIComponent(scoreId)}`)
+  deleteScore = (scoreId: Path<'deleteScore'>['score_id']) =>
+    this.none('DELETE', `/scores/${encodeURIComponent(scoreId)}`)
+  listScoreConfigs = () => this.call<Json<'listScoreConfigs', 200>>('GET', '/score-configs')
+  createScoreConfig = (body: Body<'createScoreConfig'>) =>
+    this.call<Json<'createScoreConfig', 201>>('POST', '/score-configs', body)
+  getScoreConfig = (name: Path<'getScoreConfig'>['name']) =>
+    this.call<Json<'getScoreConfig', 200>>('GET', `/score-configs/${encodeURIComponent(name)}`)
+  putScoreConfig = (name: Path<'putScoreConfig'>['name'], body: Body<'putScoreConfig'>) =>
+    this.call<Json<'putScoreConfig', 200>>('PUT', `/score-configs/${encodeURIComponent(name)}`, body)
+  deleteScoreConfig = (name: Path<'deleteScoreConfig'>['name']) =>
+    this.none('DELETE', `/score-configs/${encodeURIComponent(name)}`)
+
   // Annotation queues.
   createAnnotationQueue = (body: Body<'createAnnotationQueue'>) =>
     this.call<Json<'createAnnotationQueue', 201>>('POST', '/annotation-queues', body)
