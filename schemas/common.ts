@@ -151,7 +151,13 @@ export const OffsetQuery = Type.Integer({
  * The answer of a batch (`POST /traces/batch`, `POST /scores/batch`): how many items were accepted, each rejected
  * one's index and reason, and the accepted items in request order.
  */
-export const BatchAnswer = <T extends TSchema>(field: string, noun: string, item: T, options: ObjectOptions) =>
+export const BatchAnswer = <T extends TSchema>(
+  field: string,
+  noun: string,
+  item: T,
+  options: ObjectOptions,
+  rejected?: string,
+) =>
   Type.Object(
     {
       accepted: Type.Integer({ description: `${noun} stored now or already stored (idempotent re-send).` }),
@@ -160,6 +166,7 @@ export const BatchAnswer = <T extends TSchema>(field: string, noun: string, item
           index: Type.Integer({ description: `Position in \`${field}\`.` }),
           message: Type.String({ description: 'Why it was rejected; names the field.' }),
         }),
+        rejected === undefined ? {} : { description: rejected },
       ),
       items: Type.Array(item, { description: `The accepted ${noun.toLowerCase()}, in request order.` }),
     },

@@ -101,7 +101,11 @@ export const traceExample = {
 export const listTracesExample = { total: 1, items: [traceExample], next_cursor: null }
 
 const { prompt: _prompt, response: _response, metadata: _metadata, steps: _steps, ...traceHead } = traceExample
-export const traceSummaryExample = { ...traceHead, step_count: stepExamples.length }
+export const traceSummaryExample = {
+  ...traceHead,
+  step_count: stepExamples.length,
+  scores: { helpfulness: { count: 1, mean: 0.8 }, thumbs: { count: 1, mean: 1 } },
+}
 
 export const batchTracesBodyExample = {
   traces: [traceInputExample, { prompt: 'Summarise this ticket', model: 'gpt-4o', latency: 1200 }],
@@ -325,13 +329,32 @@ export const deleteProjectExample = {
   deleted_pending_spans: 0,
 }
 
-export const exportNdjsonExample = `${JSON.stringify(traceExample)}\n`
+/** A score of the example trace, as the trace read by its id (and its export) carries it. */
+const traceScoreExample = {
+  score_id: '0193a2b4-77c1-7d2e-9f00-5c3b2a1d0e9f',
+  project_id: 'support-bot',
+  trace_id: 'tr_01',
+  step_index: null,
+  session_id: 'sess_42',
+  name: 'helpfulness',
+  data_type: 'numeric',
+  value: 0.8,
+  label: null,
+  comment: null,
+  source: 'feedback',
+  author: null,
+  created_at: '2026-11-23T10:16:40.000Z',
+  metadata: {},
+}
+export const exportNdjsonExample = `${JSON.stringify({ ...traceExample, scores: [traceScoreExample] })}\n`
 
 export const exportCsvExample =
   'trace_id,project_id,environment,name,model,prompt,response,latency,token_count,prompt_tokens,completion_tokens,' +
-  'tokens_reported,cost,status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count\r\n' +
+  'tokens_reported,cost,status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count,' +
+  'scores\r\n' +
   'tr_01,support-bot,production,answer_question,gpt-4o-mini,What is the capital of France?,Paris.,812.5,17,14,3,true,' +
-  '0.0000039,success,,0,sess_42,user_7,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2\r\n'
+  '0.0000039,success,,0,sess_42,user_7,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2,' +
+  '"{""helpfulness"":{""count"":1,""mean"":0.8}}"\r\n'
 
 export const alertRuleInputExample = {
   name: 'Support bot failing',
@@ -400,6 +423,7 @@ export const sessionSummaryExample = {
   unpriced: 0,
   failed: 1,
   warnings: 0,
+  scores: { helpfulness: { count: 2, mean: 0.85 } },
 }
 
 // A user's figures are the same activity summed over their sessions (here: the one above).
@@ -521,3 +545,31 @@ export const evaluatorExample = {
 }
 
 export const listEvaluatorsExample = { total: 1, items: [evaluatorExample] }
+export const annotationQueueInputExample = {
+  name: 'Failed support answers',
+  project_id: 'support-bot',
+  description: 'Rate every failed answer of the support bot.',
+  filter: { status: 'failed', environment: 'production' },
+  score_names: ['helpfulness'],
+}
+
+export const annotationQueueExample = {
+  queue_id: '0193a8f0-7c1e-7000-8000-00000000a001',
+  name: 'Failed support answers',
+  project_id: 'support-bot',
+  description: 'Rate every failed answer of the support bot.',
+  filter: { status: 'failed', environment: 'production' },
+  score_names: ['helpfulness'],
+  created_at: '2026-11-28T09:00:00.000Z',
+  progress: { done: 12, total: 40 },
+}
+
+export const listAnnotationQueuesExample = { total: 1, items: [annotationQueueExample] }
+
+export const nextAnnotationItemExample = {
+  queue_id: annotationQueueExample.queue_id,
+  trace_id: 'tr_01HZX4K2V8',
+  held_by: 'ana',
+  held_until: '2026-11-28T09:05:00.000Z',
+  progress: { done: 12, total: 40 },
+}

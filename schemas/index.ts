@@ -6,6 +6,7 @@ import {
   ChartPointSchema,
   CostBreakdownEntrySchema,
 } from './analytics.js'
+import { AnnotationItemSchema, AnnotationQueueSchema } from './annotation.js'
 import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
 import { EvaluatorInputSchema, EvaluatorSchema } from './evaluator.js'
@@ -18,6 +19,7 @@ import { TraceInputSchema, TraceSchema, TraceSummarySchema } from './trace.js'
 
 export * from './alert.js'
 export * from './analytics.js'
+export * from './annotation.js'
 export * from './api-key.js'
 export * from './common.js'
 export * from './evaluator.js'
@@ -57,4 +59,6 @@ export const componentSchemas = [
   ScoreAnalyticsSchema,
   EvaluatorInputSchema,
   EvaluatorSchema,
+  AnnotationQueueSchema,
+  AnnotationItemSchema,
 ] as const

@@ -216,15 +216,19 @@ export type ListScoresResponse = Static<typeof ListScoresResponse>
 
 export const ScoreParams = Type.Object({ score_id: Type.String() })
 
+/** Per score name, some scores in short (`description` says whose). */
+export const scoreSummary = (description: string) =>
+  Type.Record(
+    Type.String(),
+    Type.Object({
+      count: Type.Integer(),
+      mean: Type.Number({ description: 'Mean value (for a categorical score, of the values it was given).' }),
+    }),
+    { description },
+  )
+
 /** Per score name, a trace's scores in short: in the light list of traces. */
-export const ScoreSummarySchema = Type.Record(
-  Type.String(),
-  Type.Object({
-    count: Type.Integer(),
-    mean: Type.Number({ description: 'Mean value (for a categorical score, of the values it was given).' }),
-  }),
-  { description: 'Per score name: how many scores the trace has and their mean value.' },
-)
+export const ScoreSummarySchema = scoreSummary('Per score name: how many scores the trace has and their mean value.')
 export type ScoreSummary = Static<typeof ScoreSummarySchema>
 
 // Score configs: what a score name may hold.

@@ -10,6 +10,7 @@ import {
   userDetailExample,
   userSummaryExample,
 } from './examples.js'
+import { scoreSummary } from './score.js'
 import { TraceSchema } from './trace.js'
 
 const totals = {
@@ -22,6 +23,9 @@ const totals = {
   unpriced: Type.Integer({ description: 'Of its traces, those without a cost.' }),
   failed: Type.Integer({ description: 'Of its traces, those failed.' }),
   warnings: Type.Integer({ description: 'Of its traces, those with status warning.' }),
+  scores: scoreSummary(
+    'Per score name: how many scores it has and their mean value (scores of its traces, and of a session itself).',
+  ),
 }
 
 export const SessionSummarySchema = Type.Object(

@@ -168,7 +168,10 @@ export const TraceInputSchema = Type.Object(
       Nullable(
         Type.Array(InlineScoreInputSchema, {
           maxItems: SCORE_LIMITS.inline,
-          description: 'Scores of this trace, recorded once it is stored (as `POST /scores` records them).',
+          description:
+            'Scores of this trace, checked with it before it is stored (a bad one rejects the trace), then recorded ' +
+            'as `POST /scores` records them; never part of the stored trace. A score without `score_id` gets one made ' +
+            'of the trace id and its position, so a re-sent trace records its scores once.',
         }),
       ),
     ),
@@ -185,6 +188,8 @@ export type TraceInput = Static<typeof TraceInputSchema>
 /** The orders of GET /traces. */
 export const TRACE_SORTS = ['created_at', 'latency', 'token_count', 'cost'] as const
 export type TraceSort = (typeof TRACE_SORTS)[number]
+/** `sort=score:<name>`: the traces with a score of this name, by their mean of it. */
+export const SCORE_SORT_PREFIX = 'score:'
 /** The directions of an order. */
 export const SORT_ORDERS = ['desc', 'asc'] as const
 export type SortOrder = (typeof SORT_ORDERS)[number]
@@ -205,6 +210,28 @@ export const ListTracesQuery = Type.Object({
   environment: Type.Optional(EnvironmentSchema),
   since: Type.Optional(TimestampQuery('created_at ≥ since.')),
   until: Type.Optional(TimestampQuery('created_at < until.')),
+  score_name: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'Keep only traces with a score of this name that matches `min_score`/`max_score` or `score_label` (any ' +
+        'score of it when neither is given): a trace matches when one of its scores of that name does.',
+    }),
+  ),
+  min_score: Type.Optional(
+    Type.Number({ description: 'With `score_name`: a score of that name with value ≥ this (a boolean is 1 or 0).' }),
+  ),
+  max_score: Type.Optional(
+    Type.Number({ description: 'With `score_name`: a score of that name with value ≤ this (a boolean is 1 or 0).' }),
+  ),
+  score_label: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'With `score_name`: a score of that name with this label (categorical; `true`/`false` boolean).',
+    }),
+  ),
   q: Type.Optional(
     Type.String({
       minLength: 1,
@@ -215,10 +242,18 @@ export const ListTracesQuery = Type.Object({
     }),
   ),
   sort: Type.Optional(
-    Literals(TRACE_SORTS, {
-      default: 'created_at',
-      description: 'The order: by this field, ties broken by trace_id. An unpriced trace sorts as the cheapest.',
-    }),
+    Type.Union(
+      [
+        ...TRACE_SORTS.map((s) => Type.Literal(s)),
+        Type.String({ pattern: `^${SCORE_SORT_PREFIX}\\S(.*\\S)?$`, maxLength: 70 }),
+      ],
+      {
+        default: 'created_at',
+        description:
+          'The order: by this field, ties broken by trace_id. An unpriced trace sorts as the cheapest. ' +
+          '`score:<name>`: by the trace’s mean of its scores of that name; only traces with such a score are listed.',
+      },
+    ),
   ),
   order: Type.Optional(Literals(SORT_ORDERS, { default: 'desc' })),
   cursor: Type.Optional(
@@ -279,10 +314,14 @@ export type TraceFilterQuery = Static<typeof TraceFilterQuery>
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]
 
-/** The columns of a CSV export, in order: every field of a trace but its steps, then how many steps it has. */
+/**
+ * The columns of a CSV export, in order: every field of a trace but its steps and scores, how many steps it has, then
+ * its scores in short (the light list's summary, as JSON).
+ */
 export const CSV_COLUMNS = [
-  ...Object.keys(TraceSchema.properties).filter((k) => k !== 'steps'),
+  ...Object.keys(TraceSchema.properties).filter((k) => k !== 'steps' && k !== 'scores'),
   'step_count',
+  'scores',
 ] as readonly string[]
 
 export const ExportTracesQuery = Type.Composite([
@@ -294,8 +333,9 @@ export const ExportTracesQuery = Type.Composite([
         {
           default: 'ndjson',
           description:
-            '`ndjson`: one trace a line, exactly as `GET /traces/{trace_id}` answers it. `csv` (RFC 4180): a header, ' +
-            'then one row per trace with its flat fields (tags and metadata as JSON, no steps but `step_count`).',
+            '`ndjson`: one trace a line, exactly as `GET /traces/{trace_id}` answers it (with its `scores`). `csv` ' +
+            '(RFC 4180): a header, then one row per trace with its flat fields (tags and metadata as JSON, no steps ' +
+            'but `step_count`, and `scores` as the JSON of its per-name summary, `{name: {count, mean}}`).',
         },
       ),
     ),
@@ -363,5 +403,7 @@ export const BatchTracesResponse = BatchAnswer(
   'Traces',
   Type.Object({ trace_id: Type.String(), status: TraceStatusSchema }),
   { examples: [batchTracesResponseExample] },
+  'The traces not stored, and the inline scores of stored traces found unrecordable once their trace was ' +
+    '(a `score_id` taken by a different score): those traces are in `items` too.',
 )
 export type BatchTracesResponse = Static<typeof BatchTracesResponse>

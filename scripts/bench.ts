@@ -7,14 +7,15 @@
 //   npm run bench -- --tiny            5,000 traces, 1 s per run (what CI runs, so the harness never rots)
 //   npm run bench -- --store postgres --database postgres://user@host:5432/loupe_bench
 //                                      the same on PostgreSQL (that database is seeded once; each run works on a copy)
-//   npm run bench -- --only reads,search  only these groups of rows (reads, search, ingest, fanout, viewer, burst,
-//                                      lifecycle), to measure one change without the whole run
+//   npm run bench -- --only reads,search  only these groups of rows (reads, search, ingest, scores, fanout, viewer,
+//                                      burst, lifecycle), to measure one change without the whole run
 import { execFileSync, spawn } from 'node:child_process'
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import WebSocket from 'ws'
 import { LIMITS } from '../schemas/index.js'
+import { annotationNext } from './bench-annotation.js'
 import {
   autocannon,
   fetch,
@@ -46,6 +47,7 @@ import {
   workPath,
 } from './bench-options.js'
 import { bigTraces, searchFirstAsk } from './bench-reads.js'
+import { scoreRows } from './bench-scores.js'
 import { ensureSeeded, floorInserts, floorNaiveSearch, floorNaiveSql, searchStorage } from './bench-sqlite.js'
 import { type BenchRow, benchViewer } from './bench-viewer.js'
 
@@ -169,6 +171,7 @@ async function main() {
       naive.analyticsProject + naive.p95Project,
     )
     read('GET /failures', '/failures', '—')
+    rows.push(await annotationNext(base, topProject, TRACES))
     const big = await bigTraces(base, key)
     rows.push(big.row)
     read(`GET /traces/{id} (${LIMITS.steps} steps)`, `/traces/${big.id}`, '—')
@@ -259,6 +262,9 @@ async function main() {
     say(`ingest: ${fmt(one.rps)} traces/s single, ${fmt(batch.rps * 100)} traces/s batched`)
     for (const s of listeners) s.terminate()
   }
+
+  // Scores: the batch door beside the traces', then one score a trace and the reads they feed.
+  if (wants('scores')) rows.push(...(await scoreRows(base, key, server.pid!, read, say)))
 
   if (wants('fanout')) {
     const fan = await fanout(base, key)

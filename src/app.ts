@@ -21,6 +21,7 @@ import services from './plugins/services.js'
 import storePlugin from './plugins/store.js'
 import alerts from './routes/alerts.js'
 import analytics from './routes/analytics.js'
+import annotationQueues from './routes/annotation-queues.js'
 import apiKeys from './routes/api-keys.js'
 import evaluators from './routes/evaluators.js'
 import health from './routes/health.js'
@@ -164,6 +165,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(models)
   await app.register(scores)
   await app.register(evaluators)
+  await app.register(annotationQueues)
   await app.register(sessions)
   await app.register(projects)
   await app.register(apiKeys)

@@ -127,6 +127,18 @@ export const ConfigSchema = Type.Object({
     description:
       'Traces (OTLP: spans) per minute per API key, smoothed (a token bucket holding a minute’s worth); 0 turns the limit off.',
   }),
+  feedbackRateLimit: Type.Integer({
+    minimum: 0,
+    default: 120,
+    description:
+      'Requests per minute per client address that present a public key (`loupe_pk_…`, feedback scores), smoothed ' +
+      '(a token bucket holding a minute’s worth); 0 turns the limit off.',
+  }),
+  feedbackBodyLimit: Type.Integer({
+    minimum: 1024,
+    default: 16_384,
+    description: 'Largest body in bytes of a request that presents a public key.',
+  }),
   otlpBodyLimit: Type.Integer({
     minimum: 1024,
     default: 4_194_304,

@@ -41,6 +41,11 @@ export const AnnotationQueueNotFound = createError<[string]>(
   "annotation queue '%s' not found",
   404,
 )
+export const AnnotationItemHeld = createError<[string, string]>(
+  'LOUPE_ANNOTATION_ITEM_HELD',
+  "trace '%s' of this queue is held by '%s' for now: ask for the next one",
+  409,
+)
 export const ScoreConfigExists = createError<[string]>(
   'LOUPE_SCORE_CONFIG_EXISTS',
   "a score config named '%s' exists: replace it with PUT /score-configs/{name}",
@@ -88,6 +93,11 @@ export const ShuttingDown = createError(
 export const BodyTooLarge = createError<[number]>(
   'LOUPE_BODY_TOO_LARGE',
   'the request body is larger than %d bytes once decompressed',
+  413,
+)
+export const FeedbackBodyTooLarge = createError<[number]>(
+  'LOUPE_BODY_TOO_LARGE',
+  'a request with a public key may carry at most %d bytes (FEEDBACK_BODY_LIMIT)',
   413,
 )
 export const UnsupportedContentEncoding = createError<[string]>(

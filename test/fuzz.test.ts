@@ -525,3 +525,110 @@ t.test('/ws: thousands of generated frames over a real socket', { timeout: 120_0
   t.equal(replies.length, frames.length + 1, 'one reply per frame (plus connection.established)')
   t.equal((await app.inject('/')).statusCode, 200, 'the server is well')
 })
+
+t.test(
+  'scores: generated names, labels, values and comments, then every view of them',
+  { timeout: 120_000 },
+  async (t) => {
+    const { app, key } = await fuzzApp(t)
+    for (let i = 0; i < 5; i++) {
+      await app.inject({
+        method: 'POST',
+        url: '/traces',
+        headers: { 'x-api-key': key },
+        payload: { trace_id: `ft${i}`, prompt: `p${i}`, session_id: 'fs', user_id: 'fu' },
+      })
+    }
+    const text = fc.oneof(
+      fc.constantFrom(...PROTOTYPE_NAMES, ...LONE_SURROGATES, 'a\u0000b', '\u0000', ' x', 'x'.repeat(65)),
+      fc.string({ minLength: 1, maxLength: 70 }),
+    )
+    const value = fc.oneof(
+      fc.constantFrom(...EXTREME_NUMBERS, 1e9, -1e9, 1e-300, -0, 0.1, true, false),
+      fc.double(),
+      text,
+    )
+    const score = fc.record(
+      {
+        trace_id: fc.constantFrom('ft0', 'ft1', 'ft2', 'ft3', 'ft4', 'nope'),
+        name: text,
+        value,
+        label: maybe(text),
+        comment: maybe(fc.oneof(text, fc.constantFrom('c'.repeat(10_000), 'c'.repeat(10_001)))),
+        data_type: maybe(fc.constantFrom('numeric', 'categorical', 'boolean', 'other')),
+      },
+      { requiredKeys: ['trace_id', 'name'] },
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.array(score, { minLength: 1, maxLength: 5 }), async (scores) => {
+        const res = await send(app, { method: 'POST', url: '/scores/batch', payload: { scores } })
+        const problem = wellFormed(res)
+        if (problem) throw new Error(`POST /scores/batch ${JSON.stringify(scores).slice(0, 300)} → ${problem}`)
+      }),
+      { numRuns: 300, seed: SEED },
+    )
+    const stored = (await app.inject('/scores?limit=1000')).json().items as { name: string; trace_id: string }[]
+    t.ok(stored.length > 0, 'some generated scores were stored')
+    const names = [...new Set(stored.map((s) => s.name))]
+    const bound = fc.constantFrom(...NUMBER_STRINGS, ...EXTREME_NUMBERS.map(String), '1e-300', '-0', '0.5', 'x', '')
+    const optional = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined })
+    const views = fc.oneof(
+      fc
+        .tuple(
+          fc.constantFrom(...names, ...PROTOTYPE_NAMES),
+          optional(bound),
+          optional(bound),
+          optional(fc.constantFrom(...names)),
+        )
+        .map(
+          ([name, min, max, label]) =>
+            `/traces?fields=summary&score_name=${escapeForUrl(name)}` +
+            (min === undefined ? '' : `&min_score=${min}`) +
+            (max === undefined ? '' : `&max_score=${max}`) +
+            (label === undefined ? '' : `&score_label=${escapeForUrl(label)}`),
+        ),
+      fc
+        .tuple(
+          fc.constantFrom(...names, ...PROTOTYPE_NAMES),
+          fc.constantFrom('asc', 'desc'),
+          fc.constantFrom('full', 'summary'),
+        )
+        .map(
+          ([name, order, fields]) => `/traces?sort=score:${escapeForUrl(name)}&order=${order}&fields=${fields}&limit=2`,
+        ),
+      fc.constantFrom(
+        '/sessions',
+        '/sessions/fs',
+        '/users',
+        '/users/fu',
+        '/analytics',
+        '/traces/export',
+        '/traces/export?format=csv',
+      ),
+    )
+    await fc.assert(
+      fc.asyncProperty(views, async (url) => {
+        const res = await send(app, { method: 'GET', url })
+        const problem = wellFormed(res)
+        if (problem) throw new Error(`GET ${url} → ${problem}`)
+      }),
+      { numRuns: 400, seed: SEED },
+    )
+    // Every stored name, `__proto__` included, is an own key of its trace's summary.
+    const page = (await app.inject('/traces?fields=summary&limit=10')).json()
+    for (const s of stored) {
+      const summary = page.items.find((i: { trace_id: string }) => i.trace_id === s.trace_id).scores
+      t.ok(Object.hasOwn(summary, s.name), `${JSON.stringify(s.name)} in ${s.trace_id}'s summary`)
+    }
+    const proto = await app.inject({
+      method: 'POST',
+      url: '/scores',
+      payload: { trace_id: 'ft0', name: '__proto__', value: 1e-300 },
+    })
+    t.equal(proto.statusCode, 201, proto.body)
+    const own = (await app.inject('/traces?fields=summary&score_name=__proto__')).json()
+    t.match(JSON.stringify(own.items[0].scores), /"__proto__":\{"count":\d+,"mean":/)
+    const session = (await app.inject('/sessions/fs')).json()
+    t.ok(Object.hasOwn(session.session.scores, '__proto__'), 'a session’s means: __proto__ an own key')
+  },
+)

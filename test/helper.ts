@@ -123,21 +123,33 @@ export async function countRows(store: Store, table: string): Promise<number> {
   return result.rows[0]?.n ?? 0
 }
 
+/** Every row of one table of a store. */
+export async function tableRows(store: Store, table: string): Promise<Record<string, unknown>[]> {
+  if ('raw' in store) {
+    const raw = (store as ReturnType<typeof createSqliteStore>).raw
+    return raw.prepare(`select * from "${table}"`).all() as Record<string, unknown>[]
+  }
+  const { pool } = store as Awaited<ReturnType<typeof createPostgresStore>>
+  return (await pool.query(`select * from "${table}"`)).rows
+}
+
 /** Every row of every table of a store, by table name (to look for what must never be stored). */
 export async function allRows(store: Store): Promise<Record<string, Record<string, unknown>[]>> {
   const out: Record<string, Record<string, unknown>[]> = {}
+  let tables: { name: string }[]
   if ('raw' in store) {
     const raw = (store as ReturnType<typeof createSqliteStore>).raw
-    const tables = raw.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]
-    for (const { name } of tables) out[name] = raw.prepare(`select * from "${name}"`).all() as Record<string, unknown>[]
-    return out
+    tables = raw.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]
+  } else {
+    const { pool, schema } = store as Awaited<ReturnType<typeof createPostgresStore>>
+    tables = (
+      await pool.query<{ name: string }>(
+        'select table_name as name from information_schema.tables where table_schema = $1',
+        [schema],
+      )
+    ).rows
   }
-  const { pool, schema } = store as Awaited<ReturnType<typeof createPostgresStore>>
-  const tables = await pool.query<{ name: string }>(
-    'select table_name as name from information_schema.tables where table_schema = $1',
-    [schema],
-  )
-  for (const { name } of tables.rows) out[name] = (await pool.query(`select * from "${name}"`)).rows
+  for (const { name } of tables) out[name] = await tableRows(store, name)
   return out
 }
 

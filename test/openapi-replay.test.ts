@@ -224,6 +224,114 @@ t.test('every answer matches the document, and every operation is exercised', as
   await record(open, 'get', '/alerts/events', '/alerts/events?limit=0')
   await record(open, 'delete', '/alerts/rules/{rule_id}', `/alerts/rules/${alert.json().rule_id}`)
   await record(open, 'delete', '/alerts/rules/{rule_id}', `/alerts/rules/${alert.json().rule_id}`)
+  // Annotation queues: a queue over the project's traces, walked once, and its errors.
+  const annotated = await createProject(open, 'Annotated', 'production')
+  const annotatedTrace = await open.inject({
+    method: 'POST',
+    url: '/traces',
+    headers: { authorization: `Bearer ${annotated.key}` },
+    payload: { prompt: 'to annotate', steps: [{ tool: 'search' }] },
+  })
+  // Score configs and scores, with their errors.
+  await record(open, 'post', '/score-configs', '/score-configs', {
+    headers: jsonHeaders,
+    payload: { name: 'replayed', data_type: 'boolean', description: 'replayed' },
+  })
+  await record(open, 'post', '/score-configs', '/score-configs', {
+    headers: jsonHeaders,
+    payload: { name: 'replayed', data_type: 'boolean' },
+  })
+  await record(open, 'put', '/score-configs/{name}', '/score-configs/tone', {
+    headers: jsonHeaders,
+    payload: { data_type: 'categorical', categories: ['rude', 'kind'] },
+  })
+  await record(open, 'put', '/score-configs/{name}', '/score-configs/tone', {
+    headers: jsonHeaders,
+    payload: { data_type: 'numeric', min: 2, max: 1 },
+  })
+  await record(open, 'get', '/score-configs', '/score-configs')
+  await record(open, 'get', '/score-configs/{name}', '/score-configs/tone')
+  await record(open, 'get', '/score-configs/{name}', '/score-configs/none-such')
+  const scoredTraceId = annotatedTrace.json().trace_id as string
+  const scored = await record(open, 'post', '/scores', '/scores', {
+    headers: jsonHeaders,
+    payload: { trace_id: scoredTraceId, name: 'tone', value: 'kind', step_index: 0, comment: 'replayed' },
+  })
+  await record(open, 'post', '/scores', '/scores', {
+    headers: jsonHeaders,
+    payload: {
+      score_id: scored.json().score_id,
+      trace_id: scoredTraceId,
+      name: 'tone',
+      value: 'kind',
+      step_index: 0,
+      comment: 'replayed',
+    },
+  })
+  await record(open, 'post', '/scores', '/scores', {
+    headers: jsonHeaders,
+    payload: { trace_id: 'none-such', name: 'tone', value: 'kind' },
+  })
+  await record(open, 'post', '/scores', '/scores', {
+    headers: jsonHeaders,
+    payload: { trace_id: scoredTraceId, name: 'tone', value: 'sarcastic' },
+  })
+  await record(open, 'post', '/scores', '/scores', {
+    headers: jsonHeaders,
+    payload: { score_id: scored.json().score_id, trace_id: scoredTraceId, name: 'tone', value: 'rude' },
+  })
+  await record(open, 'post', '/scores/batch', '/scores/batch', {
+    headers: jsonHeaders,
+    payload: { scores: [{ trace_id: scoredTraceId, name: 'replayed', value: true }, { name: 'x' }] },
+  })
+  await record(open, 'post', '/scores/batch', '/scores/batch', { headers: jsonHeaders, payload: { scores: [] } })
+  await record(open, 'get', '/scores', `/scores?trace_id=${scoredTraceId}&limit=1`)
+  await record(open, 'get', '/scores', '/scores?cursor=nonsense')
+  await record(open, 'get', '/scores/{score_id}', `/scores/${scored.json().score_id}`)
+  await record(open, 'get', '/scores/{score_id}', '/scores/none-such')
+  await record(open, 'delete', '/scores/{score_id}', `/scores/${scored.json().score_id}`)
+  await record(open, 'delete', '/scores/{score_id}', `/scores/${scored.json().score_id}`)
+  await record(open, 'delete', '/score-configs/{name}', '/score-configs/tone')
+  await record(open, 'delete', '/score-configs/{name}', '/score-configs/tone')
+  const queue = await record(open, 'post', '/annotation-queues', '/annotation-queues', {
+    headers: jsonHeaders,
+    payload: { name: 'Replay', project_id: annotated.project_id, score_names: ['replayed'] },
+  })
+  await record(open, 'post', '/annotation-queues', '/annotation-queues', {
+    headers: jsonHeaders,
+    payload: { name: 'Replay', project_id: annotated.project_id, score_names: ['none-such'] },
+  })
+  const queuePath = `/annotation-queues/${queue.json().queue_id}`
+  await record(open, 'get', '/annotation-queues', '/annotation-queues')
+  await record(open, 'get', '/annotation-queues/{queue_id}', queuePath)
+  await record(open, 'get', '/annotation-queues/{queue_id}', '/annotation-queues/none-such')
+  await record(open, 'put', '/annotation-queues/{queue_id}', queuePath, {
+    headers: jsonHeaders,
+    payload: { name: 'Replayed', filter: { q: 'annotate' }, score_names: ['replayed'] },
+  })
+  const held = await record(open, 'post', '/annotation-queues/{queue_id}/next', `${queuePath}/next`, {
+    headers: jsonHeaders,
+    payload: { annotator: 'ana' },
+  })
+  const itemPath = `${queuePath}/items/${held.json().trace_id}`
+  await record(open, 'post', '/annotation-queues/{queue_id}/items/{trace_id}/release', `${itemPath}/release`, {
+    headers: jsonHeaders,
+    payload: { annotator: 'ana' },
+  })
+  await record(open, 'post', '/annotation-queues/{queue_id}/items/{trace_id}/done', `${itemPath}/done`, {
+    headers: jsonHeaders,
+    payload: { annotator: 'ana' },
+  })
+  await record(open, 'post', '/annotation-queues/{queue_id}/items/{trace_id}/done', `${queuePath}/items/x/done`, {
+    headers: jsonHeaders,
+    payload: { annotator: 'ana' },
+  })
+  await record(open, 'post', '/annotation-queues/{queue_id}/next', `${queuePath}/next`, {
+    headers: jsonHeaders,
+    payload: { annotator: '' },
+  })
+  await record(open, 'delete', '/annotation-queues/{queue_id}', queuePath)
+  await record(open, 'delete', '/annotation-queues/{queue_id}', queuePath)
   const doomed = await createProject(open, 'Doomed', 'production')
   await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)
   await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)

@@ -72,6 +72,29 @@ t.test('"Reading back": the read-client example runs against a project with a fa
   t.equal(stdout.trim().split('\n').at(-1), '1 failed 1 1')
 })
 
+t.test('"User feedback from a browser": the fetch sends a thumbs-up with a public key, as feedback', async (t) => {
+  const { app, url } = await startTestServer(t)
+  const admin = new Loupe({ baseUrl: url, enabled: false })
+  const { api_key } = await admin.projects.create({ name: 'Support Bot', environment: 'production' })
+  const writer = new Loupe({ baseUrl: url, apiKey: api_key.key })
+  let traceId = ''
+  await writer.trace({ prompt: 'Where is my order?' }, (tr) => {
+    traceId = tr.traceId
+    return 'Shipped.'
+  })
+  await writer.shutdown()
+  const { key } = await admin.apiKeys.create({ project_id: 'support-bot', environment: 'production', kind: 'public' })
+  const block = codeAfter('README-FEEDBACK-EXAMPLE')
+  t.ok(block.trim().split('\n').length <= 5, 'five lines')
+  t.ok(block.includes("'https://loupe.example.com/scores'") && block.includes('loupe_pk_…'), 'placeholders as expected')
+  const code = `const traceId = ${JSON.stringify(traceId)}\n${block
+    .replace('https://loupe.example.com', url)
+    .replace('loupe_pk_…', key)}`
+  await runModule(t, code, {})
+  const { items } = (await app.inject({ url: '/scores', query: { trace_id: traceId } })).json()
+  t.match(items, [{ trace_id: traceId, name: 'thumbs', value: 1, source: 'feedback', comment: 'Spot on' }])
+})
+
 /** The shell words of a command: single quotes literal, double quotes with $VARS expanded. */
 function words(command: string, vars: Record<string, string>): string[] {
   const out: string[] = []

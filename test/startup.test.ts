@@ -40,6 +40,8 @@ const BAD: Record<string, [string, RegExp]> = {
   BODY_LIMIT: ['12', /whole number ≥ 1024/],
   SQLITE_WAL_MAX_BYTES: ['12', /whole number ≥ 1048576/],
   INGEST_RATE_LIMIT: ['lots', /whole number ≥ 0/],
+  FEEDBACK_RATE_LIMIT: ['-3', /whole number ≥ 0/],
+  FEEDBACK_BODY_LIMIT: ['512', /whole number ≥ 1024/],
   OTLP_BODY_LIMIT: ['1.5', /whole number ≥ 1024/],
   OTLP_ROOT_GRACE_MS: ['-5', /whole number ≥ 0/],
   OTLP_ROOTLESS_WAIT_MS: ['soon', /whole number ≥ 0/],

@@ -9,6 +9,7 @@ import { addDataCommands } from './commands/data.js'
 import { addExportCommand } from './commands/export.js'
 import { addKeysCommand } from './commands/keys.js'
 import { addProjectsCommand } from './commands/projects.js'
+import { addScoresCommand } from './commands/scores.js'
 import { addSeedCommand } from './commands/seed.js'
 import { addServeCommand } from './commands/serve.js'
 import { addSessionsCommands } from './commands/sessions.js'
@@ -28,7 +29,7 @@ export function buildProgram(io: CliIo): Command {
   const cx = createContext(io)
   const program = new Command('loupe')
     .description(
-      'Loupe: self-hosted observability for LLM apps. Run the server, manage projects and keys, read traces.',
+      'Loupe: self-hosted observability for LLM apps. Run the server, manage projects and keys, read traces and scores.',
     )
     .version(version, '-v, --version')
     .addOption(
@@ -51,6 +52,7 @@ export function buildProgram(io: CliIo): Command {
     addProjectsCommand,
     addKeysCommand,
     addTracesCommand,
+    addScoresCommand,
     addSessionsCommands,
     addCostsCommand,
     addTailCommand,

@@ -7,6 +7,7 @@ import type {
   AnalyticsResponse,
   ApiKey,
   ApiKeyCreated,
+  BatchScoresResponse,
   CreateApiKeyInput,
   CreateProjectInput,
   CreateProjectResponse,
@@ -23,6 +24,9 @@ import type {
   ListApiKeysResponse,
   ListModelPricesResponse,
   ListProjectsResponse,
+  ListScoreConfigsResponse,
+  ListScoresQuery,
+  ListScoresResponse,
   ListSessionsQuery,
   ListSessionsResponse,
   ListTraceSummariesResponse,
@@ -36,6 +40,10 @@ import type {
   RecomputeCostsBody,
   RecomputeCostsResponse,
   RetentionSettings,
+  Score,
+  ScoreConfig,
+  ScoreConfigInput,
+  ScoreInput,
   SessionDetailResponse,
   SessionQuery,
   Trace,
@@ -43,7 +51,7 @@ import type {
   UserQuery,
 } from '../../schemas/index.js'
 import { createHttp, type Http, normalizeBaseUrl } from './http.js'
-import { CLIENT_LIMITS, safeStringify } from './json.js'
+import { CLIENT_LIMITS, errorMessage, safeStringify } from './json.js'
 import { TraceRecorder } from './recorder.js'
 import { Sender } from './sender.js'
 import { openSubscription, type SubscribeOptions, type Subscription } from './subscribe.js'
@@ -108,6 +116,8 @@ export class Loupe {
   #recordsNothing: 'disabled' | 'no-key' | null = null
   /** Traces lost (rejected or dropped) up to the last flush that reported on them. */
   #lossesReported = 0
+  /** Scores of recorded traces (`t.score()`) on their way: flush() and shutdown() wait for them. */
+  readonly #scoring = new Set<Promise<void>>()
 
   constructor(options: LoupeOptions = {}) {
     const warn = options.onWarning ?? ((message: string) => console.warn(`loupe: ${message}`))
@@ -177,7 +187,21 @@ export class Loupe {
    */
   async flush(options: { timeoutMs?: number } = {}): Promise<boolean> {
     if (!this.#sender) return true
-    return this.#accepted(await this.#sender.flush(positive(options.timeoutMs, this.#flushTimeoutMs)))
+    const timeoutMs = positive(options.timeoutMs, this.#flushTimeoutMs)
+    const deadline = Date.now() + timeoutMs
+    const settled = await this.#sender.flush(timeoutMs)
+    return this.#accepted(settled && (await this.#scoresSent(deadline - Date.now())))
+  }
+
+  /** Whether the scores of recorded traces under way now are all answered within `timeoutMs`. */
+  async #scoresSent(timeoutMs: number): Promise<boolean> {
+    if (this.#scoring.size === 0) return true
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, timeoutMs))
+    })
+    const done = Promise.all([...this.#scoring]).then(() => true as const)
+    return Promise.race([done, late]).finally(() => clearTimeout(timer))
   }
 
   /** Whether the traces since the last report all arrived: every one settled and none rejected or dropped. */
@@ -196,10 +220,14 @@ export class Loupe {
       for (const subscription of this.#subscriptions) subscription.close()
       this.#subscriptions.clear()
       if (!this.#sender) return true
-      const settled = await this.#sender.flush(positive(options.timeoutMs, this.#flushTimeoutMs))
+      const timeoutMs = positive(options.timeoutMs, this.#flushTimeoutMs)
+      const deadline = Date.now() + timeoutMs
+      const settled = await this.#sender.flush(timeoutMs)
+      const scored = await this.#scoresSent(deadline - Date.now())
       this.#sender.stop()
       if (!settled) this.#warn(`shut down with ${this.#sender.pending} trace(s) undelivered`)
-      return this.#accepted(settled)
+      if (!scored) this.#warn('shut down with scores of traces still unanswered')
+      return this.#accepted(settled && scored)
     })()
     return this.#closing
   }
@@ -257,6 +285,76 @@ export class Loupe {
   /** GET /failures */
   failures(query: FailuresQuery = {}): Promise<FailuresResponse> {
     return this.#http('GET', 'failures', { query })
+  }
+
+  /**
+   * POST /scores: records a score of a trace, one of its steps or a session (201 or, re-sent, 200: the stored score).
+   * A trace this client recorded and has not delivered yet is delivered first.
+   */
+  async score(score: ScoreInput): Promise<Score> {
+    await this.#deliverFirst([score])
+    return this.#http('POST', 'scores', { body: score })
+  }
+
+  /** Scores and score configs. */
+  readonly scores = {
+    /** POST /scores/batch: each score checked on its own (`accepted`, `rejected` with index and reason, `items`). */
+    batch: async (scores: ScoreInput[]): Promise<BatchScoresResponse> => {
+      await this.#deliverFirst(scores)
+      return this.#http('POST', 'scores/batch', { body: { scores } })
+    },
+    /** GET /scores: newest first, with filters. */
+    list: (query: ListScoresQuery = {}): Promise<ListScoresResponse> => this.#http('GET', 'scores', { query }),
+    /** GET /scores/{score_id} */
+    get: (scoreId: string): Promise<Score> => this.#http('GET', `scores/${encodeURIComponent(scoreId)}`),
+    /** DELETE /scores/{score_id} */
+    delete: (scoreId: string): Promise<void> => this.#http('DELETE', `scores/${encodeURIComponent(scoreId)}`),
+    /** The configs that scores of a name are checked against (writes: admin). */
+    configs: {
+      /** GET /score-configs */
+      list: (): Promise<ListScoreConfigsResponse> => this.#http('GET', 'score-configs'),
+      /** GET /score-configs/{name} */
+      get: (name: string): Promise<ScoreConfig> => this.#http('GET', `score-configs/${encodeURIComponent(name)}`),
+      /** POST /score-configs: a new name (409 when it has a config). */
+      create: (config: ScoreConfigInput): Promise<ScoreConfig> => this.#http('POST', 'score-configs', { body: config }),
+      /** PUT /score-configs/{name}: creates or replaces. */
+      set: (name: string, config: Omit<ScoreConfigInput, 'name'>): Promise<ScoreConfig> =>
+        this.#http('PUT', `score-configs/${encodeURIComponent(name)}`, { body: config }),
+      /** DELETE /score-configs/{name} */
+      delete: (name: string): Promise<void> => this.#http('DELETE', `score-configs/${encodeURIComponent(name)}`),
+    },
+  }
+
+  /** Delivers now the traces these scores name that this client still holds, so that the server knows them. */
+  async #deliverFirst(scores: ScoreInput[]): Promise<void> {
+    const ids = new Set(scores.map((s) => s?.trace_id).filter((id): id is string => typeof id === 'string'))
+    if (this.#sender && ids.size > 0 && this.#sender.holds(ids)) await this.flush()
+  }
+
+  /** Sends scores given to a recorded trace once the trace (queued at `seq`) is settled; a refusal is a warning. */
+  #sendTraceScores(traceId: string, seq: number, scores: ScoreInput[]): void {
+    const sender = this.#sender
+    if (!sender) return
+    if (this.#closed) {
+      this.#warn(`score() after shutdown(): ${scores.length} score(s) of trace ${traceId} not sent`)
+      return
+    }
+    const sending = (async () => {
+      if (!(await sender.whenSettled(seq))) {
+        this.#warn(`${scores.length} score(s) of trace ${traceId} not sent: the trace was not delivered`)
+        return
+      }
+      try {
+        const answer: BatchScoresResponse = await this.#http('POST', 'scores/batch', { body: { scores } })
+        for (const { index, message } of answer.rejected) {
+          this.#warn(`the server rejected score '${scores[index]?.name}' of trace ${traceId}: ${message}`)
+        }
+      } catch (err) {
+        this.#warn(`could not send ${scores.length} score(s) of trace ${traceId}: ${errorMessage(err)}`)
+      }
+    })()
+    this.#scoring.add(sending)
+    void sending.finally(() => this.#scoring.delete(sending))
   }
 
   readonly sessions = {
@@ -373,7 +471,8 @@ export class Loupe {
     }
     try {
       const record = recorder.end(outcome)
-      this.#sender.enqueue(recorder.traceId, safeStringify(record))
+      const seq = this.#sender.enqueue(recorder.traceId, safeStringify(record))
+      recorder.deliverScores((scores) => this.#sendTraceScores(recorder.traceId, seq, scores))
     } catch (err) {
       this.#warn(`could not record trace ${recorder.traceId}: ${(err as Error)?.message ?? String(err)}`)
     }

@@ -1,8 +1,8 @@
 // One trace being recorded by `loupe.trace()`: the callback's handle (`t`), its steps, and the TraceInput it becomes.
 // Every method is synchronous and guarded: recording must never fail, delay or change the app's own code path.
-import type { StepInput, TraceInput } from '../../schemas/index.js'
+import type { ScoreInput, StepInput, TraceInput } from '../../schemas/index.js'
 import { CLIENT_LIMITS, clip, errorMessage, toText } from './json.js'
-import type { StepContext, StepOptions, TokenUsage, TraceContext, TraceOptions } from './types.js'
+import type { StepContext, StepOptions, TokenUsage, TraceContext, TraceOptions, TraceScoreOptions } from './types.js'
 
 /** Longest failure reason the server takes (schemas/trace.ts). */
 const MAX_REASON = 8192
@@ -90,6 +90,9 @@ export class TraceRecorder implements TraceContext {
   #metadata: Record<string, unknown> | undefined
   #failure: string | undefined
   #ended = false
+  /** Scores given before the trace was handed over for delivery; `#deliver` takes them from then on. */
+  #scores: ScoreInput[] = []
+  #deliver: ((scores: ScoreInput[]) => void) | undefined
 
   constructor(options: TraceOptions, newId: () => string) {
     this.#options = options ?? {}
@@ -141,6 +144,36 @@ export class TraceRecorder implements TraceContext {
 
   setFailure(reason: string): void {
     this.#failure = clip(String(reason) || 'marked as failed', MAX_REASON)
+  }
+
+  score(score: TraceScoreOptions): void {
+    guard(() => {
+      const o = score ?? ({} as TraceScoreOptions)
+      const input: ScoreInput = {
+        score_id: o.scoreId,
+        trace_id: this.traceId,
+        step_index: o.stepIndex,
+        name: o.name,
+        data_type: o.dataType,
+        value: o.value,
+        label: o.label,
+        comment: o.comment,
+        source: o.source,
+        author: o.author,
+        // When it was given, not when it could be sent (after its trace).
+        created_at: o.createdAt ?? new Date().toISOString(),
+        metadata: o.metadata,
+      }
+      if (this.#deliver) this.#deliver([input])
+      else if (this.#scores.length < CLIENT_LIMITS.batch) this.#scores.push(input)
+    })
+  }
+
+  /** From now on scores go to `deliver`; those given so far go at once. */
+  deliverScores(deliver: (scores: ScoreInput[]) => void): void {
+    this.#deliver = deliver
+    const waiting = this.#scores.splice(0)
+    if (waiting.length > 0) deliver(waiting)
   }
 
   /** The trace as the server takes it; steps still running are sent as they stand, flagged `unfinished`. */

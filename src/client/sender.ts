@@ -33,6 +33,12 @@ interface Entry {
   bytes: number
 }
 
+/** Told once every trace queued up to `seq` is settled. */
+interface Waiter {
+  seq: number
+  done: (settled: boolean) => void
+}
+
 type Outcome =
   | { kind: 'delivered'; rejected: { index: number; message: string }[] }
   | { kind: 'retry'; reason: string; retryAfterMs?: number; status?: number }
@@ -59,7 +65,9 @@ export class Sender {
   #attempt = 0
   /** Lowered when the server answers 413, so that later batches fit its body limit. */
   #byteLimit: number
-  #waiters = new Set<{ seq: number; done: () => void }>()
+  #waiters = new Set<Waiter>()
+  /** whenSettled()'s: told like the waiters, but they do not make a partial batch go early. */
+  #watchers = new Set<Waiter>()
   #lastWarn = new Map<string, number>()
   #suppressed = new Map<string, number>()
   readonly stats = { queued: 0, delivered: 0, rejected: 0, dropped: 0, requests: 0, retries: 0 }
@@ -74,9 +82,9 @@ export class Sender {
     return this.#queue.length + this.#inflight.length
   }
 
-  /** Queues one serialized trace; sending happens later, off the caller's path. */
-  enqueue(id: string, json: string): void {
-    if (this.#stopped) return
+  /** Queues one serialized trace; sending happens later, off the caller's path. Its place in the queue (0: stopped). */
+  enqueue(id: string, json: string): number {
+    if (this.#stopped) return 0
     const entry: Entry = { seq: ++this.#seq, at: Date.now(), id, json, bytes: Buffer.byteLength(json) }
     this.#queue.push(entry)
     this.#queueBytes += entry.bytes
@@ -84,6 +92,22 @@ export class Sender {
     this.#enforceCap()
     if (this.#queue.length >= this.#o.batchSize) this.#kick()
     else this.#arm()
+    return entry.seq
+  }
+
+  /**
+   * Resolves true once every trace queued up to `seq` is settled (delivered or given up) at its own pace — unlike
+   * flush(), it hurries nothing; false if the sender stops first.
+   */
+  whenSettled(seq: number): Promise<boolean> {
+    if (this.#settled(seq)) return Promise.resolve(true)
+    if (this.#stopped) return Promise.resolve(false)
+    return new Promise((resolve) => this.#watchers.add({ seq, done: resolve }))
+  }
+
+  /** Whether one of these traces is still queued or in flight. */
+  holds(ids: ReadonlySet<string>): boolean {
+    return this.#inflight.some((e) => ids.has(e.id)) || this.#queue.some((e) => ids.has(e.id))
   }
 
   /**
@@ -117,6 +141,8 @@ export class Sender {
     clearTimeout(this.#timer)
     this.#timer = undefined
     this.#wake?.()
+    for (const watcher of this.#watchers) watcher.done(this.#settled(watcher.seq))
+    this.#watchers.clear()
   }
 
   #settled(seq: number): boolean {
@@ -125,10 +151,12 @@ export class Sender {
   }
 
   #notify(): void {
-    for (const waiter of this.#waiters) {
-      if (this.#settled(waiter.seq)) {
-        this.#waiters.delete(waiter)
-        waiter.done()
+    for (const set of [this.#waiters, this.#watchers]) {
+      for (const waiter of set) {
+        if (this.#settled(waiter.seq)) {
+          set.delete(waiter)
+          waiter.done(true)
+        }
       }
     }
   }

@@ -1,7 +1,7 @@
 // The SDK's public types. Every shape comes from schemas/ (Static<> there); this file only re-exports them and
 // derives the camelCase views the SDK's calls take, so nothing here can drift from the contract.
 import type { Static } from '@sinclair/typebox'
-import type { ListApiKeysQuery, StepInput, StepType, TraceInput } from '../../schemas/index.js'
+import type { ListApiKeysQuery, ScoreInput, StepInput, StepType, TraceInput } from '../../schemas/index.js'
 
 export type {
   AnalyticsQuery,
@@ -9,6 +9,7 @@ export type {
   ApiError,
   ApiKey,
   ApiKeyCreated,
+  BatchScoresResponse,
   CreateApiKeyInput,
   CreateProjectInput,
   CreateProjectResponse,
@@ -19,6 +20,9 @@ export type {
   ListApiKeysResponse,
   ListModelPricesResponse,
   ListProjectsResponse,
+  ListScoreConfigsResponse,
+  ListScoresQuery,
+  ListScoresResponse,
   ListSessionsQuery,
   ListSessionsResponse,
   ListTracesQuery,
@@ -30,6 +34,10 @@ export type {
   PutModelPriceBody,
   RecomputeCostsBody,
   RecomputeCostsResponse,
+  Score,
+  ScoreConfig,
+  ScoreConfigInput,
+  ScoreInput,
   ServerMessage,
   SessionDetailResponse,
   SessionQuery,
@@ -55,6 +63,12 @@ export type CamelKeys<T> = { [K in keyof T as K extends string ? CamelCase<K> : 
 export type TraceOptions = Partial<
   CamelKeys<Pick<TraceInput, 'trace_id' | 'name' | 'model' | 'prompt' | 'session_id' | 'user_id' | 'tags' | 'metadata'>>
 >
+
+/**
+ * A score of the trace being recorded, given to `t.score()`: ScoreInput's fields, camelCase, without the ids the trace
+ * supplies (`stepIndex` scores one of its steps).
+ */
+export type TraceScoreOptions = CamelKeys<Omit<ScoreInput, 'trace_id' | 'session_id' | 'project_id'>>
 
 /** What `t.step()` records about a step up front (StepInput's fields; `type` hints the contract's step types). */
 export type StepOptions = Pick<StepInput, 'name' | 'tool' | 'input' | 'metadata'> & {
@@ -88,6 +102,11 @@ export interface TraceContext {
   setMetadata(metadata: Record<string, unknown>): void
   /** Marks the trace failed with this reason without throwing. */
   setFailure(reason: string): void
+  /**
+   * Scores the trace (e.g. `t.score({ name: 'helpfulness', value: 0.9 })`), during the call or any time after it:
+   * sent once the trace itself has been delivered; a score the server refuses is reported as a warning.
+   */
+  score(score: TraceScoreOptions): void
 }
 
 /** The handle a `t.step()` callback receives. */

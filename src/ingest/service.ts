@@ -16,6 +16,7 @@ import { InvalidInput, TraceIdTaken } from '../errors.js'
 import type { EventHub } from '../events/hub.js'
 import { describeErrors, firstError, type Validators } from '../lib/validation.js'
 import type { PriceService } from '../services/prices.js'
+import { derivedScoreId, type ScoreOutcome, type ScoreService } from '../services/scores.js'
 import type { PricedTrace } from '../store/reported-cost.js'
 import type { KeyContext, Store } from '../store/types.js'
 import { createGroupCommit } from './group-commit.js'
@@ -44,6 +45,8 @@ export interface IngestObserver {
 export interface IngestDeps {
   store: Store
   hub: EventHub
+  /** The one road of a score (src/services/scores.ts): the scores inline on a trace take it once it is stored. */
+  scores: Pick<ScoreService, 'check' | 'recordEach'>
   /** The prices in force (src/services/prices.ts). */
   prices: Pick<PriceService, 'pricer'>
   validators: Validators
@@ -56,7 +59,23 @@ export interface IngestDeps {
 
 const NO_OBSERVER: IngestObserver = { stored() {}, rejected() {} }
 
-type Prepared = { ok: true; priced: PricedTrace } | { ok: false; message: string }
+/** A trace ready to store, with the scores inline on it (as the score service takes them), or why it is not. */
+type Prepared = { ok: true; priced: PricedTrace; scores: Record<string, unknown>[] } | { ok: false; message: string }
+
+/** A trace to store and where it sits in the body (`body`, `body/traces/3`), for the messages about its scores. */
+type Placed = { at: string; priced: PricedTrace; scores: Record<string, unknown>[] }
+
+/**
+ * The scores inline on a trace, as the score service records them: of that trace, each with an id — when the client
+ * gave none, one derived from the trace id and the score's place, so a trace sent again records its scores once.
+ */
+function inlineScores(input: TraceInput, trace: Trace): Record<string, unknown>[] {
+  return (input.scores ?? []).map((score, j) => ({
+    ...score,
+    trace_id: trace.trace_id,
+    score_id: score.score_id ?? derivedScoreId('inline', trace.trace_id, j),
+  }))
+}
 
 /** Input aliases and the field each folds onto (docs/api.md, Normalization), as paths inside one trace. */
 const ALIAS_PATHS: [RegExp, string][] = [
@@ -82,6 +101,7 @@ function inputError(validate: ValidateFunction, prefix: string): string {
 export function createIngestService({
   store,
   hub,
+  scores,
   prices,
   validators,
   now = Date.now,
@@ -124,40 +144,106 @@ export function createIngestService({
       }
     }
     const reported = reportedCosts(trace)
-    return { ok: true, priced: { trace: priceTrace(trace, reported, price), reported } }
+    return {
+      ok: true,
+      priced: { trace: priceTrace(trace, reported, price), reported },
+      scores: inlineScores(input as TraceInput, trace),
+    }
+  }
+
+  /** Who records the inline scores of a request's traces: a writer confined to their project (the key's). */
+  const writerOf = (owner: TraceOwner) => ({ scope: owner.project_id })
+
+  /**
+   * The inline scores of traces not stored yet, checked as `POST /scores` checks a score (with what each takes from its
+   * trace): per trace, why its first bad score would be rejected, else null. Nothing is stored for a trace with one.
+   */
+  async function scoreProblems(placed: readonly Placed[], owner: TraceOwner): Promise<(string | null)[]> {
+    const inputs = placed.flatMap(({ at, priced: { trace }, scores: inline }) =>
+      inline.map((input, j) => ({
+        input,
+        at: `${at}/scores/${j}`,
+        target: {
+          project_id: trace.project_id,
+          session_id: trace.session_id,
+          user_id: trace.user_id,
+          step_count: trace.steps.length,
+        },
+      })),
+    )
+    if (inputs.length === 0) return placed.map(() => null)
+    const messages = await scores.check(inputs, writerOf(owner))
+    let k = 0
+    return placed.map(({ scores: inline }) => {
+      const mine = messages.slice(k, k + inline.length)
+      k += inline.length
+      return mine.find((m) => m !== null) ?? null
+    })
+  }
+
+  /** Records the inline scores of stored traces through the score service: per trace, its scores' failures. */
+  async function recordScores(placed: readonly Placed[], owner: TraceOwner): Promise<Error[][]> {
+    const inputs = placed.flatMap(({ at, scores: inline }) =>
+      inline.map((input, j) => ({ input, at: `${at}/scores/${j}` })),
+    )
+    if (inputs.length === 0) return placed.map(() => [])
+    const outcomes: ScoreOutcome[] = await scores.recordEach(
+      inputs.map((i) => i.input),
+      writerOf(owner),
+      (k) => inputs[k]!.at,
+    )
+    let k = 0
+    return placed.map(({ scores: inline }) => {
+      const mine = outcomes.slice(k, k + inline.length)
+      k += inline.length
+      return mine.flatMap((o) => (o.ok ? [] : [o.error]))
+    })
   }
 
   return {
     async ingestOne(input, owner) {
       const prepared = prepare(input, owner, 'body', await prices.pricer())
-      if (!prepared.ok) {
+      const placed = prepared.ok ? { at: 'body', priced: prepared.priced, scores: prepared.scores } : null
+      const problem = prepared.ok ? (await scoreProblems([placed!], owner))[0] : prepared.message
+      if (!placed || problem) {
         observer.rejected('invalid', 1)
-        throw new InvalidInput(prepared.message)
+        throw new InvalidInput(problem ?? 'body is invalid')
       }
-      const [outcome] = await writes.insertTraces([prepared.priced])
+      const [outcome] = await writes.insertTraces([placed.priced])
       if (!outcome || outcome.kind === 'conflict') {
         observer.rejected('conflict', 1)
-        throw new TraceIdTaken(prepared.priced.trace.trace_id)
+        throw new TraceIdTaken(placed.priced.trace.trace_id)
       }
       if (outcome.kind === 'created') {
         observer.stored(1)
         hub.publish([outcome.trace])
       }
+      // The trace is stored: a score that fails now (its id taken by a different score) is answered on its own.
+      const [failed] = await recordScores([placed], owner)
+      if (failed?.[0]) throw failed[0]
       return { created: outcome.kind === 'created', trace: outcome.trace }
     },
 
     async ingestBatch(inputs, owner) {
       const rejected: BatchTracesResponse['rejected'] = []
-      const valid: { index: number; priced: PricedTrace }[] = []
+      const checked: (Placed & { index: number })[] = []
       const price = await prices.pricer()
       inputs.forEach((input, index) => {
-        const prepared = prepare(input, owner, `body/traces/${index}`, price)
-        if (prepared.ok) valid.push({ index, priced: prepared.priced })
+        const at = `body/traces/${index}`
+        const prepared = prepare(input, owner, at, price)
+        if (prepared.ok) checked.push({ index, at, priced: prepared.priced, scores: prepared.scores })
         else rejected.push({ index, message: prepared.message })
+      })
+      const problems = await scoreProblems(checked, owner)
+      const valid = checked.filter((c, i) => {
+        const message = problems[i]
+        if (message) rejected.push({ index: c.index, message })
+        return !message
       })
       const outcomes = valid.length > 0 ? await writes.insertTraces(valid.map((v) => v.priced)) : []
       const items: BatchTracesResponse['items'] = []
       const created: Trace[] = []
+      const stored: typeof valid = []
       outcomes.forEach((outcome, i) => {
         const index = valid[i]!.index
         if (outcome.kind === 'conflict') {
@@ -166,6 +252,7 @@ export function createIngestService({
           return
         }
         if (outcome.kind === 'created') created.push(outcome.trace)
+        stored.push(valid[i]!)
         items.push({ trace_id: outcome.trace.trace_id, status: outcome.trace.status })
       })
       const conflicts = outcomes.filter((o) => o.kind === 'conflict').length
@@ -173,6 +260,11 @@ export function createIngestService({
       if (conflicts > 0) observer.rejected('conflict', conflicts)
       if (created.length > 0) observer.stored(created.length)
       hub.publish(created)
+      // Stored traces stay accepted; a score of one that fails now (its id taken by a different score) is said too.
+      const failed = await recordScores(stored, owner)
+      stored.forEach(({ index }, i) => {
+        for (const error of failed[i]!) rejected.push({ index, message: error.message })
+      })
       rejected.sort((a, b) => a.index - b.index)
       return { accepted: items.length, rejected, items }
     },

@@ -76,9 +76,9 @@ function confine(key: KeyContext, target: Target, what: string): Decision {
 export function authorize(mode: Mode, credential: Credential, access: Access, target: Target = {}): Decision {
   const named = target.project_id ?? null
 
-  if (access === 'public') return allow({ kind: 'open' }, null)
-
+  // Before the public routes: a public key is told so even where no credential is needed (GET /, /health).
   if (credential.kind === 'key' && credential.key.kind === 'public' && access !== 'score') return denyPublicKey()
+  if (access === 'public') return allow({ kind: 'open' }, null)
   if (access === 'score' && credential.kind === 'key')
     return allow({ kind: 'key', key: credential.key }, credential.key.project_id)
 

@@ -4,11 +4,13 @@
 
 import { BOUNDS } from '../../schemas/common.js'
 import type { OtlpLogRecord, OtlpSpan } from '../../schemas/otlp.js'
+import { SCORE_LIMITS, type ScoreInput } from '../../schemas/score.js'
 import type { StepInput } from '../../schemas/step.js'
 import { LIMITS, type TraceInput } from '../../schemas/trace.js'
 import { setOwn } from '../lib/own.js'
 import { roundToMicros, toUtcIso } from '../lib/time.js'
-import { readSpanMeaning, type SpanMeaning } from './conventions.js'
+import { derivedScoreId } from '../services/scores.js'
+import { EVALUATION_EVENT, type Evaluation, readSpanMeaning, type SpanMeaning } from './conventions.js'
 import { parseJsonText } from './values.js'
 
 /** Serialized size budgets in bytes: the trace's metadata must stay under the contract's 64 KiB, a step's small. */
@@ -27,6 +29,74 @@ export interface AssembledTrace {
   dropped: number
   /** Log records that name none of the spans: nothing to fold them into. */
   unmatched: number
+  /** The trace's `gen_ai.evaluation.result` events as scores (source `evaluator`), to record once it is stored. */
+  scores: ScoreInput[]
+}
+
+/** Where an evaluation was said: its trace, its span, the step the span became (null: the trace), and when. */
+interface EvaluationPlace {
+  trace_id: string
+  span_id: string
+  step_index: number | null
+  time_ms: number
+  /** Among the span's evaluations of the same name at the same time, which one (0 for the first). */
+  occurrence: number
+}
+
+/**
+ * One evaluation as a score, or null when it names nothing or gives neither a value nor a label. A value makes a
+ * numeric score (its label, if any, kept in the score's metadata) — a boolean one when the label is `true`/`false`
+ * and the value 1/0 —, a label alone a categorical one. The id is made of where the event was said, so a re-sent
+ * trace records it once.
+ */
+function evaluationScore(e: Evaluation, place: EvaluationPlace): ScoreInput | null {
+  const name = e.name === null ? '' : cut(e.name.trim(), 64).trim()
+  const label = e.label === undefined ? '' : cut(e.label.trim(), SCORE_LIMITS.label)
+  if (name === '' || (e.score === undefined && label === '')) return null
+  const truth = label === 'true' ? 1 : label === 'false' ? 0 : null
+  const otel: Record<string, unknown> = { span_id: place.span_id }
+  if (e.response_id !== undefined) otel.response_id = cut(e.response_id, NAME_CHARS)
+  if (e.error_type !== undefined) otel.error_type = cut(e.error_type, NAME_CHARS)
+  const metadata: Record<string, unknown> = { otel }
+  let value: ScoreInput['value']
+  if (e.score === undefined) value = label
+  else if (truth !== null && e.score === truth) value = truth === 1
+  else {
+    value = e.score
+    if (label !== '') metadata.label = label
+  }
+  const created_at = isoOrNull(place.time_ms)
+  return {
+    score_id: derivedScoreId('otel', place.trace_id, place.span_id, place.time_ms, name, place.occurrence),
+    trace_id: place.trace_id,
+    step_index: place.step_index,
+    name,
+    value,
+    comment: e.explanation === undefined ? null : cut(e.explanation, SCORE_LIMITS.comment),
+    source: 'evaluator',
+    ...(created_at === null ? {} : { created_at }),
+    metadata,
+  }
+}
+
+/** The evaluations of a span as scores: of the step it became, or of the trace when it is the root (or no step). */
+function evaluationScores(node: Node, traceId: string, stepIndex: number | null): ScoreInput[] {
+  const times = node.span.events.filter((event) => event.name === EVALUATION_EVENT).map((event) => event.time_ms)
+  const seen = new Map<string, number>()
+  return node.meaning.evaluations.flatMap((e, k) => {
+    const time_ms = times[k] ?? 0
+    const key = JSON.stringify([time_ms, e.name])
+    const occurrence = seen.get(key) ?? 0
+    seen.set(key, occurrence + 1)
+    const score = evaluationScore(e, {
+      trace_id: traceId,
+      span_id: node.span.span_id,
+      step_index: stepIndex,
+      time_ms,
+      occurrence,
+    })
+    return score ? [score] : []
+  })
 }
 
 /** What a trace without its root span says for itself: nothing (its steps speak). */
@@ -414,11 +484,17 @@ export function assembleTrace(arrived: readonly OtlpSpan[], records: readonly Ot
     top.meaning.function_id ??
     (top.span.name.trim() !== '' ? top.span.name : null)
 
+  const traceId = top.span.trace_id
+  const scores = nodes.flatMap((n) =>
+    evaluationScores(n, traceId, n === root ? null : (stepAt.get(n.span.span_id) ?? null)),
+  )
+
   return {
     dropped,
     unmatched,
+    scores,
     input: {
-      trace_id: top.span.trace_id,
+      trace_id: traceId,
       name: cutOrNull(name, NAME_CHARS),
       model: cutOrNull(model, NAME_CHARS),
       prompt: cutBytes(prompt, LIMITS.textBytes),

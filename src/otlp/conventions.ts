@@ -90,10 +90,13 @@ export interface SpanMeaning {
   evaluations: Evaluation[]
 }
 
-/** `gen_ai.evaluation.result` events, with what each judged. */
+/** The OpenTelemetry GenAI event that carries an evaluation (on a span, or as a log record folded into its span). */
+export const EVALUATION_EVENT = 'gen_ai.evaluation.result'
+
+/** `gen_ai.evaluation.result` events, with what each judged, in the span's event order. */
 function evaluationsOf(span: OtlpSpan): Evaluation[] {
   return span.events
-    .filter((event) => event.name === 'gen_ai.evaluation.result')
+    .filter((event) => event.name === EVALUATION_EVENT)
     .map((event) => {
       const a = {
         ...event.attributes,

@@ -11,12 +11,16 @@
 // comes first; when the trace is stored, each is folded into the span it names. A record that names no span that
 // came (within the pending window), or that comes after its trace was stored, is counted (stats, /metrics) and
 // logged: never dropped unsaid.
+//
+// Once a trace is stored, its `gen_ai.evaluation.result` events are recorded as scores through the score road
+// (assemble.ts makes them, each with an id made of where it was said, so a trace stored again records them once).
 import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { OtlpLogRecord, OtlpSpan } from '../../schemas/otlp.js'
 import { InvalidInput, TraceIdTaken } from '../errors.js'
 import { type Redact, redactLogRecord, redactSpan } from '../ingest/redact.js'
 import type { IngestService, TraceOwner } from '../ingest/service.js'
+import type { ScoreService } from '../services/scores.js'
 import type { PendingTrace, Store } from '../store/types.js'
 import { assembleTrace, spanIdsOf } from './assemble.js'
 import { spanOutOfBounds } from './conventions.js'
@@ -58,6 +62,8 @@ export interface OtlpService {
 export interface OtlpDeps {
   store: Store
   ingest: IngestService
+  /** The one road of a score: a trace's evaluation events take it once the trace is stored. */
+  scores: Pick<ScoreService, 'recordEach'>
   log: Pick<FastifyBaseLogger, 'warn' | 'error'>
   now: () => number
   rootGraceMs: number
@@ -113,6 +119,7 @@ function quote(traceIds: ReadonlySet<string>): string {
 export function createOtlpService({
   store,
   ingest,
+  scores,
   log,
   now,
   rootGraceMs,
@@ -135,6 +142,26 @@ export function createOtlpService({
         ? 'OTLP log records came after their trace was stored; not added'
         : 'OTLP log records name no span that arrived; not stored'
     log.warn({ trace_ids: trace_ids.slice(0, QUOTED_TRACES), records }, why)
+  }
+
+  /**
+   * The evaluation events of a stored trace, recorded as scores (again, idempotently, when it was stored before: their
+   * ids are made of where each was said). One the score road refuses (its score config says otherwise) is logged.
+   */
+  async function recordEvaluations(
+    evaluations: readonly unknown[],
+    project_id: string,
+    context: { trace_id: string; project_id: string },
+  ) {
+    if (evaluations.length === 0) return
+    const outcomes = await scores.recordEach(evaluations, { scope: project_id }, (i) => `evaluations/${i}`)
+    const refused = outcomes.flatMap((o) => (o.ok ? [] : [o.error.message]))
+    if (refused.length > 0) {
+      log.warn(
+        { ...context, reasons: refused.slice(0, QUOTED_TRACES) },
+        'OTLP evaluation events not recorded as scores',
+      )
+    }
   }
 
   const dueAt = (trace: PendingTrace) =>
@@ -183,7 +210,7 @@ export function createOtlpService({
       countUnmatched('no_span', records.length, [pending.trace_id])
       return { created: false, forget: rows.map((row) => row.span_id) }
     }
-    const { input, dropped, unmatched: strays } = assembleTrace(spans, records)
+    const { input, dropped, unmatched: strays, scores: evaluations } = assembleTrace(spans, records)
     const context = { trace_id: pending.trace_id, project_id: pending.project_id }
     let created = false
     try {
@@ -199,6 +226,7 @@ export function createOtlpService({
       if (dropped > 0)
         log.warn({ ...context, spans: dropped }, 'OTLP trace has more spans than steps allowed; extra spans not stored')
       if (created) countUnmatched('no_span', strays, [pending.trace_id])
+      await recordEvaluations(evaluations, pending.project_id, context)
     } catch (err) {
       // Only what is permanent drops the spans; anything else (the store is down) leaves them pending for a retry.
       if (err instanceof TraceIdTaken) {

@@ -30,6 +30,7 @@ export default fp(
           { name: 'sessions', description: 'Conversations and their users' },
           { name: 'projects', description: 'Projects and their API keys' },
           { name: 'alerts', description: 'Alert rules and what they fired' },
+          { name: 'annotation', description: 'Queues of traces for people to score' },
         ],
         components: {
           securitySchemes: {

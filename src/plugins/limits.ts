@@ -1,15 +1,17 @@
 // Abuse limits that apply to every route: 503 with Retry-After when the process is saturated (under-pressure), a
 // per-address request rate on every route but ingest, the live stream and the health checks (rate-limit), and a
-// smooth per-key rate on ingest that counts traces (OTLP: spans), not requests (a token bucket, lib/token-bucket.ts).
+// smooth per-key rate on ingest that counts traces (OTLP: spans), not requests (a token bucket, lib/token-bucket.ts),
+// and for requests that present a public key (a browser's or an app's feedback) a per-address rate and a small body.
 // While the server drains (SIGTERM), a request that still arrives on an open connection gets the same 503 as every
 // other, Retry-After included, with Connection: close (Fastify's own closing answer has neither code nor Retry-After).
+import { type Readable, Transform } from 'node:stream'
 import rateLimit from '@fastify/rate-limit'
 import underPressure from '@fastify/under-pressure'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, preParsingHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { Overloaded, RateLimited, RETRY_AFTER_S, ShuttingDown } from '../errors.js'
-import { hashApiKey, presentedKey } from '../lib/credentials.js'
-import { createTokenBuckets } from '../lib/token-bucket.js'
+import { FeedbackBodyTooLarge, Overloaded, RateLimited, RETRY_AFTER_S, ShuttingDown } from '../errors.js'
+import { hashApiKey, isPublicKey, presentedKey } from '../lib/credentials.js'
+import { createTokenBuckets, type TokenBuckets } from '../lib/token-bucket.js'
 
 /** How often buckets that have refilled are forgotten. */
 const SWEEP_MS = 60_000
@@ -22,6 +24,70 @@ declare module 'fastify' {
      */
     takeIngest(request: FastifyRequest, count: number): void
   }
+}
+
+/** Forgets a bucket set's refilled buckets every SWEEP_MS while the app runs. */
+function sweepEvery(buckets: TokenBuckets, app: FastifyInstance) {
+  const sweep = setInterval(() => buckets.sweep(Date.now()), SWEEP_MS)
+  sweep.unref()
+  app.addHook('onClose', async () => clearInterval(sweep))
+}
+
+/** A body stream that fails with a 413 once more than `limit` bytes have come through it. */
+function bounded(payload: Readable, limit: number): Readable {
+  let received = 0
+  const out = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      received += chunk.length
+      callback(received > limit ? new FeedbackBodyTooLarge(limit) : null, chunk)
+    },
+  })
+  payload.on('error', (err) => out.destroy(err))
+  // The reader of the body takes the error; one that comes after it stopped listening is not a crash.
+  out.on('error', () => {})
+  return payload.pipe(out)
+}
+
+/**
+ * The limits of a request that presents a public key (known by its prefix, before any lookup: an unknown one costs
+ * the same): FEEDBACK_RATE_LIMIT requests a minute per address, smoothed, and a body of at most FEEDBACK_BODY_LIMIT
+ * bytes. Only its one door (access `score`) reads a body; everywhere else it is refused (403) unread.
+ */
+function feedbackLimits(app: FastifyInstance) {
+  const { feedbackRateLimit, feedbackBodyLimit } = app.config
+  const buckets = feedbackRateLimit > 0 ? createTokenBuckets(feedbackRateLimit) : null
+  const presentsPublicKey = (request: FastifyRequest) => {
+    if (request.routeOptions.config?.access !== 'score') return false
+    const key = presentedKey(request)
+    return key !== null && isPublicKey(key)
+  }
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!presentsPublicKey(request)) return done()
+    if (buckets) {
+      const taken = buckets.take(`ip:${request.ip}`, 1, Date.now())
+      if (!taken.ok) {
+        const message =
+          `more than ${feedbackRateLimit} requests a minute with a public key from this address ` +
+          `(FEEDBACK_RATE_LIMIT): retry in ${taken.retryAfterS} s`
+        return done(Object.assign(new RateLimited(message), { retryAfterS: taken.retryAfterS }))
+      }
+    }
+    if (Number(request.headers['content-length']) > feedbackBodyLimit) {
+      return done(new FeedbackBodyTooLarge(feedbackBodyLimit))
+    }
+    done()
+  })
+  // On the route itself, so that it runs after the credential is decided: the body starts to flow into the bound only
+  // when it is about to be read, never while the key is being looked up.
+  const bound: preParsingHookHandler = (request, _reply, payload, done) => {
+    if (!presentsPublicKey(request)) return done(null, payload)
+    done(null, bounded(payload, feedbackBodyLimit))
+  }
+  app.addHook('onRoute', (route) => {
+    if (route.config?.access !== 'score') return
+    route.preParsing = [route.preParsing ?? []].flat().concat(bound)
+  })
+  if (buckets) sweepEvery(buckets, app)
 }
 
 export default fp(
@@ -83,10 +149,10 @@ export default fp(
         if (request.routeOptions.config?.access !== 'ingest') return
         if (!buckets.hasAny(keyOf(request), Date.now())) throw refuse(1)
       })
-      const sweep = setInterval(() => buckets.sweep(Date.now()), SWEEP_MS)
-      sweep.unref()
-      app.addHook('onClose', async () => clearInterval(sweep))
+      sweepEvery(buckets, app)
     }
+
+    feedbackLimits(app)
   },
   { name: 'loupe-limits', dependencies: ['loupe-config'] },
 )

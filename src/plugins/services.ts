@@ -1,4 +1,4 @@
-// The services routes call: ingest (the one road of a trace), scores (the one road of a score), trace reads (filters and cursors), prices (overrides, re-pricing), OTLP (spans waiting for
+// The services routes call: ingest (the one road of a trace), scores (the one road of a score), annotation queues, trace reads (filters and cursors), prices (overrides, re-pricing), OTLP (spans waiting for
 // their trace, and the timer that stores them) and projects/keys; the event hub they share, fed by this replica's
 // ingest and by the store with what other replicas store; and the live stream's sockets, which the hub feeds.
 import fp from 'fastify-plugin'
@@ -8,6 +8,7 @@ import { createRedactor } from '../ingest/redact.js'
 import { createIngestService, type IngestService } from '../ingest/service.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
 import { type AlertService, createAlertService } from '../services/alerts.js'
+import { type AnnotationService, createAnnotationService } from '../services/annotation.js'
 import { createDeletionService, type DeletionService } from '../services/deletion.js'
 import { createEvaluatorService, type EvaluatorService } from '../services/evaluators.js'
 import { createPriceService, type PriceService } from '../services/prices.js'
@@ -30,6 +31,7 @@ declare module 'fastify' {
     alerts: AlertService
     scores: ScoreService
     evaluators: EvaluatorService
+    annotation: AnnotationService
   }
 }
 
@@ -44,9 +46,18 @@ export default fp(
     app.decorate('hub', hub)
     const prices = createPriceService(app.store, app.now)
     app.decorate('prices', prices)
+    const scores = createScoreService({
+      store: app.store,
+      hub,
+      validators: app.validators,
+      now: app.now,
+      onStored: app.metrics.scoresStored,
+    })
+    app.decorate('scores', scores)
     const ingest = createIngestService({
       store: app.store,
       hub,
+      scores,
       prices,
       validators: app.validators,
       now: app.now,
@@ -54,20 +65,12 @@ export default fp(
       redact,
     })
     app.decorate('ingest', ingest)
-    app.decorate('traces', createTraceService(app.store.traces))
-    app.decorate(
-      'scores',
-      createScoreService({
-        store: app.store,
-        hub,
-        validators: app.validators,
-        now: app.now,
-        onStored: app.metrics.scoresStored,
-      }),
-    )
+    app.decorate('traces', createTraceService(app.store.traces, app.store.scores))
+    app.decorate('annotation', createAnnotationService({ store: app.store, now: app.now }))
     const otlp = createOtlpService({
       store: app.store,
       ingest,
+      scores,
       log: app.log,
       now: app.now,
       rootGraceMs: app.config.otlpRootGraceMs,

@@ -181,7 +181,9 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Record one trace (needs a project API key)',
         description:
           'Normalizes the trace (see docs/api.md, Normalization) and stores it. 201 when stored; 200 with the stored trace when this ' +
-          'trace_id is already stored for the project (nothing changes, no event); 409 when another project holds it.',
+          'trace_id is already stored for the project (nothing changes, no event); 409 when another project holds it. ' +
+          'Scores sent inline (`scores`) are checked with the trace, so a bad one is a 400 and nothing is stored, then ' +
+          'recorded once the trace is; one whose `score_id` is taken by a different score is a 409 naming it, its trace stored.',
         body: Ref(TraceInputSchema),
         response: { 200: Ref(TraceSchema), 201: Ref(TraceSchema), ...errorResponses(400, 401, 409, 413, 415, 429) },
       },

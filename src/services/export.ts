@@ -2,7 +2,7 @@
 // its flat fields). Lines are produced chunk by chunk from the store's keyset walk, so memory stays constant however
 // many traces match.
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { CSV_COLUMNS, type ExportFormat, type Trace } from '../../schemas/index.js'
+import { CSV_COLUMNS, type ExportFormat, type ScoreSummary, type Trace } from '../../schemas/index.js'
 import { toJson } from '../store/to-json.js'
 import type { Store, TraceFilter } from '../store/types.js'
 
@@ -18,10 +18,30 @@ export function csvField(value: unknown): string {
 
 export const csvRow = (fields: readonly unknown[]) => `${fields.map(csvField).join(',')}\r\n`
 
-/** A trace as its CSV row: the fields of CSV_COLUMNS, in order. */
-export function traceCsvRow(trace: Trace): string {
+/** A trace as its CSV row: the fields of CSV_COLUMNS, in order (its scores in short, as JSON). */
+export function traceCsvRow(trace: Trace, scores: ScoreSummary = {}): string {
+  const { head, tail } = csvParts(trace)
+  return head + csvField(scores) + tail
+}
+
+/** A trace's line without its scores: `head`, then the scores, then `tail`. */
+interface LineParts {
+  trace_id: string
+  head: string
+  tail: string
+}
+
+/** The CSV row of a trace around its last column, its scores. */
+function csvParts(trace: Trace): LineParts {
   const record = trace as unknown as Record<string, unknown>
-  return csvRow(CSV_COLUMNS.map((c) => (c === 'step_count' ? trace.steps.length : record[c])))
+  const fields = CSV_COLUMNS.slice(0, -1).map((c) => (c === 'step_count' ? trace.steps.length : record[c]))
+  return { trace_id: trace.trace_id, head: `${fields.map(csvField).join(',')},`, tail: '\r\n' }
+}
+
+/** The NDJSON line of a trace around its last field, its scores (as GET /traces/{trace_id} writes them). */
+function ndjsonParts(trace: Trace): LineParts {
+  const json = toJson(trace)
+  return { trace_id: trace.trace_id, head: `${json.slice(0, -1)},"scores":`, tail: '}\n' }
 }
 
 /** Lines as one Buffer, written line by line: no string of the whole chunk is ever made. */
@@ -46,10 +66,20 @@ export async function* exportTraces(
   chunk = EXPORT_CHUNK,
 ): AsyncGenerator<Buffer> {
   if (format === 'csv') yield Buffer.from(csvRow(CSV_COLUMNS))
-  // Each trace becomes its line as it is read: only the lines are held until the chunk is complete.
-  const line = format === 'csv' ? traceCsvRow : (t: Trace) => `${toJson(t)}\n`
-  for await (const lines of store.traces.walk(filter, chunk, line)) {
-    yield linesBuffer(lines)
+  // Each trace becomes its line (but its scores) as it is read: only the lines are held until the chunk is complete,
+  // and the chunk's scores are read at once, then put in their place.
+  const parts = format === 'csv' ? csvParts : ndjsonParts
+  for await (const chunkParts of store.traces.walk(filter, chunk, parts)) {
+    const ids = chunkParts.map((p) => p.trace_id)
+    let scoresOf: (traceId: string) => string
+    if (format === 'csv') {
+      const summaries = await store.scores.summaries(ids)
+      scoresOf = (id) => csvField(summaries.get(id) ?? {})
+    } else {
+      const scores = await store.scores.ofTraces(ids)
+      scoresOf = (id) => JSON.stringify(scores.get(id) ?? [])
+    }
+    yield linesBuffer(chunkParts.map((p) => p.head + scoresOf(p.trace_id) + p.tail))
     await nextTurn()
   }
 }

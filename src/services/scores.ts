@@ -2,6 +2,7 @@
 // every producer to come (evaluators, experiments): check the input, work out its type, value and label, check it
 // against its name's config, find what it scores (a trace in the caller's scope, one of its steps, or a session),
 // store it idempotently on score_id, then announce each score stored now exactly once.
+import { createHash } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import { uuidv7 } from 'uuidv7'
 import {
@@ -44,8 +45,25 @@ export interface ScoreWriter {
 export interface ScoreService {
   /** One score: `created` (201) or the stored one (200). Throws 400 / 403 / 404 / 409. */
   recordOne(input: unknown, writer: ScoreWriter): Promise<{ created: boolean; score: Score }>
-  /** Many scores, each checked on its own: the valid ones are stored even when others are rejected. */
-  recordBatch(inputs: readonly unknown[], writer: ScoreWriter, prefix?: string): Promise<BatchScoresResponse>
+  /**
+   * Many scores, each checked on its own: the valid ones are stored even when others are rejected. `at` names where
+   * each sits in the request (default `body/scores/<index>`).
+   */
+  recordBatch(
+    inputs: readonly unknown[],
+    writer: ScoreWriter,
+    at?: (index: number) => string,
+  ): Promise<BatchScoresResponse>
+  /** As recordBatch, each input's outcome: the score stored (now or before), or the error naming where it sits. */
+  recordEach(inputs: readonly unknown[], writer: ScoreWriter, at: (index: number) => string): Promise<ScoreOutcome[]>
+  /**
+   * Scores of a trace not stored yet (inline on a trace): each checked as it would be recorded, with what it takes
+   * from the trace given instead of the stored one. Per input, in order: why it would be rejected, else null.
+   */
+  check(
+    inputs: readonly { input: unknown; target: ScoreTarget; at: string }[],
+    writer: ScoreWriter,
+  ): Promise<(string | null)[]>
   list(query: ListScoresQuery, scope: string | null): Promise<ListScoresResponse>
   get(scoreId: string, scope: string | null): Promise<Score>
   remove(scoreId: string, scope: string | null): Promise<Score>
@@ -55,6 +73,9 @@ export interface ScoreService {
   putConfig(name: string, input: Omit<ScoreConfigInput, 'name'>): Promise<{ created: boolean; config: ScoreConfig }>
   removeConfig(name: string): Promise<void>
 }
+
+/** What recording one score did: stored (`created` now, or found stored), or the error that says why not. */
+export type ScoreOutcome = { ok: true; created: boolean; score: Score } | { ok: false; error: Error }
 
 export interface ScoreDeps {
   store: Store
@@ -75,6 +96,11 @@ class Rejection {
 }
 const bad = (message: string) => new Rejection(new InvalidInput(message))
 const notFound = (at: string, field: string, error: Error) => new Rejection(error, `${at}/${field}: ${error.message}`)
+
+/** A score id that is the same whenever it is made of the same parts: a producer's re-send records its scores once. */
+export function derivedScoreId(...parts: readonly (string | number)[]): string {
+  return `sc_${createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32)}`
+}
 
 /** The cursor of GET /scores: the last score's created_at and id. */
 const encodeCursor = (score: Score) =>
@@ -339,8 +365,8 @@ export function createScoreService({
       return { created: result.created, score: result.score }
     },
 
-    async recordBatch(inputs, writer, prefix = 'body/scores') {
-      const results = await record(inputs, writer, (i) => `${prefix}/${i}`)
+    async recordBatch(inputs, writer, at = (i) => `body/scores/${i}`) {
+      const results = await record(inputs, writer, at)
       const rejected: BatchScoresResponse['rejected'] = []
       const items: BatchScoresResponse['items'] = []
       results.forEach((r, index) => {
@@ -348,6 +374,29 @@ export function createScoreService({
         else rejected.push({ index, message: r.error.message })
       })
       return { accepted: items.length, rejected, items }
+    },
+
+    async recordEach(inputs, writer, at) {
+      return (await record(inputs, writer, at)).map((r) => {
+        if (r.ok) return r
+        // The error answered alone names the field, as the rejection in a batch does.
+        r.error.error.message = r.error.message
+        return { ok: false, error: r.error.error }
+      })
+    },
+
+    async check(inputs, writer) {
+      if (inputs.length === 0) return []
+      const configs = await configsOf()
+      return inputs.map(({ input, target, at }) => {
+        try {
+          ofTrace(prepare(input, at, writer, configs), target, writer, at)
+          return null
+        } catch (err) {
+          if (err instanceof Rejection) return err.message
+          throw err
+        }
+      })
     },
 
     async list(query, scope) {

@@ -7,12 +7,15 @@ import type {
   ListTracesResponse,
   TraceFilterQuery,
 } from '../../schemas/index.js'
-import { LimitQuery, OffsetQuery, searchWords } from '../../schemas/index.js'
+import { LimitQuery, OffsetQuery, SCORE_SORT_PREFIX, searchWords } from '../../schemas/index.js'
 import { roundCost } from '../costs/pricing.js'
 import { InvalidInput } from '../errors.js'
 import { parseTimestamp } from '../lib/time.js'
-import { decodeCursor, encodeCursor, sortValue } from '../store/cursor.js'
-import type { TraceFilter, TracePage, TraceStore } from '../store/types.js'
+import { decodeCursor, encodeCursor, type SortName, sortValue } from '../store/cursor.js'
+import type { ReadSort, ScoreStore, TraceFilter, TracePage, TraceStore } from '../store/types.js'
+
+/** The filters of a score that only mean something beside `score_name`. */
+const SCORE_BOUNDS = ['min_score', 'max_score', 'score_label'] as const
 
 /**
  * The store filter of a validated GET /traces-style query, confined to the request's scope (the auth plugin has
@@ -22,6 +25,8 @@ export function traceFilter(query: TraceFilterQuery, scope: string | null): Trac
   const { since, until, min_cost, max_cost, q, project_id: _named, ...rest } = query
   const words = q === undefined ? undefined : searchWords(q)
   if (words === null) throw new InvalidInput('querystring/q must contain a word (it is only white space)')
+  const loose = query.score_name === undefined && SCORE_BOUNDS.find((k) => query[k] !== undefined)
+  if (loose) throw new InvalidInput(`querystring/${loose} needs score_name: the name of the score it bounds`)
   return {
     ...rest,
     // Costs are kept to the nano-dollar: a bound is too, so the rollups and the rows agree on every edge.
@@ -39,7 +44,10 @@ export interface TraceService {
   list(query: ListTracesQuery, scope: string | null): Promise<ListTracesResponse | ListTraceSummariesResponse>
 }
 
-export function createTraceService(traces: Pick<TraceStore, 'list' | 'listSummaries'>): TraceService {
+export function createTraceService(
+  traces: Pick<TraceStore, 'list' | 'listSummaries'>,
+  scores: Pick<ScoreStore, 'summaries' | 'means'>,
+): TraceService {
   return {
     async list(query, scope) {
       // ajv has filled the schema's defaults in; these fallbacks, read from the same schema where it can say them,
@@ -47,32 +55,45 @@ export function createTraceService(traces: Pick<TraceStore, 'list' | 'listSummar
       const {
         limit = LimitQuery.default,
         offset = OffsetQuery.default,
-        sort = 'created_at',
+        sort: sortName = 'created_at',
         order = 'desc',
         cursor,
         fields,
         ...filters
       } = query
       const filter = traceFilter(filters, scope)
+      const sort = sortName as SortName
+      // A score order: the traces with a score of that name, by their mean of it.
+      const scoreName = sort.startsWith(SCORE_SORT_PREFIX) ? sort.slice(SCORE_SORT_PREFIX.length) : undefined
+      if (scoreName !== undefined) filter.scored_by = scoreName
+      const readSort: ReadSort = scoreName === undefined ? (sort as ReadSort) : 'score'
       if (cursor !== undefined && offset > 0) {
         throw new InvalidInput(
           'querystring/cursor cannot be combined with a non-zero offset: page with one or the other',
         )
       }
       const after = cursor === undefined ? undefined : decodeCursor(cursor, { sort, order })
-      const page = { limit, offset, sort, order, after }
+      const page = { limit, offset, sort: readSort, order, after }
+      /** The value the next page starts after: the last trace's in the order (its exact mean of a score). */
+      const lastValue = async (last: Parameters<typeof sortValue>[0] & { trace_id: string }) =>
+        scoreName === undefined
+          ? sortValue(last, sort as Exclude<ReadSort, 'score'>)
+          : ((await scores.means(scoreName, [last.trace_id])).get(last.trace_id) ?? null)
       /** The page with the cursor of the next one, made from its last trace's sort value. */
-      const withCursor = <T extends { trace_id: string } & Parameters<typeof sortValue>[0]>(found: TracePage<T>) => {
+      const withCursor = async <T extends { trace_id: string } & Parameters<typeof sortValue>[0]>(
+        found: TracePage<T>,
+      ) => {
         const last = found.items.at(-1)
-        const next_cursor =
-          found.more && last
-            ? encodeCursor({ sort, order, value: sortValue(last, sort), trace_id: last.trace_id })
-            : null
+        const value = found.more && last ? await lastValue(last) : null
+        const next_cursor = found.more && last ? encodeCursor({ sort, order, value, trace_id: last.trace_id }) : null
         return { total: found.total, items: found.items, next_cursor }
       }
-      return fields === 'summary'
-        ? withCursor(await traces.listSummaries(filter, page))
-        : withCursor(await traces.list(filter, page))
+      if (fields !== 'summary') return withCursor(await traces.list(filter, page))
+      // The light list carries each trace's scores in short: one read for the page.
+      const found = await traces.listSummaries(filter, page)
+      const summaries = await scores.summaries(found.items.map((t) => t.trace_id))
+      for (const item of found.items) item.scores = summaries.get(item.trace_id) ?? {}
+      return withCursor(found)
     },
   }
 }

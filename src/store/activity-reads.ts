@@ -11,6 +11,7 @@ import { toUsd } from '../analytics/math.js'
 import { toUtcIso } from '../lib/time.js'
 import type { Query, Selection } from './read-queries.js'
 import { type ActivityDelta, type SessionDelta, sumRollups, type UserDelta } from './rollups.js'
+import { activityKey, scoreMeansOf } from './score-reads.js'
 import type { ActivityFilter } from './types.js'
 
 /** Rows of the sessions and users rollups, as read back. */
@@ -53,14 +54,25 @@ function totalsOf(row: ActivityRow) {
   }
 }
 
-const toSession = (row: SessionRow): SessionSummary => ({
+const toSession = (row: SessionRow, scores: Map<string, SessionSummary['scores']>): SessionSummary => ({
   session_id: row.session_id,
   project_id: row.project_id,
   user_id: row.user_id,
   ...totalsOf(row),
+  scores: scores.get(activityKey(row.project_id, row.session_id)) ?? {},
 })
 
 export function createActivityReads(q: ActivityQueries) {
+  /** Sessions with their score means (one grouped read for the page). */
+  const toSessions = async (list: readonly SessionRow[]) => {
+    const means = await scoreMeansOf(
+      q.query,
+      'session_id',
+      list.map((r) => ({ project_id: r.project_id, id: r.session_id })),
+    )
+    return list.map((row) => toSession(row, means))
+  }
+
   const rows = <R>(kind: keyof typeof TABLE, f: ActivityFilter & { id?: string }, limit: number, offset: number) =>
     q.query<R>(
       (bind) =>
@@ -86,12 +98,18 @@ export function createActivityReads(q: ActivityQueries) {
          where user_id in (${[...new Set(list.map((u) => u.user_id))].map(bind).join(', ')})
          group by project_id, user_id`,
     )
-    const sessions = new Map(counts.map((c) => [JSON.stringify([c.project_id, c.user_id]), Number(c.n)]))
+    const sessions = new Map(counts.map((c) => [activityKey(c.project_id, c.user_id), Number(c.n)]))
+    const means = await scoreMeansOf(
+      q.query,
+      'user_id',
+      list.map((r) => ({ project_id: r.project_id, id: r.user_id })),
+    )
     return list.map((row) => ({
       user_id: row.user_id,
       project_id: row.project_id,
-      sessions: sessions.get(JSON.stringify([row.project_id, row.user_id])) ?? 0,
+      sessions: sessions.get(activityKey(row.project_id, row.user_id)) ?? 0,
       ...totalsOf(row),
+      scores: means.get(activityKey(row.project_id, row.user_id)) ?? {},
     }))
   }
 
@@ -99,7 +117,7 @@ export function createActivityReads(q: ActivityQueries) {
     async listSessions(f: ActivityFilter, page: { limit: number; offset: number }) {
       const total = await count('sessions', f)
       const items = total > page.offset ? await rows<SessionRow>('sessions', f, page.limit, page.offset) : []
-      return { total, items: items.map(toSession) }
+      return { total, items: await toSessions(items) }
     },
 
     /** A session (of a project, else the most recently active one with this id) and its traces, oldest first. */
@@ -112,7 +130,8 @@ export function createActivityReads(q: ActivityQueries) {
         offset: 0,
         ordering: { sort: 'created_at', order: 'asc' },
       })
-      return { session: toSession(row), traces } satisfies SessionDetailResponse
+      const [session] = await toSessions([row])
+      return { session: session!, traces } satisfies SessionDetailResponse
     },
 
     async listUsers(f: ActivityFilter, page: { limit: number; offset: number }) {
@@ -128,7 +147,7 @@ export function createActivityReads(q: ActivityQueries) {
       if (!row) return null
       const [user] = await toUsers([row])
       const sessions = await rows<SessionRow>('sessions', { project_id: row.project_id, user_id: userId }, limit, 0)
-      return { user: user!, sessions: sessions.map(toSession) } satisfies UserDetailResponse
+      return { user: user!, sessions: await toSessions(sessions) } satisfies UserDetailResponse
     },
   }
 }

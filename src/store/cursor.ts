@@ -2,16 +2,23 @@
 // it belongs to, as opaque URL-safe text. A checksum catches a cursor that was edited or cut; a cursor made for
 // another order is refused rather than read in the wrong one.
 import { createHash } from 'node:crypto'
-import { SORT_ORDERS, type SortOrder, TRACE_SORTS, type TraceSort } from '../../schemas/index.js'
+import { SCORE_SORT_PREFIX, SORT_ORDERS, type SortOrder, TRACE_SORTS, type TraceSort } from '../../schemas/index.js'
 import { InvalidInput } from '../errors.js'
 import type { PageAfter } from './types.js'
 
 const VERSION = 1
 
+/** An order as GET /traces names it: a trace column, or `score:<name>`. */
+export type SortName = TraceSort | `${typeof SCORE_SORT_PREFIX}${string}`
+
 export interface CursorPosition extends PageAfter {
-  sort: TraceSort
+  sort: SortName
   order: SortOrder
 }
+
+const isSortName = (sort: unknown): sort is SortName =>
+  (TRACE_SORTS as readonly unknown[]).includes(sort) ||
+  (typeof sort === 'string' && sort.startsWith(SCORE_SORT_PREFIX) && sort.length > SCORE_SORT_PREFIX.length)
 
 const checksum = (payload: string) => createHash('sha256').update(payload).digest('base64url').slice(0, 10)
 
@@ -26,7 +33,7 @@ const invalid = (why: string) =>
   new InvalidInput(`querystring/cursor ${why}: pass the next_cursor of a previous answer as it is`)
 
 /** The position a cursor holds; a 400 naming `cursor` when it is not one this server made for this order. */
-export function decodeCursor(text: string, expected: { sort: TraceSort; order: SortOrder }): PageAfter {
+export function decodeCursor(text: string, expected: { sort: SortName; order: SortOrder }): PageAfter {
   const [payload, sum, ...rest] = text.split('.')
   if (!payload || !sum || rest.length > 0 || checksum(payload) !== sum) throw invalid('is not a valid cursor')
   let parsed: unknown
@@ -37,8 +44,7 @@ export function decodeCursor(text: string, expected: { sort: TraceSort; order: S
   }
   if (!Array.isArray(parsed) || parsed.length !== 5 || parsed[0] !== VERSION) throw invalid('is not a valid cursor')
   const [, sort, order, value, traceId] = parsed as unknown[]
-  const known =
-    (TRACE_SORTS as readonly unknown[]).includes(sort) && (SORT_ORDERS as readonly unknown[]).includes(order)
+  const known = isSortName(sort) && (SORT_ORDERS as readonly unknown[]).includes(order)
   const valueOk = (typeof value === 'number' && Number.isFinite(value)) || (value === null && sort === 'cost')
   if (!known || !valueOk || typeof traceId !== 'string') throw invalid('is not a valid cursor')
   if (sort !== expected.sort || order !== expected.order) {

@@ -4,7 +4,7 @@
 import type { Trace, TraceSummary } from '../../schemas/index.js'
 import { NANOS_PER_USD } from '../costs/pricing.js'
 import { type HistogramRow, type RollupSums, SUM_COLUMNS, TOTALS_COUNTS, type TotalsDelta } from './rollups.js'
-import type { PageAfter, SortOrder, TraceFilter, TraceSort } from './types.js'
+import type { PageAfter, ReadSort, SortOrder, TraceFilter } from './types.js'
 
 /** A statement built with the store's parameter markers (`bind` returns the marker of a value). */
 export type Query = <R>(build: (bind: (value: unknown) => string) => string) => Promise<R[]>
@@ -39,7 +39,7 @@ export interface ExtraConditions {
   /** trace_id is one of these. */
   traceIds?: readonly string[]
   /** Past this position in the order (keyset paging). */
-  after?: { sort: TraceSort; order: SortOrder; at: PageAfter }
+  after?: { sort: ReadSort; order: SortOrder; at: PageAfter }
 }
 
 /**
@@ -72,14 +72,49 @@ export async function* walkChunks<T>(
  * order's index, testing each trace, until the page is full.
  */
 export function orderBy(ordering: Ordering | undefined, nulls: boolean, collected = false): string {
-  const { sort, order } = ordering ?? { sort: 'created_at', order: 'desc' }
+  const { order, ...rest } = ordering ?? { sort: 'created_at', order: 'desc' }
+  const sort = orderColumn(rest.sort)
   const place = nulls && sort === 'cost' ? (order === 'asc' ? ' nulls first' : ' nulls last') : ''
-  return `order by ${sort}${collected ? ' + 0' : ''} ${order}${place}, trace_id ${order}`
+  return `order by ${sort}${collected ? ' + 0' : ''} ${order}${place}, ${tieColumn(rest.sort)} ${order}`
+}
+
+/** The column an order sorts by: a traces column, or the mean a score order reads with each trace. */
+const orderColumn = (sort: ReadSort): string => (sort === 'score' ? SCORE_MEAN : sort)
+
+/** The column a score order (TraceFilter.scored_by) reads each trace's mean of the score as. */
+const SCORE_MEAN = 'score_mean'
+
+/**
+ * The trace_id an order breaks ties by: a score order takes the rollup's own (the same value), which its index
+ * (name, mean, trace_id) holds in order, so that no sort is left to do.
+ */
+const tieColumn = (sort: ReadSort): string => (sort === 'score' ? 'scored.scored_trace_id' : 'trace_id')
+
+/**
+ * The traces with a score of a name, each with its mean of it, from the per-trace score rollup (trace_scores), as a
+ * join: its index (name, mean, trace_id) serves the order. Its columns are renamed so that no traces column
+ * named in a filter becomes ambiguous.
+ */
+const scoredJoin = (name: string, bind: (value: unknown) => string) =>
+  `join (select trace_id as scored_trace_id, mean as ${SCORE_MEAN} from trace_scores where name = ${bind(name)}) scored
+   on scored.scored_trace_id = traces.trace_id`
+
+/**
+ * A trace has a score of the filter's name that matches its bounds or label: through the scores index (name, value,
+ * trace_id) or (name, label, trace_id).
+ */
+function scoreCondition(f: TraceFilter, bind: (value: unknown) => string): string | undefined {
+  if (f.score_name === undefined) return undefined
+  const c = [`name = ${bind(f.score_name)}`]
+  if (f.score_label !== undefined) c.push(`label = ${bind(f.score_label)}`)
+  if (f.min_score !== undefined) c.push(`value >= ${bind(f.min_score)}`)
+  if (f.max_score !== undefined) c.push(`value <= ${bind(f.max_score)}`)
+  return `trace_id in (select trace_id from scores where ${c.join(' and ')})`
 }
 
 /** The order of a selection: newest first unless told. */
 export interface Ordering {
-  sort: TraceSort
+  sort: ReadSort
   order: SortOrder
 }
 
@@ -89,14 +124,16 @@ export interface Ordering {
  * descending.
  */
 function afterClause(after: NonNullable<ExtraConditions['after']>, bind: (value: unknown) => string): string {
-  const { sort, order, at } = after
+  const { order, at } = after
+  const sort = orderColumn(after.sort)
+  const tie = tieColumn(after.sort)
   const cmp = order === 'asc' ? '>' : '<'
   if (at.value === null) {
     // Only a nullable column has null positions: the rest of the nulls, then (ascending) every value.
     const rest = `(${sort} is null and trace_id ${cmp} ${bind(at.trace_id)})`
     return order === 'asc' ? `(${rest} or ${sort} is not null)` : rest
   }
-  const row = `(${sort}, trace_id) ${cmp} (${bind(at.value)}, ${bind(at.trace_id)})`
+  const row = `(${sort}, ${tie}) ${cmp} (${bind(at.value)}, ${bind(at.trace_id)})`
   return sort === 'cost' && order === 'desc' ? `(${row} or cost is null)` : row
 }
 
@@ -207,6 +244,8 @@ export function traceWhere(
   search?: SearchClause,
   probe?: boolean,
 ): string {
+  // The join's marker comes first: its text precedes the conditions'.
+  const join = f.scored_by === undefined ? '' : scoredJoin(f.scored_by, bind)
   const clauses: string[] = []
   const cmp = (column: string, op: string, value: unknown) => {
     if (value !== undefined) clauses.push(`${column} ${op} ${bind(value)}`)
@@ -229,11 +268,13 @@ export function traceWhere(
     if (!search) throw new Error('this store cannot search')
     clauses.push(search(f.q, bind, probe))
   }
+  const score = scoreCondition(f, bind)
+  if (score) clauses.push(score)
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)
   if (extra.traceIds) clauses.push(`trace_id in (${extra.traceIds.map(bind).join(', ') || 'null'})`)
   if (extra.after) clauses.push(afterClause(extra.after, bind))
-  return clauses.length ? `where ${clauses.join(' and ')}` : ''
+  return `${join} ${clauses.length ? `where ${clauses.join(' and ')}` : ''}`.trim()
 }
 
 /** The reads of the rollups (TraceReadQueries' totals, tally, histogram, hours, hoursBetween), through `query`. */

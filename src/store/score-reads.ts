@@ -2,14 +2,50 @@
 // list's summaries, /analytics' figures from the hourly rollup, and the score configs.
 import type { Score, ScoreAnalytics, ScoreConfig, ScoreSummary } from '../../schemas/index.js'
 import { CHART_BUCKETS, chartWindow, HOUR_MS } from '../analytics/math.js'
+import { setOwn } from '../lib/own.js'
 import type { Query } from './read-queries.js'
-import { meanOf, SCORE_COLUMNS, type ScoreDialect, scoreOf } from './score-writes.js'
+import { meanOf, SCORE_COLUMNS, type ScoreDialect, SPLIT, scoreOf, VALUE_UNITS } from './score-writes.js'
 import type { ScoreFilter, ScorePage, ScorePageAfter, ScoreTarget } from './types.js'
 
 const SELECT = `select ${SCORE_COLUMNS.join(', ')} from scores`
 
 /** A mean as /analytics and the summaries report it: 6 decimals (a naive recount of the values gives the same). */
 export const roundMean = (mean: number): number => Math.round(mean * 1e6) / 1e6
+
+/**
+ * Per (project, session) or (project, user) of these, its scores' count and mean per name, in one grouped read
+ * through the scores' session or user index. Each value is summed as the rollups sum it (whole micro-units split in two
+ * integers, exact whatever the count), so a mean here is what a rollup of the same scores would give.
+ */
+export async function scoreMeansOf(
+  query: Query,
+  column: 'session_id' | 'user_id',
+  keys: readonly { project_id: string; id: string }[],
+): Promise<Map<string, ScoreSummary>> {
+  const out = new Map<string, ScoreSummary>()
+  if (keys.length === 0) return out
+  const units = `cast(round(value * ${VALUE_UNITS}) as bigint)`
+  const lo = `((${units} % ${SPLIT}) + ${SPLIT}) % ${SPLIT}`
+  const rows = await query<{ project_id: string; id: string; name: string; n: number; hi: number; lo: number }>(
+    (b) =>
+      `select project_id, ${column} as id, name, count(*) as n, sum((${units} - ${lo}) / ${SPLIT}) as hi,
+              sum(${lo}) as lo
+       from scores where ${column} in (${[...new Set(keys.map((k) => k.id))].map(b).join(', ')})
+       group by project_id, ${column}, name order by name`,
+  )
+  for (const r of rows) {
+    const key = activityKey(r.project_id, r.id)
+    const summary = out.get(key) ?? {}
+    out.set(key, summary)
+    const n = Number(r.n)
+    // A name is data: `__proto__` is an own key like any other.
+    setOwn(summary, r.name, { count: n, mean: roundMean(meanOf(Number(r.hi), Number(r.lo), n)) })
+  }
+  return out
+}
+
+/** The key of a session or user of a project in scoreMeansOf's answer. */
+export const activityKey = (projectId: string, id: string): string => JSON.stringify([projectId, id])
 
 /** The WHERE clause of a filter (and a page's start). */
 function scoreWhere(f: ScoreFilter, bind: (value: unknown) => string, after?: ScorePageAfter): string {
@@ -166,21 +202,44 @@ export function createScoreReads(query: Query, d: Pick<ScoreDialect, 'inList' | 
       return rows.map(scoreOf)
     },
 
+    async ofTraces(traceIds: readonly string[]): Promise<Map<string, Score[]>> {
+      const out = new Map<string, Score[]>()
+      if (traceIds.length === 0) return out
+      const rows = await query<Record<string, unknown>>(
+        (b) => `${SELECT} where ${d.inList(b, 'trace_id', traceIds)} order by trace_id, created_at, score_id`,
+      )
+      for (const row of rows) {
+        const score = scoreOf(row)
+        const list = out.get(score.trace_id!) ?? []
+        out.set(score.trace_id!, list)
+        list.push(score)
+      }
+      return out
+    },
+
     async summaries(traceIds: readonly string[]): Promise<Map<string, ScoreSummary>> {
-      const entries = new Map<string, [string, ScoreSummary[string]][]>()
-      if (traceIds.length === 0) return new Map()
+      const out = new Map<string, ScoreSummary>()
+      if (traceIds.length === 0) return out
       const rows = await query<{ trace_id: string; name: string; scores: number; mean: number }>(
         (b) =>
           `select trace_id, name, scores, mean from trace_scores
            where ${d.inList(b, 'trace_id', traceIds)} order by trace_id, name`,
       )
       for (const r of rows) {
-        const of = entries.get(r.trace_id) ?? []
-        entries.set(r.trace_id, of)
-        of.push([r.name, { count: Number(r.scores), mean: roundMean(r.mean) }])
+        const s = out.get(r.trace_id) ?? {}
+        out.set(r.trace_id, s)
+        setOwn(s, r.name, { count: Number(r.scores), mean: roundMean(r.mean) })
       }
-      // Object.fromEntries makes every name an own property, `__proto__` included.
-      return new Map([...entries].map(([traceId, named]) => [traceId, Object.fromEntries(named)]))
+      return out
+    },
+
+    async means(name: string, traceIds: readonly string[]): Promise<Map<string, number>> {
+      if (traceIds.length === 0) return new Map()
+      const rows = await query<{ trace_id: string; mean: number }>(
+        (b) =>
+          `select trace_id, mean from trace_scores where name = ${b(name)} and ${d.inList(b, 'trace_id', traceIds)}`,
+      )
+      return new Map(rows.map((r) => [r.trace_id, Number(r.mean)]))
     },
 
     async analytics(projectId: string | undefined, now: number): Promise<ScoreAnalytics[]> {

@@ -37,7 +37,7 @@ export class JsonParam {
 }
 
 /** One statement's rows. */
-function* run(
+export function* run(
   build: PlanStatement['build'],
 ): Generator<PlanStatement, Record<string, unknown>[], Record<string, unknown>[]> {
   return yield { build }
@@ -45,7 +45,8 @@ function* run(
 
 /** Micro-units per unit of a score's value: the exact sums count whole micro-units. */
 export const VALUE_UNITS = 1_000_000
-const SPLIT = 1_000_000
+/** The unit of value_hi, in micro-units: value_lo holds the rest. */
+export const SPLIT = 1_000_000
 
 /** A value as whole micro-units, split into the two integer columns of an exact sum (lo in [0, SPLIT)). */
 export function valueSum(value: number): { hi: number; lo: number } {

@@ -30,10 +30,16 @@ export interface KeptCount<H> {
 const KEPT = 256
 
 /**
- * Whether a search's total is kept: a search, on filters a stored trace never changes (re-pricing changes costs).
+ * Whether a search's total is kept: a search, on filters a stored trace never changes (re-pricing changes costs; a
+ * trace's scores come and go).
  */
 export const keepsCount = (f: TraceFilter): boolean =>
-  f.q !== undefined && f.q.length > 0 && f.min_cost === undefined && f.max_cost === undefined
+  f.q !== undefined &&
+  f.q.length > 0 &&
+  f.min_cost === undefined &&
+  f.max_cost === undefined &&
+  f.score_name === undefined &&
+  f.scored_by === undefined
 
 /**
  * The counts one store instance keeps. `covers(kept, now)`: a read whose horizon is `now` sees every trace below the

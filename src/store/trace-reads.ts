@@ -29,7 +29,14 @@ import { bucketBounds, bucketOf, locateRank, planRange, sumRollups, UNKNOWN_MODE
 import type { AnalyticsParams, FailuresParams, Page, PageAfter, TraceFilter, TracePage } from './types.js'
 
 /** The index that walks each order (SQLite's name for it: traces_[project_]<walk>). */
-const WALK_OF_SORT = { created_at: 'created', latency: 'latency', token_count: 'tokens', cost: 'cost' } as const
+const WALK_OF_SORT = {
+  created_at: 'created',
+  latency: 'latency',
+  token_count: 'tokens',
+  cost: 'cost',
+  // A score order is served through the score rollup's index (read-queries.ts, scoredJoin), never a traces walk.
+  score: 'created',
+} as const
 
 /**
  * Reading one row costs about this many index entries stepped over (rows are ~2 KB and scattered; index entries
@@ -69,7 +76,8 @@ function shapeOf(f: TraceFilter) {
   const tokens = set('min_tokens') || set('max_tokens')
   const cost = set('min_cost') || set('max_cost')
   const time = set('since') || set('until')
-  const others = set('session_id') || set('user_id') || set('q')
+  // A score filter or order: scores change after a trace is stored, so no trace rollup holds the count.
+  const others = set('session_id') || set('user_id') || set('q') || set('score_name') || set('scored_by')
   const ranges = [latency && 'latency', tokens && 'tokens', cost && 'cost'].filter(
     (r): r is HistogramKind => typeof r === 'string',
   )
@@ -196,6 +204,8 @@ export function createTraceReads(q: TraceReadQueries) {
       f.q !== undefined &&
       f.session_id === undefined &&
       f.user_id === undefined &&
+      f.score_name === undefined &&
+      f.scored_by === undefined &&
       shape.ranges.length === 0 &&
       !shape.time &&
       shape.dims.every((d) => d === 'project_id')

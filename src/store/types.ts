@@ -62,10 +62,15 @@ export type TraceFilter = Omit<
   q?: string[]
   since?: number
   until?: number
+  /** Only traces with a score of this name, each read with its mean of it (`score_mean`): what a score order needs. */
+  scored_by?: string
 }
 
 /** The orders of GET /traces (TRACE_SORTS): a trace column, each tie broken by trace_id in the same direction. */
 export type { SortOrder, TraceSort }
+
+/** An order of the read plan: a trace column, or `score`: the trace's mean of the filter's `scored_by` score. */
+export type ReadSort = TraceSort | 'score'
 
 /** Which sessions or users: of a project, of a user (sessions), active in a time range. */
 export interface ActivityFilter {
@@ -88,7 +93,7 @@ export interface Page {
   limit: number
   offset: number
   /** Default created_at, desc. An unpriced trace (cost null) sorts as the cheapest. */
-  sort?: TraceSort
+  sort?: ReadSort
   order?: SortOrder
   /** Keyset paging: the page after this position (then offset counts from there). */
   after?: PageAfter
@@ -448,8 +453,12 @@ export interface ScoreStore {
   list(filter: ScoreFilter, page: { limit: number; after?: ScorePageAfter }): Promise<ScorePage>
   /** A trace's scores, oldest first. */
   ofTrace(traceId: string): Promise<Score[]>
+  /** The scores of each of these traces, oldest first (traces without scores are absent). */
+  ofTraces(traceIds: readonly string[]): Promise<Map<string, Score[]>>
   /** Per trace of these, its scores per name in short (traces without scores are absent). */
   summaries(traceIds: readonly string[]): Promise<Map<string, ScoreSummary>>
+  /** Per trace of these with scores of this name, its exact mean of them (what `sort=score:<name>` orders by). */
+  means(name: string, traceIds: readonly string[]): Promise<Map<string, number>>
   /** Deletes a score with what it added to the rollups, in one transaction; the deleted score, or null. */
   delete(scoreId: string): Promise<Score | null>
   /** Per (name, data type), of one project or all: counts, mean, labels, and the per-hour means since `since`. */
@@ -475,6 +484,56 @@ export interface EvaluatorStore {
   delete(evaluatorId: string): Promise<boolean>
 }
 
+/** An annotation queue as the store holds it (created_at in epoch ms; the filter as GET /traces takes it). */
+export interface AnnotationQueueRecord {
+  queue_id: string
+  name: string
+  project_id: string
+  description: string | null
+  filter: Record<string, unknown>
+  score_names: string[]
+  created_at: number
+}
+
+/** A trace of a queue someone opened: who holds it and until when (epoch ms), or who marked it done. */
+export interface AnnotationItemRecord {
+  trace_id: string
+  held_by: string | null
+  held_until: number | null
+  done_by: string | null
+  done_at: number | null
+}
+
+/** Annotation queues and the traces of them people hold or marked done. */
+export interface AnnotationStore {
+  createQueue(queue: AnnotationQueueRecord): Promise<void>
+  /** Newest first; of one project, or all. */
+  listQueues(projectId?: string): Promise<AnnotationQueueRecord[]>
+  getQueue(queueId: string): Promise<AnnotationQueueRecord | null>
+  /** Replaces the name, description, filter and score names; false when there is no such queue. */
+  updateQueue(queue: AnnotationQueueRecord): Promise<boolean>
+  /** Deletes a queue with its items, in one transaction; false when there is no such queue. */
+  deleteQueue(queueId: string): Promise<boolean>
+  /** Per queue of these, how many of its items are done. */
+  doneCounts(queueIds: readonly string[]): Promise<Map<string, number>>
+  /** The items of these traces in a queue (traces nobody opened are absent). */
+  items(queueId: string, traceIds: readonly string[]): Promise<Map<string, AnnotationItemRecord>>
+  /** The traces this annotator holds in a queue at `now` (not done, hold not expired), oldest hold first. */
+  heldBy(queueId: string, annotator: string, now: number): Promise<string[]>
+  /**
+   * Holds a trace of a queue for an annotator until `until`, in one atomic statement: only while it is not done and
+   * not held by someone else whose hold is still running at `now`. True when it is now theirs.
+   */
+  claim(queueId: string, traceId: string, annotator: string, now: number, until: number): Promise<boolean>
+  /**
+   * Marks a trace done by an annotator (and ends any hold), unless someone else holds it at `now`: the item, or
+   * null when another holds it.
+   */
+  markDone(queueId: string, traceId: string, annotator: string, now: number): Promise<AnnotationItemRecord | null>
+  /** Ends an annotator's hold of a trace; false when they did not hold it. */
+  release(queueId: string, traceId: string, annotator: string): Promise<boolean>
+}
+
 /** The store the app is given: the database's lifecycle, and one sub-store per domain. */
 export interface Store extends LifecycleStore {
   readonly traces: TraceStore
@@ -485,6 +544,7 @@ export interface Store extends LifecycleStore {
   readonly alerts: AlertStore
   readonly scores: ScoreStore
   readonly evaluators: EvaluatorStore
+  readonly annotation: AnnotationStore
 }
 
 export type { ApiKeyCreated }

@@ -120,7 +120,7 @@ t.test('keys list, create and revoke', async (t) => {
   await run('projects', 'create', '--name', 'Keys')
   const created = await run('keys', 'create', '--project', 'keys', '--environment', 'staging')
   t.equal(created.code, 0)
-  t.match(created.out, /Created key \S+ for project keys\.\nAPI key \(staging\), shown only this once/)
+  t.match(created.out, /Created secret key \S+ for project keys\.\nAPI key \(staging\), shown only this once/)
   const list = JSON.parse((await run('keys', 'list', '--project', 'keys', '--json')).out)
   t.equal(list.total, 2)
   const keyId = list.items[1].key_id as string
@@ -128,12 +128,109 @@ t.test('keys list, create and revoke', async (t) => {
   t.equal(revoked.code, 0)
   t.match(revoked.out, /^Revoked key loupe_sk_\w{4}…\w{4} of project keys\.\n$/)
   const table = (await run('keys', 'list')).out.split('\n')
-  t.match(table[0], /^KEY ID\s+KEY\s+PROJECT\s+ENVIRONMENT\s+CREATED \(UTC\)\s+LAST USED\s+STATE$/)
-  t.match(table[1], /loupe_sk_\w{4}…\w{4}\s+keys\s+development\s+.*\s+active$/)
-  t.match(table[2], /staging\s+.*\s+revoked$/)
+  t.match(table[0], /^KEY ID\s+KEY\s+PROJECT\s+ENVIRONMENT\s+KIND\s+CREATED \(UTC\)\s+LAST USED\s+STATE$/)
+  t.match(table[1], /loupe_sk_\w{4}…\w{4}\s+keys\s+development\s+secret\s+.*\s+active$/)
+  t.match(table[2], /staging\s+secret\s+.*\s+revoked$/)
+  const publicKey = await run('keys', 'create', '--project', 'keys', '--kind', 'public', '-q')
+  t.match(publicKey.out, /^loupe_pk_[A-Za-z0-9]{32}\n$/)
+  t.match((await run('keys', 'list')).out.split('\n')[3], /loupe_pk_\w{4}…\w{4}\s+keys\s+development\s+public\s+/)
+  const wrongKind = await run('keys', 'create', '--project', 'keys', '--kind', 'private')
+  t.equal(wrongKind.code, 2)
+  t.match(wrongKind.err, /--kind/)
   const unknown = await run('keys', 'revoke', 'nope')
   t.equal(unknown.code, 1)
   t.match(unknown.err, /404/)
+})
+
+t.test('scores add records a score of a trace or a step; scores list shows them, filtered, or as JSON', async (t) => {
+  const { app, run } = await server(t)
+  const project = await run('projects', 'create', '--name', 'Scored', '-q')
+  const key = project.out.trim()
+  const post = (trace_id: string, project = key) =>
+    app.inject({
+      method: 'POST',
+      url: '/traces',
+      headers: { authorization: `Bearer ${project}` },
+      payload: { trace_id, prompt: 'p', response: 'r', steps: [{ type: 'llm', name: 'think' }] },
+    })
+  t.equal((await post('tr-1')).statusCode, 201)
+  t.equal((await post('tr-2')).statusCode, 201)
+
+  const added = await run(
+    'scores',
+    'add',
+    '--trace',
+    'tr-1',
+    '--name',
+    'helpfulness',
+    '--value',
+    '0.8',
+    '--comment',
+    'good',
+  )
+  t.equal(added.code, 0, added.err)
+  t.match(added.out, /^Recorded helpfulness = 0\.8 of tr-1 \(api; score_id \S+\)\.\n$/)
+  const thumbs = await run('scores', 'add', '-t', 'tr-1', '--name', 'thumbs', '--value', 'true', '--step', '0')
+  t.match(thumbs.out, /^Recorded thumbs = true of tr-1 #0 /)
+  const label = await run(
+    'scores',
+    'add',
+    '-t',
+    'tr-2',
+    '--name',
+    'stars',
+    '--value',
+    '5',
+    '--data-type',
+    'categorical',
+  )
+  t.match(label.out, /stars = 5 of tr-2/)
+  const json = JSON.parse(
+    (await run('scores', 'add', '-t', 'tr-2', '--name', 'tone', '--value', 'friendly', '--author', 'ana', '--json'))
+      .out,
+  )
+  t.match(json, { trace_id: 'tr-2', name: 'tone', data_type: 'categorical', label: 'friendly', author: 'ana' })
+  t.match(JSON.parse((await run('scores', 'list', '--name', 'stars', '--json')).out).items[0], {
+    data_type: 'categorical',
+    label: '5',
+  })
+
+  const table = (await run('scores', 'list')).out.split('\n')
+  t.match(table[0], /^CREATED \(UTC\)\s+NAME\s+VALUE\s+SOURCE\s+AUTHOR\s+PROJECT\s+TRACE\s+COMMENT$/)
+  t.match(table[1], /\stone\s+friendly\s+api\s+ana\s+scored\s+tr-2\s*$/)
+  t.match(table[4], /\shelpfulness\s+0\.8\s+api\s+-\s+scored\s+tr-1\s+good$/)
+  t.equal(table[5], '4 of 4 score(s), newest first')
+
+  const onlyTr1 = JSON.parse((await run('scores', 'list', '--trace', 'tr-1', '--json')).out)
+  t.same(onlyTr1.items.map((s: { name: string }) => s.name).sort(), ['helpfulness', 'thumbs'])
+  const page = await run('scores', 'list', '-n', '1')
+  const cursor = /--cursor (\S+)/.exec(page.out)?.[1]
+  t.ok(cursor, 'the footer names the next page')
+  const next = JSON.parse((await run('scores', 'list', '-n', '1', '--cursor', cursor!, '--json')).out)
+  t.equal(next.items[0].name, 'stars', 'the page after the newest')
+  t.equal((await run('scores', 'list', '--source', 'feedback')).out, 'No scores match.\n')
+
+  // Refusals: the server's (an unknown trace, a step past the trace's) exit 1; wrong usage exits 2.
+  const unknown = await run('scores', 'add', '-t', 'nope', '--name', 'x', '--value', '1')
+  t.equal(unknown.code, 1)
+  t.match(unknown.err, /404 trace 'nope' not found/)
+  const step = await run('scores', 'add', '-t', 'tr-1', '--name', 'x', '--value', '1', '--step', '5')
+  t.equal(step.code, 1)
+  t.match(step.err, /400 .*step_index/)
+  for (const [argv, says] of [
+    [['scores', 'add', '-t', 'tr-1', '--value', '1'], /--name/],
+    [
+      ['scores', 'add', '-t', 'tr-1', '--name', 'x', '--value', 'lots', '--data-type', 'numeric'],
+      /--value must be a number/,
+    ],
+    [['scores', 'add', '-t', 'tr-1', '--name', 'x', '--value', '1', '--source', 'robot'], /--source/],
+    [['scores', 'list', '-n', '0'], /--limit/],
+  ] as const) {
+    const r = await run(...argv)
+    t.equal(r.code, 2, argv.join(' '))
+    t.match(r.err, says)
+  }
+  t.equal(JSON.parse((await run('scores', 'list', '--json')).out).total, 4, 'no refused score was stored')
 })
 
 t.test('costs: set a price, list it, re-price stored traces, remove it', async (t) => {

@@ -132,6 +132,52 @@ export class Client {
   listAlertEvents = (query: Query<'listAlertEvents'> = {}) =>
     this.call<Json<'listAlertEvents', 200>>('GET', `/alerts/events?${queryString(query)}`)
 
+  // Scores and score configs.
+  createScore = (body: Body<'createScore'>) => this.call<Json<'createScore', 201>>('POST', '/scores', body)
+  createScoresBatch = (body: Body<'createScoresBatch'>) =>
+    this.call<Json<'createScoresBatch', 200>>('POST', '/scores/batch', body)
+  listScores = (query: Query<'listScores'> = {}) =>
+    this.call<Json<'listScores', 200>>('GET', `/scores?${queryString(query)}`)
+  getScore = (scoreId: Path<'getScore'>['score_id']) =>
+    this.call<Json<'getScore', 200>>('GET', `/scores/${encodeURIComponent(scoreId)}`)
+  deleteScore = (scoreId: Path<'deleteScore'>['score_id']) =>
+    this.none('DELETE', `/scores/${encodeURIComponent(scoreId)}`)
+  listScoreConfigs = () => this.call<Json<'listScoreConfigs', 200>>('GET', '/score-configs')
+  createScoreConfig = (body: Body<'createScoreConfig'>) =>
+    this.call<Json<'createScoreConfig', 201>>('POST', '/score-configs', body)
+  getScoreConfig = (name: Path<'getScoreConfig'>['name']) =>
+    this.call<Json<'getScoreConfig', 200>>('GET', `/score-configs/${encodeURIComponent(name)}`)
+  putScoreConfig = (name: Path<'putScoreConfig'>['name'], body: Body<'putScoreConfig'>) =>
+    this.call<Json<'putScoreConfig', 200>>('PUT', `/score-configs/${encodeURIComponent(name)}`, body)
+  deleteScoreConfig = (name: Path<'deleteScoreConfig'>['name']) =>
+    this.none('DELETE', `/score-configs/${encodeURIComponent(name)}`)
+
+  // Annotation queues.
+  createAnnotationQueue = (body: Body<'createAnnotationQueue'>) =>
+    this.call<Json<'createAnnotationQueue', 201>>('POST', '/annotation-queues', body)
+  listAnnotationQueues = (query: Query<'listAnnotationQueues'> = {}) =>
+    this.call<Json<'listAnnotationQueues', 200>>('GET', `/annotation-queues?${queryString(query)}`)
+  getAnnotationQueue = (queueId: Path<'getAnnotationQueue'>['queue_id']) =>
+    this.call<Json<'getAnnotationQueue', 200>>('GET', `/annotation-queues/${encodeURIComponent(queueId)}`)
+  putAnnotationQueue = (queueId: Path<'putAnnotationQueue'>['queue_id'], body: Body<'putAnnotationQueue'>) =>
+    this.call<Json<'putAnnotationQueue', 200>>('PUT', `/annotation-queues/${encodeURIComponent(queueId)}`, body)
+  deleteAnnotationQueue = (queueId: Path<'deleteAnnotationQueue'>['queue_id']) =>
+    this.none('DELETE', `/annotation-queues/${encodeURIComponent(queueId)}`)
+  nextAnnotationItem = (queueId: Path<'nextAnnotationItem'>['queue_id'], body: Body<'nextAnnotationItem'>) =>
+    this.call<Json<'nextAnnotationItem', 200>>('POST', `/annotation-queues/${encodeURIComponent(queueId)}/next`, body)
+  markAnnotationItemDone = (path: Path<'markAnnotationItemDone'>, body: Body<'markAnnotationItemDone'>) =>
+    this.call<Json<'markAnnotationItemDone', 200>>(
+      'POST',
+      `/annotation-queues/${encodeURIComponent(path.queue_id)}/items/${encodeURIComponent(path.trace_id)}/done`,
+      body,
+    )
+  releaseAnnotationItem = (path: Path<'releaseAnnotationItem'>, body: Body<'releaseAnnotationItem'>) =>
+    this.call<Json<'releaseAnnotationItem', 200>>(
+      'POST',
+      `/annotation-queues/${encodeURIComponent(path.queue_id)}/items/${encodeURIComponent(path.trace_id)}/release`,
+      body,
+    )
+
   // Prices, sessions and users.
   listModelPrices = () => this.call<Json<'listModelPrices', 200>>('GET', '/models')
   getModelPrice = (pattern: Path<'getModelPrice'>['pattern']) =>

@@ -24,6 +24,7 @@ const NONE: Credential = { kind: 'none' }
 const INVALID: Credential = { kind: 'invalid' }
 const ADMIN: Credential = { kind: 'admin' }
 const KEY: Credential = { kind: 'key', key }
+const PUBLIC_KEY: Credential = { kind: 'key', key: { ...key, key_id: 'k2', kind: 'public' } }
 
 /** A decision in a line: `allow <principal> <scope|*>`, or `<status> <refusal>`. */
 function show(d: Decision): string {
@@ -78,6 +79,13 @@ const rows: [Mode, Access, Credential, Target, string][] = [
   ['open', 'ingest', NONE, {}, '401 missing-key'],
   ['open', 'ingest', INVALID, {}, '401 invalid-key'],
   ['open', 'ingest', KEY, {}, 'allow key alpha'],
+  // A public key: its project's scores, and a 403 everywhere else — the public routes too — in both modes.
+  ...(['protected', 'open'] as const).flatMap((mode): [Mode, Access, Credential, Target, string][] => [
+    [mode, 'score', PUBLIC_KEY, {}, 'allow key alpha'],
+    ...(['public', 'read', 'delete', 'ingest', 'keys', 'admin', 'authenticated', 'metrics'] as const).map(
+      (access): [Mode, Access, Credential, Target, string] => [mode, access, PUBLIC_KEY, {}, '403 forbidden'],
+    ),
+  ]),
 ]
 
 t.test('authorize: the table', async (t) => {

@@ -264,3 +264,76 @@ t.test(
     t.equal(await app.store.projects.findApiKey(sha256(key)), null, 'a revoked key is not found')
   },
 )
+
+t.test('POST /api-keys with kind=public issues a loupe_pk_ key, stored and listed with its kind', async (t) => {
+  const store = await createTestStore(t)
+  const app = await buildTestApp(t, { store, now: () => NOW })
+  const acme = await createProject(app, 'Acme', 'production')
+  const issued: { key_id: string; key: string }[] = []
+  for (const via of ['query', 'body'] as const) {
+    const res = await createKey(app, { project_id: 'acme', environment: 'production', kind: 'public' }, via)
+    t.equal(res.statusCode, 201, `via ${via}`)
+    const created = res.json()
+    t.same(schemaErrors(ApiKeyCreatedSchema, created), [])
+    t.match(created.key, /^loupe_pk_[A-Za-z0-9]{32}$/)
+    t.equal(created.kind, 'public')
+    const body = created.key.slice('loupe_pk_'.length)
+    t.equal(created.key_preview, `loupe_pk_${body.slice(0, 4)}…${body.slice(-4)}`)
+    issued.push(created)
+  }
+  const secret = (await createKey(app, { project_id: 'acme', environment: 'production', kind: 'secret' })).json()
+  t.match(secret.key, KEY)
+  t.equal(secret.kind, 'secret')
+
+  // Each key's kind, as listed and as the store keeps it.
+  const listed = (await listKeys(app)).json()
+  t.same(schemaErrors(ListApiKeysResponse, listed), [])
+  t.same(
+    listed.items.map((k: { key_id: string; kind: string }) => [k.key_id, k.kind]),
+    [
+      [acme.key_id, 'secret'],
+      [issued[0]!.key_id, 'public'],
+      [issued[1]!.key_id, 'public'],
+      [secret.key_id, 'secret'],
+    ],
+  )
+  const rows = (await allRows(store)).api_keys ?? []
+  t.equal(rows.find((r) => r.key_id === issued[0]!.key_id)?.kind, 'public', 'stored with its kind')
+  t.equal(rows.find((r) => r.key_id === secret.key_id)?.kind, 'secret')
+  t.equal((await app.store.projects.findApiKey(sha256(issued[1]!.key)))?.kind, 'public', 'resolved with its kind')
+
+  const bad = await createKey(app, { project_id: 'acme', environment: 'production', kind: 'private' })
+  t.equal(bad.statusCode, 400)
+  t.match(bad.json().message, /\bkind\b/, 'names kind')
+})
+
+t.test('a public key can neither issue nor revoke keys, nor list them; a secret key of its project can', async (t) => {
+  const admin = 'admin-token-of-the-key-tests'
+  const app = await buildTestApp(t, { config: { adminToken: admin } })
+  const acme = await createProject(app, 'Acme', 'production', admin)
+  const as = (key: string) => ({ authorization: `Bearer ${key}` })
+  const fields = { project_id: 'acme', environment: 'production', kind: 'public' }
+  const made = await app.inject({ method: 'POST', url: '/api-keys', payload: fields, headers: as(acme.key) })
+  t.equal(made.statusCode, 201, 'a secret key issues a public key of its project')
+  const publicKey = made.json()
+  for (const kind of ['public', 'secret']) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api-keys',
+      payload: { ...fields, kind },
+      headers: as(publicKey.key),
+    })
+    t.equal(res.statusCode, 403, `a public key may not issue a ${kind} key`)
+  }
+  for (const keyId of [acme.key_id, publicKey.key_id]) {
+    const res = await app.inject({ method: 'DELETE', url: `/api-keys/${keyId}`, headers: as(publicKey.key) })
+    t.equal(res.statusCode, 403, 'nor revoke one, its own included')
+  }
+  t.equal((await app.inject({ url: '/api-keys', headers: as(publicKey.key) })).statusCode, 403, 'nor list them')
+  const listed = (await app.inject({ url: '/api-keys', headers: as(admin) })).json()
+  t.equal(listed.total, 2, 'no key was issued by it')
+  t.ok(
+    listed.items.every((k: { revoked_at: string | null }) => k.revoked_at === null),
+    'none was revoked',
+  )
+})

@@ -32,7 +32,7 @@ t.test('POST /traces and /traces/batch: stored and announced redacted; nothing i
   t.same(stored.steps[0]?.input, { q: '[REDACTED:email]' })
   t.equal(stored.steps[0]?.error, 'no [REDACTED:email]')
   t.equal(stored.failure_reason, 'no [REDACTED:email]')
-  t.same((await app.inject('/traces/r-1')).json(), stored, 'read back as answered')
+  t.same((await app.inject('/traces/r-1')).json(), { ...stored, scores: [] }, 'read back as answered')
   const batch = await postBatch(app, key, [{ trace_id: 'r-2', prompt: `call +1 415 555 0123 or ${SECRET_EMAIL}` }])
   t.equal(batch.json().accepted, 1)
   t.equal(announced.length, 2)

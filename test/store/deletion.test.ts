@@ -6,26 +6,43 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import type { Trace } from '../../schemas/index.js'
+import type { Score, Trace } from '../../schemas/index.js'
 import { mulberry32, seed } from '../../src/seed/seed.js'
 import { unreported } from '../../src/store/reported-cost.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { Store, TraceFilter } from '../../src/store/types.js'
 import { createTestStore, storeUnderTest, TEST_DATABASE } from '../helper.js'
-import { everyTrace, recount, rollups } from './recount.js'
+import {
+  everyScore,
+  everyTrace,
+  NOW_FOR_SCORES,
+  newScores,
+  recount,
+  rollups,
+  scoreRollups,
+  scoresEqualRecount,
+} from './recount.js'
 
-const NOW = Date.UTC(2026, 10, 21, 13, 30)
+const NOW = NOW_FOR_SCORES
 const SLOW = 5000
 
 async function sameFigures(t: Test, store: Store, what: string, filters: TraceFilter[]) {
   const survivors = await everyTrace(store)
-  const fresh = await recount(t, survivors)
+  const scores = await everyScore(store)
+  const fresh = await recount(t, survivors, scores)
   t.same(await rollups(store), await rollups(fresh), `${what}: every rollup row equals a recount`)
+  t.same(await scoreRollups(store), await scoreRollups(fresh), `${what}: every score rollup row equals a recount`)
+  await scoresEqualRecount(t, store, what, [undefined, 'support-bot', 'code-assistant'], survivors, scores)
   for (const project_id of [undefined, 'support-bot', 'code-assistant']) {
     t.same(
       await store.traces.analytics({ project_id, now: NOW, slowThresholdMs: SLOW }),
       await fresh.traces.analytics({ project_id, now: NOW, slowThresholdMs: SLOW }),
       `${what}: /analytics ${project_id ?? 'all'}`,
+    )
+    t.same(
+      await store.scores.analytics(project_id, NOW),
+      await fresh.scores.analytics(project_id, NOW),
+      `${what}: /analytics scores (with their hourly series) ${project_id ?? 'all'}`,
     )
     t.same(
       await store.traces.failures({ project_id, limit: 10, slowThresholdMs: SLOW }),
@@ -91,12 +108,58 @@ function mixedSession(): Trace[] {
   }))
 }
 
+const SCORE_NAMES = [
+  { name: 'helpfulness', data_type: 'numeric' },
+  { name: 'thumbs', data_type: 'boolean' },
+  { name: 'tone', data_type: 'categorical' },
+] as const
+const TONES = ['rude', 'neutral', 'friendly']
+const EXTREME_VALUES = [1e9, -1e9, 1e-300, -0, 0.000_000_4, 123_456.789_012]
+
+/** `n` scores of random traces (of random kinds, values, hours; some extreme), recorded as the score service does. */
+async function scoreAtRandom(store: Store, rnd: () => number, n: number) {
+  const traces = await everyTrace(store)
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
+  const scores: Score[] = Array.from({ length: n }, () => {
+    const trace = pick(traces)
+    const { name, data_type } = pick(SCORE_NAMES)
+    const tone = Math.floor(rnd() * TONES.length)
+    const yes = rnd() < 0.5
+    const value =
+      data_type === 'boolean'
+        ? Number(yes)
+        : data_type === 'categorical'
+          ? tone
+          : rnd() < 0.1
+            ? pick(EXTREME_VALUES)
+            : Math.round((rnd() * 2 - 1) * 1e6) / 1e3
+    return {
+      score_id: `sc-${Math.floor(rnd() * 2 ** 48).toString(36)}`,
+      project_id: trace.project_id,
+      trace_id: trace.trace_id,
+      step_index: null,
+      session_id: trace.session_id,
+      name,
+      data_type,
+      value,
+      label: data_type === 'boolean' ? String(yes) : data_type === 'categorical' ? TONES[tone]! : null,
+      comment: null,
+      source: 'api',
+      author: null,
+      created_at: new Date(NOW - Math.floor(rnd() * 30 * 3_600_000)).toISOString(),
+      metadata: {},
+    }
+  })
+  await store.scores.insert(newScores(scores, traces))
+}
+
 async function randomDeletions(t: Test, store: Store) {
   await seed({ store, traces: 2500, days: 2, now: NOW, random: mulberry32(21) })
   const mixed = mixedSession()
   await store.traces.insert(mixed.map(unreported))
   const rnd = mulberry32(99)
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
+  await scoreAtRandom(store, rnd, 400)
   const filters: TraceFilter[] = [
     {},
     { status: 'failed' },
@@ -121,6 +184,12 @@ async function randomDeletions(t: Test, store: Store) {
     traces = await sameFigures(t, store, `after deleting ${id}`, filters)
   }
   t.match(await store.activity.getSession('mixed', 'code-assistant', 10), { session: { user_id: 'bob', traces: 2 } })
+
+  // Single scores, then scores again: the figures follow each.
+  const scored = await everyScore(store)
+  for (let i = 0; i < 60; i++) await store.scores.delete(pick(scored).score_id)
+  await scoreAtRandom(store, rnd, 100)
+  traces = await sameFigures(t, store, 'after score deletions and writes', filters)
 
   // Single traces, by id.
   for (const trace of Array.from({ length: 40 }, () => pick(traces))) {

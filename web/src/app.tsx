@@ -6,6 +6,7 @@ import { credential } from './api/client.js'
 import { type LiveStream, useLiveState } from './api/live.js'
 import { SessionDetail, Sessions } from './features/activity/sessions.js'
 import { UserDetail, Users } from './features/activity/users.js'
+import { Queues, QueueWalk } from './features/annotation/queues.js'
 import { TokenPrompt } from './features/auth/token-prompt.js'
 import { Dashboard } from './features/dashboard/dashboard.js'
 import { Failures } from './features/failures/failures.js'
@@ -49,6 +50,7 @@ const NAV = [
   { href: '/sessions', label: 'Sessions' },
   { href: '/users', label: 'Users' },
   { href: '/failures', label: 'Failures' },
+  { href: '/queues', label: 'Queues' },
   { href: '/projects', label: 'Projects' },
 ] as const
 
@@ -115,6 +117,8 @@ export function App({ queryClient, live }: { queryClient: QueryClient; live: Liv
             <Route path="/users" component={Users} />
             <Route path="/users/:id">{(params) => <UserDetail id={params.id} />}</Route>
             <Route path="/failures" component={Failures} />
+            <Route path="/queues" component={Queues} />
+            <Route path="/queues/:id">{(params) => <QueueWalk id={params.id} />}</Route>
             <Route path="/projects" component={Projects} />
             <Route>
               <div className="page">

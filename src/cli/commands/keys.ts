@@ -1,5 +1,6 @@
 // loupe keys list | create | revoke: keys are listed as previews, a new one is printed once.
-import type { Command } from 'commander'
+import { type Command, Option } from 'commander'
+import { API_KEY_KINDS } from '../../../schemas/index.js'
 import type { CliContext } from '../context.js'
 import { formatTimestamp } from '../format.js'
 import { withNewKeyOptions } from '../options.js'
@@ -21,6 +22,7 @@ export function addKeysCommand(program: Command, { out, paint, json, client, pri
           { header: 'KEY', value: (k) => k.key_preview },
           { header: 'PROJECT', value: (k) => k.project_id, style: () => 'cyan' },
           { header: 'ENVIRONMENT', value: (k) => k.environment },
+          { header: 'KIND', value: (k) => k.kind },
           { header: 'CREATED (UTC)', value: (k) => formatTimestamp(k.created_at) },
           { header: 'LAST USED', value: (k) => formatTimestamp(k.last_used_at) },
           {
@@ -36,14 +38,20 @@ export function addKeysCommand(program: Command, { out, paint, json, client, pri
   withNewKeyOptions(keys.command('create'))
     .description('issue another API key for a project (printed once)')
     .requiredOption('-p, --project <project_id>', 'the project')
+    .addOption(
+      new Option('-k, --kind <kind>', 'secret, or public: for a browser or an app, it may only send feedback scores')
+        .choices(API_KEY_KINDS)
+        .default('secret'),
+    )
     .action(async (options, command: Command) => {
       const created = await client(command).apiKeys.create({
         project_id: options.project,
         environment: options.environment,
+        kind: options.kind,
       })
       if (options.json) return json(created)
       if (options.quiet) return out(`${created.key}\n`)
-      out(`Created key ${created.key_id} for project ${paint('cyan', created.project_id)}.\n`)
+      out(`Created ${created.kind} key ${created.key_id} for project ${paint('cyan', created.project_id)}.\n`)
       printKey(created.key, created.environment)
     })
 

@@ -1,10 +1,11 @@
 // The PostgreSQL store, for several Loupe replicas on one database: opened (and migrated) by lifecycle.ts, composed of
 // one sub-store per domain, each in its own file (traces.ts, activity.ts, projects.ts, prices.ts, pending-spans.ts,
-// alerts.ts, scores.ts) over one shared context.
+// alerts.ts, scores.ts, annotation.ts) over one shared context.
 import type pg from 'pg'
 import type { Store } from '../types.js'
 import { createPostgresActivityStore } from './activity.js'
 import { createPostgresAlertStore } from './alerts.js'
+import { createPostgresAnnotationStore } from './annotation.js'
 import { createPostgresEvaluatorStore } from './evaluators.js'
 import { createPostgresLifecycle, openPostgres, type PostgresStoreOptions } from './lifecycle.js'
 import { createPostgresPendingSpanStore } from './pending-spans.js'
@@ -34,5 +35,6 @@ export async function createPostgresStore(
     alerts: createPostgresAlertStore(ctx),
     scores: createPostgresScoreStore(ctx),
     evaluators: createPostgresEvaluatorStore(ctx),
+    annotation: createPostgresAnnotationStore(ctx),
   }
 }

@@ -1,9 +1,10 @@
 // The embedded SQLite store: opened (and migrated) by lifecycle.ts, composed of one sub-store per domain, each in its
 // own file (traces.ts, activity.ts, projects.ts, prices.ts, pending-spans.ts, alerts.ts,
-// scores.ts) over one shared context.
+// scores.ts, annotation.ts) over one shared context.
 import type { Store } from '../types.js'
 import { createSqliteActivityStore } from './activity.js'
 import { createSqliteAlertStore } from './alerts.js'
+import { createSqliteAnnotationStore } from './annotation.js'
 import type { SqliteDatabase } from './driver.js'
 import { createSqliteEvaluatorStore } from './evaluators.js'
 import { createSqliteLifecycle, openSqlite, type SqliteStoreOptions } from './lifecycle.js'
@@ -28,5 +29,6 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     alerts: createSqliteAlertStore(ctx),
     scores: createSqliteScoreStore(ctx),
     evaluators: createSqliteEvaluatorStore(ctx),
+    annotation: createSqliteAnnotationStore(ctx),
   }
 }

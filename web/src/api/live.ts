@@ -12,6 +12,9 @@ type TraceListener = (trace: Trace) => void
 /** A deleted trace, as `trace.deleted` names it. */
 export type DeletedTrace = Extract<ServerMessage, { type: 'trace.deleted' }>['data']
 type DeletedListener = (deleted: DeletedTrace) => void
+/** A score stored or deleted (`score.created`, `score.deleted`). */
+export type ScoreEvent = Extract<ServerMessage, { type: 'score.created' | 'score.deleted' }>
+type ScoreListener = (event: ScoreEvent) => void
 type Listener = () => void
 
 const MAX_BACKOFF_MS = 10_000
@@ -28,6 +31,7 @@ export class LiveStream {
   #socket: WebSocket | null = null
   #traces = new Set<TraceListener>()
   #deleted = new Set<DeletedListener>()
+  #scores = new Set<ScoreListener>()
   #reconnects = new Set<Listener>()
   #states = new Set<Listener>()
   #state: LiveState = 'closed'
@@ -64,6 +68,10 @@ export class LiveStream {
 
   onDeleted(listener: DeletedListener) {
     return listen(this.#deleted, listener)
+  }
+
+  onScore(listener: ScoreListener) {
+    return listen(this.#scores, listener)
   }
 
   onReconnect(listener: Listener) {
@@ -103,6 +111,9 @@ export class LiveStream {
       }
       if (message.type === 'trace.created') for (const listener of this.#traces) listener(message.data)
       else if (message.type === 'trace.deleted') for (const listener of this.#deleted) listener(message.data)
+      else if (message.type === 'score.created' || message.type === 'score.deleted') {
+        for (const listener of this.#scores) listener(message)
+      }
     }
     socket.onclose = () => {
       if (this.#socket !== socket) return
@@ -140,6 +151,14 @@ export function useLiveTraces(handler: TraceListener, onReconnect?: Listener, on
   }, [stream])
 }
 
+/** Calls `handler` with every score stored or deleted while the component is mounted. */
+export function useLiveScores(handler: ScoreListener) {
+  const stream = useStream()
+  const latest = useRef(handler)
+  latest.current = handler
+  useEffect(() => stream.onScore((event) => latest.current(event)), [stream])
+}
+
 export function useLiveState(): LiveState {
   const stream = useStream()
   return useSyncExternalStore(
@@ -149,8 +168,8 @@ export function useLiveState(): LiveState {
 }
 
 /**
- * Runs `refresh` as traces that `accept` lets through arrive or traces of a project `acceptDeleted` lets through are
- * deleted, at most once per `intervalMs` (api/throttle.ts), and after a reconnect: a view of aggregates stays
+ * Runs `refresh` as traces that `accept` lets through arrive, traces of a project `acceptDeleted` lets through are
+ * deleted or scores `acceptScore` lets through are given or deleted, at most once per `intervalMs` (api/throttle.ts), and after a reconnect: a view of aggregates stays
  * current under any ingest or deletion rate with a bounded number of requests.
  */
 export function useThrottledOnTrace(
@@ -158,9 +177,10 @@ export function useThrottledOnTrace(
   intervalMs: number,
   accept: (trace: Trace) => boolean = () => true,
   acceptDeleted: (deleted: DeletedTrace) => boolean = () => true,
+  acceptScore: (event: ScoreEvent) => boolean = () => false,
 ) {
-  const latest = useRef({ refresh, accept, acceptDeleted })
-  latest.current = { refresh, accept, acceptDeleted }
+  const latest = useRef({ refresh, accept, acceptDeleted, acceptScore })
+  latest.current = { refresh, accept, acceptDeleted, acceptScore }
   const [throttled] = useState(() => throttle(() => latest.current.refresh(), intervalMs))
   useEffect(() => () => throttled.cancel(), [throttled])
   useLiveTraces(
@@ -172,4 +192,7 @@ export function useThrottledOnTrace(
       if (latest.current.acceptDeleted(deleted)) throttled.call()
     },
   )
+  useLiveScores((event) => {
+    if (latest.current.acceptScore(event)) throttled.call()
+  })
 }

@@ -3,18 +3,23 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import type {
   AnalyticsResponse,
+  AnnotationItem,
+  AnnotationQueue,
   ApiKey,
   ApiKeyCreated,
   CreateProjectResponse,
   Environment,
   FailuresResponse,
+  ListAnnotationQueuesResponse,
   ListApiKeysResponse,
   ListProjectsResponse,
+  ListScoreConfigsResponse,
   ListSessionsQuery,
   ListSessionsResponse,
   ListTraceSummariesResponse,
   ListUsersQuery,
   ListUsersResponse,
+  Score,
   SessionDetailResponse,
   Trace,
   UserDetailResponse,
@@ -35,6 +40,9 @@ export const keys = {
   users: (query: ListUsersQuery) => ['users', query] as const,
   user: (id: string, projectId: string | undefined) => ['user', id, projectId ?? null] as const,
   projects: ['projects'] as const,
+  scoreConfigs: ['score-configs'] as const,
+  queues: ['annotation-queues'] as const,
+  queue: (id: string) => ['annotation-queues', id] as const,
   apiKeys: ['api-keys'] as const,
 }
 
@@ -57,7 +65,8 @@ export function useTraceList(filter: TraceFilter) {
 }
 
 export function useTrace(id: string) {
-  // A stored trace never changes: once read, it is kept.
+  // A stored trace never changes but for its scores: once read, it is kept, and read again when a score of it is
+  // given or deleted here (useSaveScore) or on the live stream (the trace page).
   return useQuery({
     queryKey: keys.trace(id),
     queryFn: ({ signal }) => api<Trace>('GET', `/traces/${encodeURIComponent(id)}`, { signal }),
@@ -162,4 +171,67 @@ export function useRevokeApiKey() {
     mutationFn: (keyId: string) => api<ApiKey>('DELETE', `/api-keys/${encodeURIComponent(keyId)}`),
     onSuccess: refresh,
   })
+}
+
+export function useScoreConfigs() {
+  return useQuery({
+    queryKey: keys.scoreConfigs,
+    queryFn: ({ signal }) => api<ListScoreConfigsResponse>('GET', '/score-configs', { signal }),
+    staleTime: 60_000,
+  })
+}
+
+/** A score a person gives in the viewer (POST /scores with source `annotation`). */
+export interface AnnotationScore {
+  trace_id: string
+  step_index: number | null
+  name: string
+  value: number | boolean | string
+  comment: string | null
+  author: string
+}
+
+/**
+ * Gives a score, replacing the one this author gave under the same name to the same trace or step: a stored score
+ * never changes (another content under its id is a 409), so a change deletes the old score and posts the new one.
+ */
+export function useSaveScore() {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: async ({ score, replaces }: { score: AnnotationScore; replaces: string | null }) => {
+      if (replaces !== null) await api<null>('DELETE', `/scores/${encodeURIComponent(replaces)}`)
+      return api<Score>('POST', '/scores', { body: { ...score, source: 'annotation' } })
+    },
+    onSuccess: (_score, { score }) => client.invalidateQueries({ queryKey: keys.trace(score.trace_id) }),
+  })
+}
+
+export function useAnnotationQueues() {
+  return useQuery({
+    queryKey: keys.queues,
+    queryFn: ({ signal }) => api<ListAnnotationQueuesResponse>('GET', '/annotation-queues', { signal }),
+    staleTime: 10_000,
+  })
+}
+
+export function useAnnotationQueue(id: string) {
+  return useQuery({
+    queryKey: keys.queue(id),
+    queryFn: ({ signal }) => api<AnnotationQueue>('GET', `/annotation-queues/${encodeURIComponent(id)}`, { signal }),
+    staleTime: 5_000,
+  })
+}
+
+/** The walk through a queue: the next trace (held for the annotator), a trace done, a trace given back. */
+export const queueWalk = {
+  next: (queueId: string, annotator: string, exclude: readonly string[]) =>
+    api<AnnotationItem | null>('POST', `/annotation-queues/${encodeURIComponent(queueId)}/next`, {
+      body: { annotator, exclude: exclude.slice(-100) },
+    }),
+  act: (queueId: string, traceId: string, what: 'done' | 'release', annotator: string) =>
+    api<AnnotationItem>(
+      'POST',
+      `/annotation-queues/${encodeURIComponent(queueId)}/items/${encodeURIComponent(traceId)}/${what}`,
+      { body: { annotator } },
+    ),
 }

@@ -17,6 +17,8 @@ export function useScopedLiveQuery<T>(
   useData: (project: string | undefined) => UseQueryResult<T>,
   queryKey: (project: string | undefined) => QueryKey,
   accept: (trace: Trace) => boolean = () => true,
+  /** Whether scores given or deleted change what the view shows (the dashboard's score cards). */
+  withScores = false,
 ) {
   const [projectId] = useSearchParam('project_id')
   const project = projectId ?? undefined
@@ -27,6 +29,7 @@ export function useScopedLiveQuery<T>(
     LIVE_REFRESH_MS,
     (trace) => (project === undefined || trace.project_id === project) && accept(trace),
     (deleted) => project === undefined || deleted.project_id === project,
+    (event) => withScores && (project === undefined || event.data.project_id === project),
   )
   return { project, query }
 }

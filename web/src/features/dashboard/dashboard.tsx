@@ -1,7 +1,8 @@
-// The dashboard: every figure of /analytics for all projects or one, kept current as traces arrive.
+// The dashboard: every figure of /analytics for all projects or one, kept current as traces arrive and scores are
+// given: the summary, each score name's card and trend, the charts, the breakdowns and the recent failures.
 import { useMemo } from 'react'
 import { Link } from 'wouter'
-import type { BreakdownEntry, CostBreakdownEntry } from '../../../../schemas/index.js'
+import type { BreakdownEntry, CostBreakdownEntry, ScoreAnalytics } from '../../../../schemas/index.js'
 import { keys, useAnalytics } from '../../api/queries.js'
 import { TimeChart } from '../../ui/chart.js'
 import { formatCompact, formatCost, formatCount, formatMs, formatPercent } from '../../ui/format.js'
@@ -71,6 +72,39 @@ function CostBreakdown({ entries, link }: { entries: CostBreakdownEntry[]; link:
   )
 }
 
+/** A score name's card: its mean (numeric, boolean) or its label split (categorical), how many, and its trend. */
+function ScoreCard({ score }: { score: ScoreAnalytics }) {
+  const hours = score.series.filter((p) => p.mean !== null)
+  const main =
+    score.mean !== null
+      ? score.mean.toFixed(score.data_type === 'boolean' ? 2 : 3).replace(/\.?0+$/, '')
+      : (score.labels[0]?.label ?? '—')
+  return (
+    <div className="card score-card" data-score-card={score.name}>
+      <div className="label">
+        {score.name} <span className="muted">({score.data_type})</span>
+      </div>
+      <div className="value" data-score-mean>
+        {main}
+      </div>
+      <div className="muted" data-score-count>
+        {formatCount(score.count)} {score.count === 1 ? 'score' : 'scores'}
+        {score.data_type !== 'numeric' &&
+          score.labels.length > 0 &&
+          ` · ${score.labels
+            .slice(0, 4)
+            .map((l) => `${l.label} ${formatPercent(l.count / score.count)}`)
+            .join(' · ')}`}
+      </div>
+      {hours.length > 1 && (
+        <div className="muted" title="Mean per hour, last 24 hours" data-score-trend>
+          {hours.map((p) => (p.mean ?? 0).toFixed(2)).join(' → ')}
+        </div>
+      )}
+    </div>
+  )
+}
+
 const costTick = (usd: number) => (usd === 0 ? '$0' : usd >= 1000 ? `$${formatCompact(usd)}` : formatCost(usd))
 
 const CHARTS = [
@@ -81,7 +115,7 @@ const CHARTS = [
 ] as const
 
 export function Dashboard() {
-  const { project, query } = useScopedLiveQuery(useAnalytics, keys.analytics)
+  const { project, query } = useScopedLiveQuery(useAnalytics, keys.analytics, undefined, true)
   const data = query.data
   const charts = useMemo(() => {
     if (!data) return null
@@ -121,6 +155,29 @@ export function Dashboard() {
               <div className="value">{value}</div>
             </div>
           ))}
+        </section>
+      )}
+      {data && data.scores.length > 0 && (
+        <section className="cards" aria-label="Scores">
+          {data.scores.map((score) => (
+            <ScoreCard key={`${score.name}:${score.data_type}`} score={score} />
+          ))}
+        </section>
+      )}
+      {charts && data?.scores.some((s) => s.mean !== null) && (
+        <section className="panel" aria-label="Score trends">
+          <TimeChart
+            title="Mean score per hour"
+            x={data.scores[0]!.series.map((p) => Date.parse(p.timestamp) / 1000)}
+            series={data.scores
+              .filter((s) => s.mean !== null)
+              .slice(0, 6)
+              .map((s) => ({
+                label: s.name,
+                values: s.series.map((p) => p.mean) as number[],
+                format: (v: number) => v.toFixed(3),
+              }))}
+          />
         </section>
       )}
       {charts && (

@@ -1,14 +1,16 @@
 // One trace: its header, the steps as a waterfall tree on a time axis, and the selected step's input, output and
 // error beside it. The selected step is in the URL (?step=N); j/k move between steps.
+import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useMemo, useState } from 'react'
 import { Link } from 'wouter'
 import type { Step, Trace } from '../../../../schemas/index.js'
-import { useLiveTraces } from '../../api/live.js'
-import { useTrace } from '../../api/queries.js'
+import { useLiveScores, useLiveTraces } from '../../api/live.js'
+import { keys, useTrace } from '../../api/queries.js'
 import { formatCost, formatCount, formatMs, formatTime, formatValue } from '../../ui/format.js'
 import { CopyButton, ErrorBox, LongText, StatusBadge } from '../../ui/parts.js'
 import { useSearchParam } from '../../ui/url.js'
 import { activityHref } from '../activity/activity-table.js'
+import { ScoresPanel } from '../annotation/scores-panel.js'
 import { buildWaterfall, moveSelection } from './waterfall.js'
 import { WaterfallView } from './waterfall-view.js'
 
@@ -166,8 +168,23 @@ function StepPanel({ trace, step }: { trace: Trace; step: Step | null }) {
   )
 }
 
-export function TraceDetail({ id }: { id: string }) {
+export function TraceDetail({
+  id,
+  scoreNames,
+  crumbs,
+}: {
+  id: string
+  /** The score configs to offer (a queue's); every config when absent. */
+  scoreNames?: readonly string[]
+  /** What leads here (a queue's walk); the trace list when absent. */
+  crumbs?: React.ReactNode
+}) {
   const trace = useTrace(id)
+  const client = useQueryClient()
+  // A score of this trace given or deleted elsewhere (another person, an evaluator, the API): read it again.
+  useLiveScores((event) => {
+    if (event.data.trace_id === id) client.invalidateQueries({ queryKey: keys.trace(id) })
+  })
   const [stepParam, setStepParam] = useSearchParam('step')
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(new Set())
   // Deleted while open (by someone else, or by retention): it stays on screen, marked, until the reader leaves.
@@ -210,7 +227,11 @@ export function TraceDetail({ id }: { id: string }) {
   return (
     <div className="page fill">
       <div className="muted">
-        <Link href="/traces">Traces</Link> / {id}
+        {crumbs ?? (
+          <>
+            <Link href="/traces">Traces</Link> / {id}
+          </>
+        )}
       </div>
       {deleted && (
         <div className="error-box" role="alert" data-testid="trace-deleted">
@@ -222,6 +243,7 @@ export function TraceDetail({ id }: { id: string }) {
       {data && waterfall && (
         <>
           <Header trace={data} />
+          <ScoresPanel trace={data} stepIndex={step ? step.index : null} names={scoreNames} />
           <div className="detail">
             <WaterfallView
               waterfall={waterfall}

@@ -1,0 +1,240 @@
+// Scores in the views of the data: GET /traces filtered and ordered by a score, the light list's score summaries,
+// and every route that takes the list's filters (export, DELETE /traces), on the store under test.
+import t, { type Test } from 'tap'
+import { ListTraceSummariesResponse } from '../../schemas/index.js'
+import type { LoupeApp } from '../../src/app.js'
+import { exportTraces } from '../../src/services/export.js'
+import { buildTestApp, createProject, postTrace, schemaErrors } from '../helper.js'
+
+/** Five traces of one project (t1 oldest … t5 newest) and their scores; t5 has none. */
+async function setup(t: Test) {
+  const app = await buildTestApp(t)
+  const { key, project_id } = await createProject(app, 'Views')
+  for (let i = 1; i <= 5; i++) {
+    const created_at = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()
+    await postTrace(app, key, { trace_id: `t${i}`, prompt: `p${i}`, created_at, session_id: 's-1', user_id: 'u-1' })
+  }
+  const scores = [
+    { trace_id: 't1', name: 'helpfulness', value: 0.2 },
+    { trace_id: 't1', name: 'helpfulness', value: 0.9 },
+    { trace_id: 't2', name: 'helpfulness', value: 0.5 },
+    { trace_id: 't3', name: 'helpfulness', value: 0.9 },
+    { trace_id: 't4', name: 'helpfulness', value: 0.55 },
+    { trace_id: 't1', name: 'thumbs', value: true },
+    { trace_id: 't2', name: 'thumbs', value: false },
+    { trace_id: 't3', name: 'tone', value: 'friendly' },
+    { trace_id: 't4', name: 'tone', value: 'rude' },
+  ]
+  const batch = await app.inject({ method: 'POST', url: '/scores/batch', payload: { scores } })
+  t.equal(batch.json().accepted, scores.length, batch.body)
+  return { app, key, project_id }
+}
+
+const list = async (app: LoupeApp, query: string) => {
+  const res = await app.inject({ method: 'GET', url: `/traces?${query}` })
+  return { status: res.statusCode, body: res.json() }
+}
+const ids = (body: { items: { trace_id: string }[] }) => body.items.map((i) => i.trace_id)
+
+t.test(
+  'score_name with min_score/max_score, or score_label: a trace matches when one of its scores does',
+  async (t) => {
+    const { app } = await setup(t)
+    const cases: [string, string[]][] = [
+      ['score_name=helpfulness', ['t4', 't3', 't2', 't1']],
+      ['score_name=helpfulness&max_score=0.5', ['t2', 't1']],
+      ['score_name=helpfulness&min_score=0.6', ['t3', 't1']],
+      ['score_name=helpfulness&min_score=0.5&max_score=0.55', ['t4', 't2']],
+      ['score_name=helpfulness&min_score=0.95', []],
+      ['score_name=thumbs&min_score=1', ['t1']],
+      ['score_name=thumbs&max_score=0', ['t2']],
+      ['score_name=thumbs&score_label=false', ['t2']],
+      ['score_name=tone&score_label=friendly', ['t3']],
+      ['score_name=tone&score_label=friendly&fields=summary', ['t3']],
+      ['score_name=nothing', []],
+      ['score_name=helpfulness&max_score=0.5&q=p1', ['t1']],
+      ['score_name=helpfulness&max_score=0.6&sort=latency&order=asc', ['t1', 't2', 't4']],
+      ['score_name=helpfulness&status=success&limit=1', ['t4']],
+    ]
+    for (const [query, want] of cases) {
+      const { status, body } = await list(app, query)
+      t.equal(status, 200, query)
+      t.same(ids(body), want, query)
+      if (!query.includes('limit')) t.equal(body.total, want.length, `${query}: total`)
+    }
+    t.equal((await list(app, 'score_name=helpfulness&status=success&limit=1')).body.total, 4, 'total beyond the page')
+  },
+)
+
+t.test('a score bound without score_name is a 400 naming the field', async (t) => {
+  const { app } = await setup(t)
+  for (const field of ['min_score=0', 'max_score=1', 'score_label=x']) {
+    const { status, body } = await list(app, field)
+    t.equal(status, 400, field)
+    t.match(body.message, field.split('=')[0], field)
+    t.match(body.message, 'score_name')
+  }
+  for (const query of ['score_name=', 'score_name=x&min_score=abc', 'sort=score:', 'sort=score: x', 'sort=scores']) {
+    t.equal((await list(app, query)).status, 400, query)
+  }
+})
+
+t.test('the filters hold for export and DELETE /traces', async (t) => {
+  const { app } = await setup(t)
+  const exported = await app.inject({ method: 'GET', url: '/traces/export?score_name=helpfulness&max_score=0.5' })
+  t.equal(exported.statusCode, 200)
+  const lines = exported.body
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+  t.same(
+    lines.map((l) => l.trace_id),
+    ['t2', 't1'],
+  )
+  const bad = await app.inject({ method: 'DELETE', url: '/traces?min_score=0' })
+  t.equal(bad.statusCode, 400)
+  t.match(bad.json().message, 'min_score')
+  const deleted = await app.inject({ method: 'DELETE', url: '/traces?score_name=tone&score_label=rude' })
+  t.same(deleted.json(), { deleted: 1 })
+  t.same(ids((await list(app, 'score_name=helpfulness')).body), ['t3', 't2', 't1'], 't4 and its scores are gone')
+  t.same(ids((await list(app, '')).body), ['t5', 't3', 't2', 't1'])
+  t.equal((await list(app, 'score_name=tone')).body.total, 1)
+})
+
+t.test(
+  'sort=score:<name>: the traces with that score by their mean of it, ties by trace_id, paged by cursor',
+  async (t) => {
+    const { app } = await setup(t)
+    // Means: t1 0.55, t2 0.5, t3 0.9, t4 0.55.
+    const asc = await list(app, 'sort=score:helpfulness&order=asc')
+    t.equal(asc.status, 200)
+    t.same(ids(asc.body), ['t2', 't1', 't4', 't3'])
+    t.equal(asc.body.total, 4, 'a trace without the score is not listed')
+    const desc = await list(app, 'sort=score:helpfulness&order=desc')
+    t.same(ids(desc.body), ['t3', 't4', 't1', 't2'])
+    t.same(ids((await list(app, 'sort=score:helpfulness&order=asc&offset=1&limit=2')).body), ['t1', 't4'])
+    t.same(ids((await list(app, 'sort=score:helpfulness&score_name=thumbs')).body), ['t1', 't2'], 'with a filter')
+    t.same(ids((await list(app, 'sort=score:nothing')).body), [])
+
+    for (const [order, want] of [
+      ['asc', ['t2', 't1', 't4', 't3']],
+      ['desc', ['t3', 't4', 't1', 't2']],
+    ] as const) {
+      for (const fields of ['full', 'summary']) {
+        const seen: string[] = []
+        let cursor: string | null = null
+        let pages = 0
+        do {
+          const query: string = `sort=score:helpfulness&order=${order}&limit=1&fields=${fields}${cursor ? `&cursor=${cursor}` : ''}`
+          const { status, body } = await list(app, query)
+          t.equal(status, 200, query)
+          t.equal(body.total, 4)
+          seen.push(...ids(body))
+          cursor = body.next_cursor
+          pages++
+        } while (cursor && pages < 10)
+        t.same(seen, want, `cursor paging ${order} ${fields}`)
+      }
+    }
+    const { body } = await list(app, 'sort=score:helpfulness&limit=1')
+    const other = await list(app, `sort=score:thumbs&limit=1&cursor=${body.next_cursor}`)
+    t.equal(other.status, 400, 'a cursor of another score order is refused')
+    t.match(other.body.message, 'cursor')
+  },
+)
+
+t.test('the light list carries each trace’s scores in short', async (t) => {
+  const { app } = await setup(t)
+  const { body } = await list(app, 'fields=summary')
+  t.same(schemaErrors(ListTraceSummariesResponse, body), [])
+  const byId = Object.fromEntries(body.items.map((i: { trace_id: string; scores: unknown }) => [i.trace_id, i.scores]))
+  t.same(byId, {
+    t1: { helpfulness: { count: 2, mean: 0.55 }, thumbs: { count: 1, mean: 1 } },
+    t2: { helpfulness: { count: 1, mean: 0.5 }, thumbs: { count: 1, mean: 0 } },
+    t3: { helpfulness: { count: 1, mean: 0.9 }, tone: { count: 1, mean: 0 } },
+    t4: { helpfulness: { count: 1, mean: 0.55 }, tone: { count: 1, mean: 0 } },
+    t5: {},
+  })
+  const scoreId = (await app.inject({ method: 'GET', url: '/scores?trace_id=t2&name=thumbs' })).json().items[0].score_id
+  await app.inject({ method: 'DELETE', url: `/scores/${scoreId}` })
+  const after = (await list(app, 'fields=summary&score_name=helpfulness&max_score=0.5')).body
+  t.same(after.items.find((i: { trace_id: string }) => i.trace_id === 't2').scores, {
+    helpfulness: { count: 1, mean: 0.5 },
+  })
+})
+
+t.test('sessions and users carry their score means per name, exact after a delete', async (t) => {
+  const { app, key, project_id } = await setup(t)
+  const own = await app.inject({
+    method: 'POST',
+    url: '/scores',
+    payload: { session_id: 's-1', project_id, name: 'helpfulness', value: 0.1 },
+  })
+  t.equal(own.statusCode, 201, own.body)
+  // helpfulness: 0.2, 0.9, 0.5, 0.9, 0.55 on its traces and 0.1 on the session itself.
+  const want = {
+    helpfulness: { count: 6, mean: 0.525 },
+    thumbs: { count: 2, mean: 0.5 },
+    tone: { count: 2, mean: 0 },
+  }
+  const sessions = (await app.inject('/sessions')).json()
+  t.same(sessions.items[0].scores, want, 'GET /sessions')
+  const session = (await app.inject('/sessions/s-1')).json()
+  t.same(session.session.scores, want, 'GET /sessions/{id}')
+  const users = (await app.inject('/users')).json()
+  t.same(users.items[0].scores, want, 'GET /users: its sessions’ scores too')
+  const user = (await app.inject('/users/u-1')).json()
+  t.same(user.user.scores, users.items[0].scores, 'GET /users/{id}')
+  t.same(user.sessions[0].scores, want, 'a user’s sessions')
+
+  await app.inject({ method: 'DELETE', url: '/traces/t2' })
+  const after = (await app.inject('/sessions/s-1')).json().session.scores
+  t.same(after, { helpfulness: { count: 5, mean: 0.53 }, thumbs: { count: 1, mean: 1 }, tone: { count: 2, mean: 0 } })
+  await postTrace(app, key, { prompt: 'x', session_id: 'quiet' })
+  const quiet = (await app.inject('/sessions/quiet')).json()
+  t.same(quiet.session.scores, {}, 'a session without scores: an empty object')
+})
+
+t.test('export carries the scores: NDJSON each trace’s scores as its read by id, CSV their summary', async (t) => {
+  const { app } = await setup(t)
+  const ndjson = await app.inject('/traces/export')
+  const lines = ndjson.body.trim().split('\n')
+  t.equal(lines.length, 5)
+  for (const line of lines) {
+    const id = JSON.parse(line).trace_id
+    t.equal(line, (await app.inject(`/traces/${id}`)).body, `${id}: the line is the trace read by its id`)
+  }
+  t.equal(JSON.parse(lines[4]!).scores.length, 3, 't1 has three scores')
+  t.same(JSON.parse(lines[0]!).scores, [], 't5 has none')
+  // In chunks of two traces, each chunk's scores read for that chunk: the same bytes.
+  for (const format of ['ndjson', 'csv'] as const) {
+    const chunks: Buffer[] = []
+    for await (const bytes of exportTraces(app.store, {}, format, 2)) chunks.push(bytes)
+    const whole = await app.inject(`/traces/export?format=${format}`)
+    t.equal(Buffer.concat(chunks).toString(), whole.body, `${format} in chunks of 2`)
+  }
+  const csv = (await app.inject('/traces/export?format=csv')).body.trim().split('\r\n')
+  t.match(csv[0], /,step_count,scores$/)
+  t.match(csv[5], /,0,"\{""helpfulness"":\{""count"":2,""mean"":0\.55\},""thumbs"":\{""count"":1,""mean"":1\}\}"$/)
+  t.match(csv[1], /,0,\{\}$/, 'a trace without scores: {}')
+})
+
+t.test('/metrics counts the scores stored by name and source', async (t) => {
+  const { app } = await setup(t)
+  await app.inject({
+    method: 'POST',
+    url: '/scores',
+    payload: { trace_id: 't5', name: 'thumbs', value: true, source: 'feedback' },
+  })
+  const again = await app.inject({ method: 'POST', url: '/scores/batch', payload: { scores: [] } })
+  t.equal(again.statusCode, 400, 'an empty batch stores nothing')
+  const text = (await app.inject('/metrics')).body
+  const count = (name: string, source: string) =>
+    Number(
+      text.match(new RegExp(`^loupe_scores_recorded_total\\{name="${name}",source="${source}"\\} (\\d+)$`, 'm'))?.[1],
+    )
+  t.equal(count('helpfulness', 'api'), 5)
+  t.equal(count('thumbs', 'api'), 2)
+  t.equal(count('thumbs', 'feedback'), 1)
+  t.equal(count('tone', 'api'), 2)
+})
