@@ -293,6 +293,39 @@ t.test('every answer matches the document, and every operation is exercised', as
   await record(open, 'delete', '/scores/{score_id}', `/scores/${scored.json().score_id}`)
   await record(open, 'delete', '/score-configs/{name}', '/score-configs/tone')
   await record(open, 'delete', '/score-configs/{name}', '/score-configs/tone')
+  // Evaluators: a rule kept, tried on a trace, replaced and deleted, with their errors.
+  const evaluatorRule = { name: 'replayed', score_name: 'json_valid', kind: 'json', config: { field: 'response' } }
+  const evaluator = await record(open, 'post', '/evaluators', '/evaluators', {
+    headers: jsonHeaders,
+    payload: evaluatorRule,
+  })
+  await record(open, 'post', '/evaluators', '/evaluators', {
+    headers: jsonHeaders,
+    payload: { ...evaluatorRule, filter: { nope: 1 } },
+  })
+  const evaluatorPath = `/evaluators/${evaluator.json().evaluator_id}`
+  await record(open, 'get', '/evaluators', '/evaluators')
+  await record(open, 'get', '/evaluators/{evaluator_id}', evaluatorPath)
+  await record(open, 'get', '/evaluators/{evaluator_id}', '/evaluators/none-such')
+  await record(open, 'put', '/evaluators/{evaluator_id}', evaluatorPath, {
+    headers: jsonHeaders,
+    payload: { ...evaluatorRule, enabled: false },
+  })
+  await record(open, 'put', '/evaluators/{evaluator_id}', '/evaluators/new-one', {
+    headers: jsonHeaders,
+    payload: evaluatorRule,
+  })
+  await record(open, 'post', '/evaluators/test', '/evaluators/test', {
+    headers: jsonHeaders,
+    payload: { evaluator: evaluatorRule, trace_id: scoredTraceId },
+  })
+  await record(open, 'post', '/evaluators/test', '/evaluators/test', {
+    headers: jsonHeaders,
+    payload: { evaluator: evaluatorRule, trace_id: 'none-such' },
+  })
+  await record(open, 'get', '/evaluators/templates', '/evaluators/templates')
+  await record(open, 'delete', '/evaluators/{evaluator_id}', evaluatorPath)
+  await record(open, 'delete', '/evaluators/{evaluator_id}', evaluatorPath)
   const queue = await record(open, 'post', '/annotation-queues', '/annotation-queues', {
     headers: jsonHeaders,
     payload: { name: 'Replay', project_id: annotated.project_id, score_names: ['replayed'] },

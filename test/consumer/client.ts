@@ -152,6 +152,20 @@ export class Client {
   deleteScoreConfig = (name: Path<'deleteScoreConfig'>['name']) =>
     this.none('DELETE', `/score-configs/${encodeURIComponent(name)}`)
 
+  // Evaluators.
+  listEvaluators = () => this.call<Json<'listEvaluators', 200>>('GET', '/evaluators')
+  createEvaluator = (body: Body<'createEvaluator'>) =>
+    this.call<Json<'createEvaluator', 201>>('POST', '/evaluators', body)
+  getEvaluator = (id: Path<'getEvaluator'>['evaluator_id']) =>
+    this.call<Json<'getEvaluator', 200>>('GET', `/evaluators/${encodeURIComponent(id)}`)
+  putEvaluator = (id: Path<'putEvaluator'>['evaluator_id'], body: Body<'putEvaluator'>) =>
+    this.call<Json<'putEvaluator', 200>>('PUT', `/evaluators/${encodeURIComponent(id)}`, body)
+  deleteEvaluator = (id: Path<'deleteEvaluator'>['evaluator_id']) =>
+    this.none('DELETE', `/evaluators/${encodeURIComponent(id)}`)
+  testEvaluator = (body: Body<'testEvaluator'>) =>
+    this.call<Json<'testEvaluator', 200>>('POST', '/evaluators/test', body)
+  listJudgeTemplates = () => this.call<Json<'listJudgeTemplates', 200>>('GET', '/evaluators/templates')
+
   // Annotation queues.
   createAnnotationQueue = (body: Body<'createAnnotationQueue'>) =>
     this.call<Json<'createAnnotationQueue', 201>>('POST', '/annotation-queues', body)
