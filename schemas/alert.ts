@@ -2,12 +2,23 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Literals, Nullable, UtcTimestamp } from './common.js'
 import { alertEventExample, alertRuleExample, alertRuleInputExample } from './examples.js'
+import { ScoreNameSchema } from './score.js'
 
-export const ALERT_METRICS = ['failure_rate', 'p95_latency', 'cost', 'trace_count', 'slow_requests'] as const
+export const ALERT_METRICS = [
+  'failure_rate',
+  'p95_latency',
+  'cost',
+  'trace_count',
+  'slow_requests',
+  'score_mean',
+] as const
 export type AlertMetric = (typeof ALERT_METRICS)[number]
 export const ALERT_DESTINATION_TYPES = ['webhook', 'slack'] as const
 export type AlertDestinationType = (typeof ALERT_DESTINATION_TYPES)[number]
 export const ALERT_STATES = ['ok', 'firing'] as const
+/** Which side of the threshold fires a rule. */
+export const ALERT_DIRECTIONS = ['above', 'below'] as const
+export type AlertDirection = (typeof ALERT_DIRECTIONS)[number]
 export const ALERT_EVENT_KINDS = ['fired', 'resolved'] as const
 export type AlertEventKind = (typeof ALERT_EVENT_KINDS)[number]
 export const ALERT_DELIVERIES = ['pending', 'delivered', 'failed'] as const
@@ -17,7 +28,17 @@ const Metric = Literals(ALERT_METRICS, {
   description:
     'Over the window: `failure_rate` (% of traces failed), `p95_latency` (ms, nearest rank), `cost` (USD the ' +
     'traces cost, exact to the nano-dollar; unpriced traces add nothing), `trace_count`, ' +
-    '`slow_requests` (traces at or over SLOW_THRESHOLD_MS). The rule fires when the value goes above the threshold.',
+    '`slow_requests` (traces at or over SLOW_THRESHOLD_MS), `score_mean` (the mean of the scores named `score_name` ' +
+    'given in the window; a window without one changes nothing). The rule fires when the value goes above the ' +
+    'threshold (`direction: below`: below it).',
+})
+
+const Direction = Literals(ALERT_DIRECTIONS, {
+  default: 'above',
+  description: '`above` (the default): fires when the value goes above the threshold; `below`: below it.',
+})
+const AlertScoreName = Type.Union([ScoreNameSchema, Type.Null()], {
+  description: 'With `metric: score_mean` (and only then): the score whose mean is watched.',
 })
 
 const HttpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 })
@@ -54,8 +75,10 @@ export const AlertRuleInput = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200 }),
     project_id: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'Absent or null: every project.' }))),
     metric: Metric,
+    score_name: Type.Optional(AlertScoreName),
+    direction: Type.Optional(Direction),
     window_minutes: Type.Integer({ minimum: 1, maximum: 1440, description: 'The window the metric is computed over.' }),
-    threshold: Type.Number({ minimum: 0, maximum: 1e12 }),
+    threshold: Type.Number({ minimum: -1e12, maximum: 1e12 }),
     destination: AlertDestinationInput,
   },
   { additionalProperties: false, examples: [alertRuleInputExample] },
@@ -71,6 +94,8 @@ export const AlertRuleSchema = Type.Object(
     name: Type.String(),
     project_id: Nullable(Type.String()),
     metric: Metric,
+    score_name: AlertScoreName,
+    direction: Literals(ALERT_DIRECTIONS),
     window_minutes: Type.Integer(),
     threshold: Type.Number(),
     destination: Type.Object({

@@ -370,6 +370,8 @@ export const alertRuleExample = {
   name: 'Support bot failing',
   project_id: 'support-bot',
   metric: 'failure_rate',
+  score_name: null,
+  direction: 'above',
   window_minutes: 15,
   threshold: 5,
   destination: { type: 'webhook', url: 'https://hooks.example.com/loupe', signed: true },

@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto'
 import { uuidv7 } from 'uuidv7'
 import type { AlertEvent, AlertRule, AlertRuleInput } from '../../schemas/index.js'
-import { ProjectNotFound } from '../errors.js'
+import { InvalidInput, ProjectNotFound } from '../errors.js'
 import { repeatEvery } from '../lib/repeat.js'
 import { toUtcIso } from '../lib/time.js'
 import type { AlertEventRecord, AlertRuleRecord, Store, WindowStats } from '../store/types.js'
@@ -37,8 +37,8 @@ export interface AlertDeps {
   fetch?: typeof fetch
 }
 
-/** The value of a rule's metric over its window. */
-export function metricValue(metric: AlertRuleRecord['metric'], stats: WindowStats): number {
+/** The value of a rule's metric over its window (a `score_mean` rule's is read from the scores, not the traces). */
+export function metricValue(metric: Exclude<AlertRuleRecord['metric'], 'score_mean'>, stats: WindowStats): number {
   switch (metric) {
     case 'failure_rate':
       return stats.traces === 0 ? 0 : Math.round((10_000 * stats.failed) / stats.traces) / 100
@@ -58,6 +58,8 @@ const toRule = (r: AlertRuleRecord): AlertRule => ({
   name: r.name,
   project_id: r.project_id,
   metric: r.metric,
+  score_name: r.score_name,
+  direction: r.direction,
   window_minutes: r.window_minutes,
   threshold: r.threshold,
   destination: { type: r.destination_type, url: r.url, signed: r.secret !== null },
@@ -74,7 +76,8 @@ export function deliveryBody(rule: AlertRuleRecord, event: AlertEvent): string {
   if (rule.destination_type === 'webhook') return JSON.stringify({ type: `alert.${event.kind}`, data: event })
   const scope = event.project_id === null ? 'every project' : `project ${event.project_id}`
   const verb = event.kind === 'fired' ? ':rotating_light: firing' : ':white_check_mark: resolved'
-  const text = `${verb}: ${event.rule_name} — ${event.metric} over the last ${rule.window_minutes} min on ${scope} is ${event.value} (threshold ${event.threshold})`
+  const what = rule.metric === 'score_mean' ? `mean ${rule.score_name}` : event.metric
+  const text = `${verb}: ${event.rule_name} — ${what} over the last ${rule.window_minutes} min on ${scope} is ${event.value} (threshold ${event.threshold}${rule.direction === 'below' ? ', firing below it' : ''})`
   return JSON.stringify({ text })
 }
 
@@ -144,13 +147,25 @@ export function createAlertService(deps: AlertDeps): AlertService {
     const events: AlertEvent[] = []
     const at = now()
     for (const rule of await store.alerts.listRules()) {
-      const stats = await store.alerts.windowStats({
-        project_id: rule.project_id ?? undefined,
-        since: at - rule.window_minutes * 60_000,
-        slowThresholdMs: deps.slowThresholdMs,
-      })
-      const value = metricValue(rule.metric, stats)
-      const above = value > rule.threshold
+      const since = at - rule.window_minutes * 60_000
+      const project_id = rule.project_id ?? undefined
+      const value =
+        rule.metric === 'score_mean'
+          ? (await store.scores.windowMean(rule.score_name ?? '', project_id, since)).mean
+          : metricValue(
+              rule.metric,
+              await store.alerts.windowStats({ project_id, since, slowThresholdMs: deps.slowThresholdMs }),
+            )
+      // A window without a score of its name tells nothing: the rule keeps its state.
+      if (value === null) {
+        await store.alerts.recordEvaluation(
+          rule.rule_id,
+          { state: rule.state, last_value: null, last_evaluated_at: at },
+          null,
+        )
+        continue
+      }
+      const above = rule.direction === 'below' ? value < rule.threshold : value > rule.threshold
       const state = above ? 'firing' : 'ok'
       let record: AlertEventRecord | null = null
       if (state !== rule.state) {
@@ -182,11 +197,21 @@ export function createAlertService(deps: AlertDeps): AlertService {
   const service: AlertService = {
     async createRule(input) {
       if (input.project_id && !(await store.projects.get(input.project_id))) throw new ProjectNotFound(input.project_id)
+      if (input.metric === 'score_mean' && (input.score_name ?? null) === null) {
+        throw new InvalidInput(
+          "body must have property 'score_name' with metric score_mean (the score whose mean is watched)",
+        )
+      }
+      if (input.metric !== 'score_mean' && (input.score_name ?? null) !== null) {
+        throw new InvalidInput(`body/score_name applies only to metric score_mean, not ${input.metric}`)
+      }
       const rule: AlertRuleRecord = {
         rule_id: uuidv7(),
         name: input.name,
         project_id: input.project_id ?? null,
         metric: input.metric,
+        score_name: input.score_name ?? null,
+        direction: input.direction ?? 'above',
         window_minutes: input.window_minutes,
         threshold: input.threshold,
         destination_type: input.destination.type,

@@ -242,6 +242,17 @@ export function createScoreReads(query: Query, d: Pick<ScoreDialect, 'inList' | 
       return new Map(rows.map((r) => [r.trace_id, Number(r.mean)]))
     },
 
+    async windowMean(name: string, projectId: string | undefined, since: number) {
+      const [row] = await query<{ n: number; total: number | null }>(
+        (b) =>
+          `select count(*) as n, sum(value) as total from scores
+           where ${projectId === undefined ? '' : `project_id = ${b(projectId)} and `}created_at >= ${b(since)}
+             and name = ${b(name)}`,
+      )
+      const count = Number(row?.n ?? 0)
+      return { count, mean: count === 0 ? null : roundMean(Number(row?.total ?? 0) / count) }
+    },
+
     async analytics(projectId: string | undefined, now: number): Promise<ScoreAnalytics[]> {
       const { start } = chartWindow(now)
       const rows = await query<HourlyRow>(

@@ -2,6 +2,7 @@
 import type {
   AlertDelivery,
   AlertDestinationType,
+  AlertDirection,
   AlertEventKind,
   AlertMetric,
   AlertState,
@@ -192,6 +193,9 @@ export interface AlertRuleRecord {
   name: string
   project_id: string | null
   metric: AlertMetric
+  /** The score of a `score_mean` rule; null for every other metric. */
+  score_name: string | null
+  direction: AlertDirection
   window_minutes: number
   threshold: number
   destination_type: AlertDestinationType
@@ -461,6 +465,12 @@ export interface ScoreStore {
   means(name: string, traceIds: readonly string[]): Promise<Map<string, number>>
   /** Deletes a score with what it added to the rollups, in one transaction; the deleted score, or null. */
   delete(scoreId: string): Promise<Score | null>
+  /** How many scores of a name were given since `since` (of one project or all), and their mean (null: none). */
+  windowMean(
+    name: string,
+    projectId: string | undefined,
+    since: number,
+  ): Promise<{ count: number; mean: number | null }>
   /** Per (name, data type), of one project or all: counts, mean, labels, and the per-hour means since `since`. */
   analytics(projectId: string | undefined, since: number): Promise<ScoreAnalytics[]>
 

@@ -67,6 +67,7 @@ const WRITES: { [S in SubStoreName]: Record<keyof Store[S], Writes> } = {
     ofTraces: false,
     delete: 'changes',
     analytics: false,
+    windowMean: false,
     listConfigs: false,
     getConfig: false,
     putConfig: 'adds',

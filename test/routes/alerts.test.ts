@@ -115,6 +115,47 @@ t.test('cost: what the traces of the window cost, summed exactly; unpriced trace
   t.match(JSON.parse(hook.received[0]!.body), { data: { metric: 'cost', value: 0.3 } })
 })
 
+t.test(
+  'score_mean: the mean of a score over the window, firing below its threshold, silent without scores',
+  async (t) => {
+    const { hook, app, key, hourlyRule } = await watched(t, 'Helpful')
+    const missing = await hourlyRule({ name: 'x', metric: 'score_mean', threshold: 0.6 })
+    t.equal(missing.statusCode, 400)
+    t.match(missing.json().message, /score_name/)
+    const stray = await hourlyRule({ name: 'x', metric: 'cost', threshold: 1, score_name: 'helpfulness' })
+    t.equal(stray.statusCode, 400)
+    t.match(stray.json().message, 'body/score_name applies only to metric score_mean')
+    const created = await hourlyRule({
+      name: 'Unhelpful answers',
+      metric: 'score_mean',
+      score_name: 'helpfulness',
+      direction: 'below',
+      threshold: 0.6,
+    })
+    t.equal(created.statusCode, 201, created.body)
+    t.match(created.json(), { metric: 'score_mean', score_name: 'helpfulness', direction: 'below', state: 'ok' })
+    t.same(await app.alerts.evaluate(), [], 'no score yet: nothing to say')
+    t.match((await app.inject('/alerts/rules')).json().items, [{ last_value: null, state: 'ok' }])
+
+    const res = await postBatch(app, key, [
+      { trace_id: 'h-1', prompt: 'a' },
+      { trace_id: 'h-2', prompt: 'b' },
+    ])
+    t.equal(res.statusCode, 200)
+    const score = (trace_id: string, name: string, value: number) =>
+      app.inject({ method: 'POST', url: '/scores', payload: { trace_id, name, value } })
+    await score('h-1', 'helpfulness', 0.9)
+    await score('h-2', 'other', 0)
+    t.same(await app.alerts.evaluate(), [], 'a mean of 0.9 is not below 0.6; another name does not count')
+    await score('h-2', 'helpfulness', 0.2)
+    t.match(await app.alerts.evaluate(), [{ kind: 'fired', metric: 'score_mean', value: 0.55, threshold: 0.6 }])
+    await app.alerts.settled()
+    t.match(JSON.parse(hook.received[0]!.body), { data: { metric: 'score_mean', value: 0.55 } })
+    await score('h-2', 'helpfulness', 1)
+    t.match(await app.alerts.evaluate(), [{ kind: 'resolved', value: 0.7 }])
+  },
+)
+
 t.test('Slack: retried with backoff until the receiver accepts; an unreachable one is marked failed', async (t) => {
   const { hook: slack, app, key } = await watched(t, 'Busy', 2)
   const everyTrace = { metric: 'trace_count', window_minutes: 5, threshold: 0 }

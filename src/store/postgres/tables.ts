@@ -19,6 +19,7 @@ import {
 import type {
   AlertDelivery,
   AlertDestinationType,
+  AlertDirection,
   AlertEventKind,
   AlertMetric,
   AlertState,
@@ -86,6 +87,8 @@ export const alertRules = pgTable('alert_rules', {
   name: text('name').notNull(),
   project_id: id('project_id'),
   metric: text('metric').$type<AlertMetric>().notNull(),
+  score_name: text('score_name'),
+  direction: text('direction').$type<AlertDirection>().notNull().default('above'),
   window_minutes: integer('window_minutes').notNull(),
   threshold: doublePrecision('threshold').notNull(),
   destination_type: text('destination_type').$type<AlertDestinationType>().notNull(),

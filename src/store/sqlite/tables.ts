@@ -5,6 +5,7 @@ import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from
 import type {
   AlertDelivery,
   AlertDestinationType,
+  AlertDirection,
   AlertEventKind,
   AlertMetric,
   AlertState,
@@ -61,6 +62,8 @@ export const alertRules = sqliteTable('alert_rules', {
   name: text('name').notNull(),
   project_id: text('project_id'),
   metric: text('metric').$type<AlertMetric>().notNull(),
+  score_name: text('score_name'),
+  direction: text('direction').$type<AlertDirection>().notNull().default('above'),
   window_minutes: integer('window_minutes').notNull(),
   threshold: real('threshold').notNull(),
   destination_type: text('destination_type').$type<AlertDestinationType>().notNull(),
