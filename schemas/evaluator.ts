@@ -230,6 +230,7 @@ export type JudgeTemplate = Static<typeof JudgeTemplateSchema>
 
 // GET /evaluators/templates
 export const ListJudgeTemplatesResponse = Page(JudgeTemplateSchema, {}, { examples: [listJudgeTemplatesExample] })
+export type ListJudgeTemplatesResponse = Static<typeof ListJudgeTemplatesResponse>
 
 /** An evaluator rule as stored and answered. */
 export const EvaluatorSchema = Type.Object(
@@ -261,4 +262,5 @@ export const ListEvaluatorsResponse = Page(
   { items: 'Oldest first.' },
   { examples: [listEvaluatorsExample] },
 )
+export type ListEvaluatorsResponse = Static<typeof ListEvaluatorsResponse>
 export const EvaluatorParams = Type.Object({ evaluator_id: Type.String() })

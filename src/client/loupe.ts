@@ -5,6 +5,9 @@ import type {
   AlertRuleInput,
   AnalyticsQuery,
   AnalyticsResponse,
+  AnnotationItem,
+  AnnotationQueue,
+  AnnotationQueueInput,
   ApiKey,
   ApiKeyCreated,
   BatchScoresResponse,
@@ -14,6 +17,8 @@ import type {
   DeleteProjectResponse,
   DeleteTracesQuery,
   DeleteTracesResponse,
+  Evaluator,
+  EvaluatorInput,
   ExportTracesQuery,
   FailuresQuery,
   FailuresResponse,
@@ -21,7 +26,10 @@ import type {
   ListAlertEventsQuery,
   ListAlertEventsResponse,
   ListAlertRulesResponse,
+  ListAnnotationQueuesResponse,
   ListApiKeysResponse,
+  ListEvaluatorsResponse,
+  ListJudgeTemplatesResponse,
   ListModelPricesResponse,
   ListProjectsResponse,
   ListScoreConfigsResponse,
@@ -35,7 +43,9 @@ import type {
   ListUsersQuery,
   ListUsersResponse,
   ModelPrice,
+  NextAnnotationItemBody,
   ProjectRetention,
+  PutAnnotationQueueBody,
   PutModelPriceBody,
   RecomputeCostsBody,
   RecomputeCostsResponse,
@@ -46,6 +56,8 @@ import type {
   ScoreInput,
   SessionDetailResponse,
   SessionQuery,
+  TestEvaluatorBody,
+  TestEvaluatorResponse,
   Trace,
   UserDetailResponse,
   UserQuery,
@@ -404,6 +416,61 @@ export class Loupe {
     /** PUT /projects/{project_id}/retention (admin; null follows the server, 0 keeps everything). */
     setRetention: (projectId: string, settings: RetentionSettings): Promise<ProjectRetention> =>
       this.#http('PUT', `projects/${encodeURIComponent(projectId)}/retention`, { body: settings }),
+  }
+
+  /** Evaluator rules: checks and LLM judges whose results are scores (writes are admin-only when protected). */
+  readonly evaluators = {
+    /** GET /evaluators */
+    list: (): Promise<ListEvaluatorsResponse> => this.#http('GET', 'evaluators'),
+    /** GET /evaluators/{evaluator_id} */
+    get: (evaluatorId: string): Promise<Evaluator> =>
+      this.#http('GET', `evaluators/${encodeURIComponent(evaluatorId)}`),
+    /** POST /evaluators */
+    create: (rule: EvaluatorInput): Promise<Evaluator> => this.#http('POST', 'evaluators', { body: rule }),
+    /** PUT /evaluators/{evaluator_id}: creates or replaces. */
+    set: (evaluatorId: string, rule: EvaluatorInput): Promise<Evaluator> =>
+      this.#http('PUT', `evaluators/${encodeURIComponent(evaluatorId)}`, { body: rule }),
+    /** DELETE /evaluators/{evaluator_id}: the scores it wrote stay. */
+    delete: (evaluatorId: string): Promise<void> =>
+      this.#http('DELETE', `evaluators/${encodeURIComponent(evaluatorId)}`),
+    /** POST /evaluators/test: the score a rule would write on one trace; nothing is stored. */
+    test: (body: TestEvaluatorBody): Promise<TestEvaluatorResponse> => this.#http('POST', 'evaluators/test', { body }),
+    /** GET /evaluators/templates: the judge templates that ship. */
+    templates: (): Promise<ListJudgeTemplatesResponse> => this.#http('GET', 'evaluators/templates'),
+  }
+
+  /** Annotation queues: a project's traces of a filter, walked by people, each trace held for one at a time. */
+  readonly annotationQueues = {
+    /** GET /annotation-queues */
+    list: (query: { project_id?: string } = {}): Promise<ListAnnotationQueuesResponse> =>
+      this.#http('GET', 'annotation-queues', { query }),
+    /** GET /annotation-queues/{queue_id}: with its progress. */
+    get: (queueId: string): Promise<AnnotationQueue> =>
+      this.#http('GET', `annotation-queues/${encodeURIComponent(queueId)}`),
+    /** POST /annotation-queues */
+    create: (queue: AnnotationQueueInput): Promise<AnnotationQueue> =>
+      this.#http('POST', 'annotation-queues', { body: queue }),
+    /** PUT /annotation-queues/{queue_id} */
+    set: (queueId: string, queue: PutAnnotationQueueBody): Promise<AnnotationQueue> =>
+      this.#http('PUT', `annotation-queues/${encodeURIComponent(queueId)}`, { body: queue }),
+    /** DELETE /annotation-queues/{queue_id}: with its items. */
+    delete: (queueId: string): Promise<void> =>
+      this.#http('DELETE', `annotation-queues/${encodeURIComponent(queueId)}`),
+    /** POST /annotation-queues/{queue_id}/next: the next trace, held for the annotator; null when none is left. */
+    next: (queueId: string, body: NextAnnotationItemBody): Promise<AnnotationItem | null> =>
+      this.#http('POST', `annotation-queues/${encodeURIComponent(queueId)}/next`, { body }),
+    /** POST …/items/{trace_id}/done */
+    done: (queueId: string, traceId: string, annotator: string): Promise<AnnotationItem> =>
+      this.#http('POST', `annotation-queues/${encodeURIComponent(queueId)}/items/${encodeURIComponent(traceId)}/done`, {
+        body: { annotator },
+      }),
+    /** POST …/items/{trace_id}/release: gives the trace back to the queue. */
+    release: (queueId: string, traceId: string, annotator: string): Promise<AnnotationItem> =>
+      this.#http(
+        'POST',
+        `annotation-queues/${encodeURIComponent(queueId)}/items/${encodeURIComponent(traceId)}/release`,
+        { body: { annotator } },
+      ),
   }
 
   /** Alert rules and the events they gave (rules are admin-only on a protected server). */

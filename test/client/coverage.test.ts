@@ -60,6 +60,28 @@ const calls: Record<string, (l: Loupe) => Promise<unknown>> = {
   listApiKeys: (l) => l.apiKeys.list(),
   createApiKey: (l) => l.apiKeys.create({ project_id: 'p1', environment: 'production' }),
   revokeApiKey: (l) => l.apiKeys.revoke('k1'),
+  listEvaluators: (l) => l.evaluators.list(),
+  getEvaluator: (l) => l.evaluators.get('e1'),
+  createEvaluator: (l) =>
+    l.evaluators.create({ name: 'j', score_name: 'json_valid', kind: 'json', config: { field: 'response' } }),
+  putEvaluator: (l) =>
+    l.evaluators.set('e1', { name: 'j', score_name: 'json_valid', kind: 'json', config: { field: 'response' } }),
+  deleteEvaluator: (l) => l.evaluators.delete('e1'),
+  testEvaluator: (l) =>
+    l.evaluators.test({
+      evaluator: { name: 'j', score_name: 'json_valid', kind: 'json', config: { field: 'response' } },
+      trace_id: 't1',
+    }),
+  listJudgeTemplates: (l) => l.evaluators.templates(),
+  listAnnotationQueues: (l) => l.annotationQueues.list(),
+  getAnnotationQueue: (l) => l.annotationQueues.get('q1'),
+  createAnnotationQueue: (l) =>
+    l.annotationQueues.create({ name: 'Q', project_id: 'p1', filter: {}, score_names: ['helpfulness'] }),
+  putAnnotationQueue: (l) => l.annotationQueues.set('q1', { name: 'Q', filter: {}, score_names: ['helpfulness'] }),
+  deleteAnnotationQueue: (l) => l.annotationQueues.delete('q1'),
+  nextAnnotationItem: (l) => l.annotationQueues.next('q1', { annotator: 'ana' }),
+  markAnnotationItemDone: (l) => l.annotationQueues.done('q1', 't1', 'ana'),
+  releaseAnnotationItem: (l) => l.annotationQueues.release('q1', 't1', 'ana'),
   listAlertRules: (l) => l.alerts.list(),
   createAlertRule: (l) =>
     l.alerts.create({
