@@ -48,6 +48,7 @@ t.test('POST /projects with the fields in the query string answers 201 { project
     'key',
     'key_id',
     'key_preview',
+    'kind',
     'project_id',
   ])
   t.match(body.api_key.key, KEY)

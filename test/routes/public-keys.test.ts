@@ -78,6 +78,8 @@ for (const mode of ['protected', 'open'] as const) {
       pattern: 'gpt-4o',
       name: 'helpfulness',
       rule_id: 'r-1',
+      evaluator_id: 'e-1',
+      queue_id: 'q-1',
     })
     t.ok(routes.length >= 60, `${routes.length} routes from the document`)
     const extra = ['/docs', '/docs/json', '/ui/', '/ws?token=x', '/no-such-route']
