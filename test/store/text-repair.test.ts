@@ -42,15 +42,32 @@ function previousRelease(t: Test): string {
   return file
 }
 
+/**
+ * This release's store, unmigrated, writing rows into the previous release's file. It prepares its statements of keys
+ * at open, which name the column `kind` that a later migration added: the column is there while it writes, and gone
+ * again once it is closed.
+ */
+async function writeWithThisStore(file: string, write: (store: ReturnType<typeof createSqliteStore>) => Promise<void>) {
+  const before = openDatabase(file)
+  before.exec(`alter table api_keys add kind text default 'secret' not null`)
+  before.close()
+  const store = createSqliteStore(file, { migrate: false })
+  await write(store)
+  await store.close()
+  const after = openDatabase(file)
+  after.exec('alter table api_keys drop column kind')
+  after.close()
+}
+
 async function writeOldRows(file: string) {
-  const old = createSqliteStore(file, { migrate: false })
-  const { record } = issueKey(PROJECT, 'production', NOW)
-  await old.projects.create(
-    { project_id: PROJECT, name: 'Support', description: '', created_at: '2026-11-01T00:00:00.000' },
-    record,
-  )
-  await old.traces.insert(OLD_TRACES.map(unreported))
-  await old.close()
+  await writeWithThisStore(file, async (old) => {
+    const { record } = issueKey(PROJECT, 'production', NOW)
+    await old.projects.create(
+      { project_id: PROJECT, name: 'Support', description: '', created_at: '2026-11-01T00:00:00.000' },
+      record,
+    )
+    await old.traces.insert(OLD_TRACES.map(unreported))
+  })
   const db = openDatabase(file)
   // The previous release's driver (better-sqlite3 12, V8's own strings) wrote a lone surrogate as ED A0 80; the
   // Node-API driver of Node.js 22 and later writes U+FFFD (EF BF BD) instead. Whichever wrote the rows, they are made
@@ -158,9 +175,9 @@ t.test(
 
 t.test('SQLite: a database without such text opens as it was', { skip: TEST_DATABASE }, async (t) => {
   const file = previousRelease(t)
-  const old = createSqliteStore(file, { migrate: false })
-  await old.traces.insert([unreported(oldTrace('k', { user_id: '한국어', prompt: '한국어 텍스트 💥' }))])
-  await old.close()
+  await writeWithThisStore(file, async (old) => {
+    await old.traces.insert([unreported(oldTrace('k', { user_id: '한국어', prompt: '한국어 텍스트 💥' }))])
+  })
   const store = createSqliteStore(file)
   t.teardown(() => store.close())
   t.match(
