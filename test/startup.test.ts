@@ -63,6 +63,10 @@ const BAD: Record<string, [string, RegExp]> = {
   ALERT_RETRY_BASE_MS: ['1', /whole number ≥ 10/],
   REDACT_DETECTORS: ['emails', /comma-separated list of api_key, email, card, phone or all/],
   REDACT_PATTERNS: ['["("]', /JSON array of non-empty regex strings.*is not a usable regex/],
+  LOUPE_JUDGE_BASE_URL: ['ftp://judge.example/v1', /the http\(s\) URL of an OpenAI-compatible API/],
+  LOUPE_JUDGE_API_KEY: [' ', /is set but empty/],
+  LOUPE_JUDGE_MODEL: ['m'.repeat(300), /a non-empty text/],
+  JUDGE_TIMEOUT_MS: ['5', /whole number ≥ 1000/],
 }
 
 t.test('each variable: a bad value is one sentence naming it, the value and what is allowed', async (t) => {
