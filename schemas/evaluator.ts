@@ -20,7 +20,10 @@ const Field = Literals(EVALUATED_FIELDS, {
     '(`step_output`), each step one line, a value that is not text as its JSON.',
 })
 
-/** The personal data the `pii` check looks for: the redaction detectors. */
+/**
+ * The kinds of personal data Loupe detects, in the order they run: what redaction (REDACT_DETECTORS) takes out and
+ * what the `pii` evaluator looks for. A card number runs before the phone detector, which would cut it.
+ */
 export const PII_DETECTORS = ['api_key', 'email', 'card', 'phone'] as const
 
 export const RegexConfigSchema = Type.Object(

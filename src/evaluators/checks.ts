@@ -2,7 +2,7 @@
 // (an error: the text to check is absent, the trace is unpriced). An evaluator writes a pass as a boolean score of 1.
 import { Ajv, type ValidateFunction } from 'ajv'
 import formatsPlugin from 'ajv-formats'
-import type { DeterministicCheck, EvaluatedField, Trace } from '../../schemas/index.js'
+import { type DeterministicCheck, type EvaluatedField, PII_DETECTORS, type Trace } from '../../schemas/index.js'
 import { detectedIn } from '../ingest/redact.js'
 
 /** A check's verdict: passed (the score's value 1) or not, and why (the score's comment); or why there is none. */
@@ -141,7 +141,7 @@ export function runCheck(check: DeterministicCheck, trace: Trace, compileSchema:
       return { passed, comment: `${where} has ${length} characters (${bounds.join(' and ') || 'no bounds'})` }
     }
     case 'pii': {
-      const found = detectedIn(text, check.config.detectors ?? ['api_key', 'email', 'card', 'phone'])
+      const found = detectedIn(text, check.config.detectors ?? PII_DETECTORS)
       return found.length === 0
         ? { passed: true, comment: `no personal data found in ${where}` }
         : { passed: false, comment: `${where} contains personal data: ${found.join(', ')}` }

@@ -1,10 +1,10 @@
 // Server-side redaction: built-in detectors (e-mail addresses, card numbers with a Luhn check, API-key-looking
 // strings, phone numbers) and operator regexes, applied at ingest to the free text of a trace before it is stored or
 // announced. Pure functions; the ingest service and the OTLP service apply them (see createRedactor).
-import type { OtlpLogRecord, OtlpSpan, Trace } from '../../schemas/index.js'
+import { type OtlpLogRecord, type OtlpSpan, PII_DETECTORS, type Trace } from '../../schemas/index.js'
 
-/** The built-in detectors, in the order they run (a card number is not left for the phone detector to cut). */
-export const DETECTORS = ['api_key', 'email', 'card', 'phone'] as const
+/** The built-in detectors, in the order they run: the contract's list (schemas/evaluator.ts). */
+export const DETECTORS = PII_DETECTORS
 export type Detector = (typeof DETECTORS)[number]
 
 export interface RedactionSettings {
