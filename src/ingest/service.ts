@@ -62,6 +62,16 @@ const NO_OBSERVER: IngestObserver = { stored() {}, rejected() {} }
 /** A trace ready to store, with the scores inline on it (as the score service takes them), or why it is not. */
 type Prepared = { ok: true; priced: PricedTrace; scores: Record<string, unknown>[] } | { ok: false; message: string }
 
+/** A per-score answer (the traces' inline scores, one after another) cut back into one list per trace. */
+function perTrace<T>(placed: readonly { scores: readonly unknown[] }[], flat: readonly T[]): T[][] {
+  let k = 0
+  return placed.map(({ scores }) => {
+    const mine = flat.slice(k, k + scores.length)
+    k += scores.length
+    return mine
+  })
+}
+
 /** A trace to store and where it sits in the body (`body`, `body/traces/3`), for the messages about its scores. */
 type Placed = { at: string; priced: PricedTrace; scores: Record<string, unknown>[] }
 
@@ -173,12 +183,7 @@ export function createIngestService({
     )
     if (inputs.length === 0) return placed.map(() => null)
     const messages = await scores.check(inputs, writerOf(owner))
-    let k = 0
-    return placed.map(({ scores: inline }) => {
-      const mine = messages.slice(k, k + inline.length)
-      k += inline.length
-      return mine.find((m) => m !== null) ?? null
-    })
+    return perTrace(placed, messages).map((mine) => mine.find((m) => m !== null) ?? null)
   }
 
   /** Records the inline scores of stored traces through the score service: per trace, its scores' failures. */
@@ -192,12 +197,7 @@ export function createIngestService({
       writerOf(owner),
       (k) => inputs[k]!.at,
     )
-    let k = 0
-    return placed.map(({ scores: inline }) => {
-      const mine = outcomes.slice(k, k + inline.length)
-      k += inline.length
-      return mine.flatMap((o) => (o.ok ? [] : [o.error]))
-    })
+    return perTrace(placed, outcomes).map((mine) => mine.flatMap((o) => (o.ok ? [] : [o.error])))
   }
 
   return {
