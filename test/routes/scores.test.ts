@@ -3,7 +3,7 @@
 import t, { type Test } from 'tap'
 import { ScoreSchema } from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
-import { buildTestApp, createProject, postTrace, schemaErrors } from '../helper.js'
+import { buildTestApp, countRows, createProject, postTrace, schemaErrors } from '../helper.js'
 
 async function setup(t: Test, config = {}) {
   const app = await buildTestApp(t, { config })
@@ -198,6 +198,14 @@ t.test('deleting a score, and a trace with its scores, keeps /analytics equal to
   t.equal((await app.inject({ method: 'GET', url: '/scores' })).json().total, 1)
   const hourly = (await figure()).series.reduce((n: number, h: { count: number }) => n + h.count, 0)
   t.equal(hourly, 1, 'the hourly series counts what is left')
+  // The last score of a name gone: the name is gone from every figure, and no rollup row is left holding nothing.
+  t.equal((await app.inject({ method: 'DELETE', url: `/scores/${ids[2]}` })).statusCode, 204)
+  t.equal(await figure(), undefined)
+  t.same(
+    [await countRows(app.store, 'score_hourly'), await countRows(app.store, 'trace_scores')],
+    [0, 0],
+    'no empty rollup rows',
+  )
 })
 
 t.test('GET /scores pages with a cursor, newest first', async (t) => {
