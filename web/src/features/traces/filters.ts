@@ -1,7 +1,8 @@
 // The trace list's filters live in the URL under the names GET /traces uses, so a filtered list is a link. Pure
 // functions: URL ⇄ filter, whether a live trace matches, and a stored trace as the list shows it.
 import type { ListTracesQuery, Trace, TraceSort, TraceStatus, TraceSummary } from '../../../../schemas/index.js'
-import { searchText, searchWords } from '../../../../schemas/search.js'
+
+export { matchesFilter, matchesSearch } from '../../../../schemas/trace-filter.js'
 
 /** The filters and order of GET /traces the viewer offers (paging and `fields` are the list's own business). */
 export type TraceFilter = Omit<ListTracesQuery, 'limit' | 'offset' | 'fields' | 'cursor'>
@@ -63,14 +64,6 @@ export function traceListHref(filter: TraceFilter): string {
   return text === '' ? '/traces' : `/traces?${text}`
 }
 
-const timeOf = (value: string | undefined) => {
-  if (value === undefined) return undefined
-  const number = Number(value)
-  if (Number.isFinite(number)) return number < 1e11 ? number * 1000 : number
-  const ms = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`)
-  return Number.isNaN(ms) ? undefined : ms
-}
-
 /** Whether the list is in its default order, newest first: the only order in which a new trace belongs at the top. */
 export const isNewestFirst = (filter: TraceFilter) =>
   (filter.sort ?? 'created_at') === 'created_at' && (filter.order ?? 'desc') === 'desc'
@@ -81,37 +74,6 @@ export function toggleSort(filter: TraceFilter, sort: TraceSort): TraceFilter {
   const order = current === sort ? ((filter.order ?? 'desc') === 'desc' ? 'asc' : 'desc') : 'desc'
   const { sort: _s, order: _o, ...rest } = filter
   return { ...rest, ...(sort === 'created_at' ? {} : { sort }), ...(order === 'asc' ? { order } : {}) }
-}
-
-/**
- * Whether a whole trace holds every word of `q` as the server searches it: the same lower-cased text
- * (schemas/search.ts), each word a substring.
- */
-export function matchesSearch(trace: Trace, q: string | undefined): boolean {
-  const words = q === undefined ? null : searchWords(q)
-  if (words === null) return true
-  const text = searchText(trace)
-  return words.every((word) => text.includes(word))
-}
-
-/** Whether the server would list this trace under the filter (so a live trace joins the list only then). */
-export function matchesFilter(trace: TraceSummary, filter: TraceFilter, whole?: Trace): boolean {
-  if (filter.q !== undefined && (whole === undefined || !matchesSearch(whole, filter.q))) return false
-  if (filter.min_cost !== undefined && (trace.cost === null || trace.cost < filter.min_cost)) return false
-  if (filter.max_cost !== undefined && (trace.cost === null || trace.cost > filter.max_cost)) return false
-  const equal = (key: 'status' | 'environment' | 'project_id' | 'model' | 'session_id' | 'user_id') =>
-    filter[key] === undefined || trace[key] === filter[key]
-  if (!(['status', 'environment', 'project_id', 'model', 'session_id', 'user_id'] as const).every(equal)) return false
-  if (filter.min_latency !== undefined && trace.latency < filter.min_latency) return false
-  if (filter.max_latency !== undefined && trace.latency > filter.max_latency) return false
-  if (filter.min_tokens !== undefined && trace.token_count < filter.min_tokens) return false
-  if (filter.max_tokens !== undefined && trace.token_count > filter.max_tokens) return false
-  const at = Date.parse(trace.created_at)
-  const since = timeOf(filter.since)
-  const until = timeOf(filter.until)
-  if (since !== undefined && at < since) return false
-  if (until !== undefined && at >= until) return false
-  return true
 }
 
 /** A whole trace (as /ws pushes it) as the light list carries it. */
