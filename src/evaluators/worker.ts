@@ -83,7 +83,7 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
   const idlers: (() => void)[] = []
 
   /** The verdict of a job whose evaluation gave a score: recorded through the score road. */
-  async function record(job: EvaluationJob, evaluation: Evaluation): Promise<string | null> {
+  async function record(job: EvaluationJob, evaluation: Evaluation, cost: number | null): Promise<string | null> {
     const score = evaluation.score!
     const [outcome] = await scores.recordEach(
       [
@@ -92,6 +92,7 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
           // The judge's reasoning and the rule's name as long as a score holds them.
           comment: score.comment === null ? null : score.comment.slice(0, SCORE_LIMITS.comment),
           author: score.author.slice(0, SCORE_LIMITS.author),
+          metadata: cost === null ? score.metadata : { ...score.metadata, judge_cost: cost },
           score_id: derivedScoreId('evaluator', job.evaluator_id, job.trace_id),
           trace_id: job.trace_id,
           project_id: job.project_id,
@@ -139,7 +140,9 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
       onOutcome(rule.name, 'retried', spent.cost)
       return
     }
-    const error = evaluation.error ?? (evaluation.score ? await record(job, evaluation) : 'no verdict')
+    const error =
+      evaluation.error ??
+      (evaluation.score ? await record(job, evaluation, model === null ? null : spent.cost) : 'no verdict')
     if (error === null) {
       await finish({ kind: 'scored', ...spent })
       onOutcome(rule.name, 'scored', spent.cost)

@@ -96,6 +96,9 @@ t.test('each trace a rule takes gets one score from it; traces it does not take 
     judged_scores.items.map((s) => [s.trace_id, s.value, s.comment]),
     [['t-4', 0.75, 'scored 0.75']],
   )
+  const { metadata } = (await app.inject(`/scores?name=helpfulness`)).json().items[0]
+  t.match(metadata, { judge_model: 'gpt-4o-mini', judge_usage: { prompt_tokens: 100, completion_tokens: 20 } })
+  t.ok(metadata.judge_cost > 0, 'the judge’s cost is on the score')
   t.equal(judge.requests.length, 1, 'the judge was asked once, for the failed trace')
   t.match(JSON.stringify(judge.requests[0]!.body), /question t-4/)
 
