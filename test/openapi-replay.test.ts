@@ -324,6 +324,18 @@ t.test('every answer matches the document, and every operation is exercised', as
     payload: { evaluator: evaluatorRule, trace_id: 'none-such' },
   })
   await record(open, 'get', '/evaluators/templates', '/evaluators/templates')
+  const run = await record(open, 'post', '/evaluators/{evaluator_id}/runs', `${evaluatorPath}/runs`, {
+    headers: jsonHeaders,
+    payload: { since: '2026-11-01T00:00:00Z' },
+  })
+  await record(open, 'post', '/evaluators/{evaluator_id}/runs', `${evaluatorPath}/runs`, {
+    headers: jsonHeaders,
+    payload: { since: 'yesterday' },
+  })
+  await record(open, 'get', '/evaluators/{evaluator_id}/runs', `${evaluatorPath}/runs`)
+  await record(open, 'get', '/evaluator-runs/{run_id}', `/evaluator-runs/${run.json().run_id}`)
+  await record(open, 'get', '/evaluator-runs/{run_id}', '/evaluator-runs/none-such')
+  await record(open, 'delete', '/evaluator-runs/{run_id}', `/evaluator-runs/${run.json().run_id}`)
   await record(open, 'delete', '/evaluators/{evaluator_id}', evaluatorPath)
   await record(open, 'delete', '/evaluators/{evaluator_id}', evaluatorPath)
   const queue = await record(open, 'post', '/annotation-queues', '/annotation-queues', {
