@@ -29,17 +29,17 @@ await whereViewerRuns(t, 'evaluators in the viewer', async () => {
     await page.getByText('No evaluators yet.').waitFor()
     await page.getByRole('link', { name: 'New evaluator' }).click()
 
-    await page.getByLabel('Name (the author of its scores)', { exact: true }).fill('answers')
-    await page.getByLabel('Score name', { exact: true }).fill('has_answer')
     await page.getByLabel('Kind', { exact: true }).selectOption('regex')
     await page.getByLabel('Project', { exact: true }).selectOption(project_id)
     await page.getByLabel('Text checked', { exact: true }).selectOption('response')
     await page.getByLabel('Pattern', { exact: true }).fill('"answer"')
 
-    // Tried before it is saved: on a trace of the latest, then on an id pasted.
+    // Tried before it is saved (and before it is named): on a trace of the latest, then on an id pasted.
     await page.locator('[data-trace-id="past-1"]').getByRole('button', { name: 'Try on this' }).click()
     await page.getByTestId('try-score').waitFor()
-    t.equal(await page.getByTestId('try-score').textContent(), 'has_answer = false')
+    t.equal(await page.getByTestId('try-score').textContent(), 'regex = false', 'named after its kind for now')
+    await page.getByLabel('Name (the author of its scores)', { exact: true }).fill('answers')
+    await page.getByLabel('Score name', { exact: true }).fill('has_answer')
     t.match(await page.getByTestId('try-comment').textContent(), /does not match/)
     await page.getByLabel('Trace id', { exact: true }).fill('past-0')
     await page.getByRole('button', { name: 'Try', exact: true }).click()

@@ -16,6 +16,7 @@ import {
   applyTemplate,
   configToForm,
   draftToInput,
+  draftToTry,
   EVALUATOR_KIND_LIST,
   emptyConfigForm,
   formToConfig,
@@ -129,6 +130,18 @@ t.test('a draft missing what a rule needs is refused, naming the field', async (
   t.match(draftToInput(draft({ sample_rate: '1.5' })), { ok: false, error: /^sample_rate/ })
   t.match(draftToInput(draft({ sample_rate: 'half' })), { ok: false, error: /^sample_rate/ })
   t.match(draftToInput(draft({ kind: 'latency' })), { ok: false, error: /^config\/max_ms/ })
+})
+
+t.test('a rule is tried before it is named; its settings must still be right', async (t) => {
+  t.match(draftToTry(draft({ name: '', score_name: ' ' })), {
+    ok: true,
+    value: { name: 'unsaved rule', score_name: 'json', kind: 'json' },
+  })
+  t.match(draftToTry(draft({ name: 'mine', score_name: 'ok' })), {
+    ok: true,
+    value: { name: 'mine', score_name: 'ok' },
+  })
+  t.match(draftToTry(draft({ name: '', kind: 'regex' })), { ok: false, error: /^config\/pattern/ })
 })
 
 t.test('a stored rule read into the form and saved again is the same rule', async (t) => {

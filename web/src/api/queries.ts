@@ -251,7 +251,10 @@ export const queueWalk = {
     ),
 }
 
-/** Evaluator figures move as the worker runs in the background: read again this often while the page is open. */
+/**
+ * Evaluator figures (pending jobs, errors, a backfill's progress) move as the worker runs, with no event on /ws: they
+ * are read again this often while their page is open and shown (a hidden tab stops asking).
+ */
 export const EVALUATOR_REFRESH_MS = 2000
 
 export function useEvaluators() {
@@ -278,14 +281,13 @@ export function useJudgeTemplates() {
   })
 }
 
-/** A rule's backfills, read again while one of them runs. */
+/** A rule's backfills and how far they have got. */
 export function useEvaluatorRuns(id: string) {
   return useQuery({
     queryKey: keys.evaluatorRuns(id),
     queryFn: ({ signal }) =>
       api<ListEvaluatorRunsResponse>('GET', `/evaluators/${encodeURIComponent(id)}/runs`, { signal }),
-    refetchInterval: (query) =>
-      query.state.data?.items.some((r) => r.status === 'running') ? EVALUATOR_REFRESH_MS / 2 : EVALUATOR_REFRESH_MS,
+    refetchInterval: EVALUATOR_REFRESH_MS,
   })
 }
 

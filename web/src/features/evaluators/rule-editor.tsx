@@ -21,6 +21,7 @@ import {
   applyTemplate,
   type ConfigForm,
   draftToInput,
+  draftToTry,
   EVALUATOR_KIND_LIST,
   FIELD_LABELS,
   hasField,
@@ -272,7 +273,7 @@ function TryPanel({ draft }: { draft: RuleDraft }) {
   const test = useTestEvaluator()
   const [invalid, setInvalid] = useState<string | null>(null)
   const run = (id: string) => {
-    const input = draftToInput(draft)
+    const input = draftToTry(draft)
     if (!input.ok) {
       setInvalid(input.error)
       test.reset()

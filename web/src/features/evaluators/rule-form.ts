@@ -320,6 +320,18 @@ export function draftToInput(draft: RuleDraft): Checked<EvaluatorInput> {
   }
 }
 
+/**
+ * The rule a dry run sends: the draft, its names stood in for while they are not typed yet (a rule is tried before
+ * it is named), so only what the check needs must be right.
+ */
+export function draftToTry(draft: RuleDraft): Checked<EvaluatorInput> {
+  return draftToInput({
+    ...draft,
+    name: draft.name.trim() || 'unsaved rule',
+    score_name: draft.score_name.trim() || draft.kind,
+  })
+}
+
 const isFormKey = (key: string): key is RuleFilterKey => (RULE_FILTER_KEYS as readonly string[]).includes(key)
 
 /** A stored rule read into the form. */
