@@ -484,8 +484,11 @@ export function NewEvaluator() {
 
 export function EditEvaluator({ id }: { id: string }) {
   const rule = useEvaluator(id)
-  if (rule.isError) return <ErrorBox error={rule.error} />
   // Keyed by the rule's id: the form starts from the rule once, and background refreshes do not reset what is typed.
-  if (!rule.data) return <p className="muted">Loading…</p>
+  if (!rule.data) {
+    return (
+      <div className="page">{rule.isError ? <ErrorBox error={rule.error} /> : <p className="muted">Loading…</p>}</div>
+    )
+  }
   return <Editor key={rule.data.evaluator_id} rule={rule.data} />
 }
