@@ -11,7 +11,7 @@ const TEXT_KEYS = ['q', 'project_id', 'model', 'session_id', 'user_id', 'since',
 const NUMBER_KEYS = ['min_latency', 'max_latency', 'min_tokens', 'max_tokens', 'min_cost', 'max_cost'] as const
 
 export const STATUS_LABELS: Record<TraceStatus, string> = { success: 'Success', warning: 'Warning', failed: 'Failed' }
-const ENVIRONMENTS: Record<NonNullable<TraceFilter['environment']>, true> = {
+export const ENVIRONMENTS: Record<NonNullable<TraceFilter['environment']>, true> = {
   development: true,
   staging: true,
   production: true,

@@ -6,7 +6,8 @@ import { FilterActions } from '../../ui/parts.js'
 import { ProjectFilter } from '../../ui/project-options.js'
 import { parseFilter, STATUS_LABELS, type TraceFilter, traceListHref } from './filters.js'
 
-const FIELDS: {
+/** The filter bar's fields beside search, status and project (the evaluator form offers them too). */
+export const FILTER_FIELDS: {
   name: keyof TraceFilter
   label: string
   type?: string
@@ -70,7 +71,7 @@ export function TraceFilters({ search }: { search: string }) {
         </select>
       </label>
       <ProjectFilter chosen={filter.project_id} onPick={(project_id) => apply({ ...filter, project_id })} />
-      {FIELDS.map((f) => (
+      {FILTER_FIELDS.map((f) => (
         <label key={f.name}>
           {f.label}
           <input
