@@ -8,6 +8,7 @@ import { addCostsCommand } from './commands/costs.js'
 import { addDataCommands } from './commands/data.js'
 import { addExportCommand } from './commands/export.js'
 import { addKeysCommand } from './commands/keys.js'
+import { addMcpCommand } from './commands/mcp.js'
 import { addProjectsCommand } from './commands/projects.js'
 import { addScoresCommand } from './commands/scores.js'
 import { addSeedCommand } from './commands/seed.js'
@@ -59,6 +60,7 @@ export function buildProgram(io: CliIo): Command {
     addSeedCommand,
     addExportCommand,
     addDataCommands,
+    addMcpCommand,
   ]) {
     add(program, cx)
   }
