@@ -4,6 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import fc from 'fast-check'
 import t, { type Test } from 'tap'
 import { ListTracesQuery, MCP_PREVIEW_LIMIT, MCP_TEXT_LIMIT, ScoreInputSchema } from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
@@ -295,6 +296,9 @@ t.test('bad arguments are an error naming the field; nothing is stored; nothing 
     t.ok(res.status < 500, `${body}: ${res.status}`)
   }
   t.equal((await post('{not json')).status, 400)
+  const poisoned =
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_trace","arguments":{"__proto__":{}}}}'
+  t.equal((await post(poisoned)).status, 400, 'a __proto__ key: the body refused, as on every route')
   const call = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
   t.equal((await post(call, { accept: 'text/html' })).status, 406)
   t.equal((await post(call)).status, 200, 'a stateless server answers without initialize')
@@ -303,6 +307,35 @@ t.test('bad arguments are an error naming the field; nothing is stored; nothing 
     t.equal(res.status, 405, method)
     t.equal(res.headers.get('allow'), 'POST')
   }
+})
+
+t.test('whatever arguments an assistant sends: an answer or a tool error, never a failure of the server', async (t) => {
+  const { app, url } = await startTestServer(t)
+  await seed(app)
+  const client = await connect(t, url)
+  const { tools } = await client.listTools()
+  // Plausible values and wrong ones, for each tool's own parameters and for names it does not have (`__proto__` is
+  // refused with the whole body, as on every route: see the test above).
+  const value = fc.oneof(
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.constantFrom('shop-long', 'chat-1', 'failed', 'full', 'latency', 'score:q', '\uD800', '', -1, 0, 1e308, 2.5),
+    fc.string({ maxLength: 20 }),
+  )
+  let calls = 0
+  for (const tool of tools) {
+    const names = [...Object.keys(tool.inputSchema.properties ?? {}), 'constructor', 'toString', 'extra']
+    const args = fc.dictionary(fc.constantFrom(...names), value, { maxKeys: 4 })
+    await fc.assert(
+      fc.asyncProperty(args, async (args) => {
+        const result = (await client.callTool({ name: tool.name, arguments: args })) as CallToolResult
+        calls++
+        return result.content[0]?.type === 'text' && result.content[0].text.length > 0
+      }),
+      { numRuns: 25 },
+    )
+  }
+  t.ok(calls >= 150, `${calls} calls answered`)
+  t.equal((await app.inject('/health')).statusCode, 200, 'the server still answers')
 })
 
 t.test('protected mode: a project key sees its project only, the admin token everything', async (t) => {
