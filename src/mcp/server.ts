@@ -11,6 +11,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
 import { version } from '../lib/version.js'
 import type { McpSource } from './source.js'
 import { InvalidArguments, type McpTools } from './tools.js'
@@ -37,6 +38,15 @@ export interface McpServerOptions {
   writes: boolean
 }
 
+/**
+ * The SDK checks what a client answers to an elicitation (the server asking the user for input) with a JSON Schema
+ * validator, by default a new ajv for every Server — that is, here, for every request. This server never elicits, so
+ * its validator compiles nothing and accepts nothing.
+ */
+const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'this server asks no input of the user' }),
+}
+
 /** The HTTP status a source's failure carries (the SDK's LoupeError and the in-process source both set one). */
 const statusOf = (err: unknown): number | null => {
   const status = (err as { status?: unknown } | null)?.status
@@ -47,7 +57,7 @@ const messageOf = (err: unknown): string => (err instanceof Error ? err.message 
 export function createMcpServer({ tools, source, writes }: McpServerOptions): Server {
   const server = new Server(
     { name: 'loupe', title: 'Loupe', version },
-    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_ELICITATION },
   )
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list(writes) }))
