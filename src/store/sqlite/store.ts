@@ -5,6 +5,7 @@ import type { Store } from '../types.js'
 import { createSqliteActivityStore } from './activity.js'
 import { createSqliteAlertStore } from './alerts.js'
 import { createSqliteAnnotationStore } from './annotation.js'
+import { createSqliteDatasetStore } from './datasets.js'
 import type { SqliteDatabase } from './driver.js'
 import { createSqliteEvaluatorStore } from './evaluators.js'
 import { createSqliteLifecycle, openSqlite, type SqliteStoreOptions } from './lifecycle.js'
@@ -29,6 +30,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     alerts: createSqliteAlertStore(ctx),
     scores: createSqliteScoreStore(ctx),
     evaluators: createSqliteEvaluatorStore(ctx),
+    datasets: createSqliteDatasetStore(ctx),
     annotation: createSqliteAnnotationStore(ctx),
   }
 }
