@@ -6,6 +6,7 @@ import { DEFAULT_BASE_URL, LoupeError } from '../client/index.js'
 import { version } from '../lib/version.js'
 import { addCostsCommand } from './commands/costs.js'
 import { addDataCommands } from './commands/data.js'
+import { addExperimentCommand } from './commands/experiment.js'
 import { addExportCommand } from './commands/export.js'
 import { addKeysCommand } from './commands/keys.js'
 import { addProjectsCommand } from './commands/projects.js'
@@ -59,6 +60,7 @@ export function buildProgram(io: CliIo): Command {
     addSeedCommand,
     addExportCommand,
     addDataCommands,
+    addExperimentCommand,
   ]) {
     add(program, cx)
   }
