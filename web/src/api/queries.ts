@@ -7,11 +7,17 @@ import type {
   AnnotationQueue,
   ApiKey,
   ApiKeyCreated,
+  CompareExperimentsResponse,
   CreateProjectResponse,
+  Dataset,
   Environment,
+  ExperimentDetailResponse,
   FailuresResponse,
   ListAnnotationQueuesResponse,
   ListApiKeysResponse,
+  ListDatasetItemsResponse,
+  ListDatasetsResponse,
+  ListExperimentsResponse,
   ListProjectsResponse,
   ListScoreConfigsResponse,
   ListSessionsQuery,
@@ -44,6 +50,9 @@ export const keys = {
   queues: ['annotation-queues'] as const,
   queue: (id: string) => ['annotation-queues', id] as const,
   apiKeys: ['api-keys'] as const,
+  datasets: ['datasets'] as const,
+  dataset: (id: string) => ['datasets', id] as const,
+  experiments: (ids: string) => ['experiments', ids] as const,
 }
 
 export function useTraceList(filter: TraceFilter) {
@@ -234,4 +243,78 @@ export const queueWalk = {
       `/annotation-queues/${encodeURIComponent(queueId)}/items/${encodeURIComponent(traceId)}/${what}`,
       { body: { annotator } },
     ),
+}
+
+export function useDatasets() {
+  return useQuery({
+    queryKey: keys.datasets,
+    queryFn: ({ signal }) => api<ListDatasetsResponse>('GET', '/datasets', { signal }),
+    staleTime: 5_000,
+  })
+}
+
+/** A dataset, its current items (the first 1000) and its experiments, newest first. */
+export function useDataset(id: string) {
+  return useQuery({
+    queryKey: keys.dataset(id),
+    queryFn: async ({ signal }) => {
+      const path = `/datasets/${encodeURIComponent(id)}`
+      const [dataset, items, experiments] = await Promise.all([
+        api<Dataset>('GET', path, { signal }),
+        api<ListDatasetItemsResponse>('GET', `${path}/items`, { query: { limit: 1000 }, signal }),
+        api<ListExperimentsResponse>('GET', '/experiments', { query: { dataset_id: id }, signal }),
+      ])
+      return { dataset, items, experiments }
+    },
+    staleTime: 5_000,
+  })
+}
+
+/** One experiment (`ids` one id) or 2–3 side by side: the comparison's shape either way, the first the baseline. */
+export function useExperiments(ids: string) {
+  return useQuery({
+    queryKey: keys.experiments(ids),
+    queryFn: async ({ signal }): Promise<CompareExperimentsResponse> => {
+      if (ids.includes(','))
+        return api<CompareExperimentsResponse>('GET', '/experiments/compare', { query: { ids }, signal })
+      const one = await api<ExperimentDetailResponse>('GET', `/experiments/${encodeURIComponent(ids)}`, { signal })
+      const zero = { latency: 0, token_count: 0, cost: 0, scores: {} }
+      return {
+        experiments: [one.experiment],
+        aggregates: [one.aggregates],
+        aggregate_deltas: [{ pass_rate: 0, latency_mean: 0, total_tokens: 0, total_cost: 0, scores: {} }],
+        items: one.items.map((i) => ({
+          dataset_item_id: i.dataset_item_id,
+          input: i.input,
+          expected_output: i.expected_output,
+          runs: [i.run],
+          deltas: [i.run ? zero : null],
+        })),
+      }
+    },
+    staleTime: 5_000,
+  })
+}
+
+/** Datasets' writes: a new dataset, items from traces. */
+export function useDatasetWrites() {
+  const client = useQueryClient()
+  const refresh = () => client.invalidateQueries({ queryKey: keys.datasets })
+  return {
+    create: useMutation({
+      mutationFn: (body: { name: string; project_id: string }) => api<Dataset>('POST', '/datasets', { body }),
+      onSuccess: refresh,
+    }),
+    fromTraces: useMutation({
+      mutationFn: ({ datasetId, traceIds }: { datasetId: string; traceIds: string[] }) =>
+        api<{ added: number; skipped: number }>(
+          'POST',
+          `/datasets/${encodeURIComponent(datasetId)}/items/from-traces`,
+          {
+            body: { trace_ids: traceIds },
+          },
+        ),
+      onSuccess: refresh,
+    }),
+  }
 }
