@@ -92,6 +92,8 @@ export const traceExample = {
   retry_count: 0,
   session_id: 'sess_42',
   user_id: 'user_7',
+  experiment_id: null,
+  dataset_item_id: null,
   tags: ['faq'],
   metadata: { region: 'eu' },
   created_at: '2026-11-23T10:15:02.932Z',
@@ -350,10 +352,10 @@ export const exportNdjsonExample = `${JSON.stringify({ ...traceExample, scores: 
 
 export const exportCsvExample =
   'trace_id,project_id,environment,name,model,prompt,response,latency,token_count,prompt_tokens,completion_tokens,' +
-  'tokens_reported,cost,status,failure_reason,retry_count,session_id,user_id,tags,metadata,created_at,step_count,' +
-  'scores\r\n' +
+  'tokens_reported,cost,status,failure_reason,retry_count,session_id,user_id,experiment_id,dataset_item_id,tags,' +
+  'metadata,created_at,step_count,scores\r\n' +
   'tr_01,support-bot,production,answer_question,gpt-4o-mini,What is the capital of France?,Paris.,812.5,17,14,3,true,' +
-  '0.0000039,success,,0,sess_42,user_7,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2,' +
+  '0.0000039,success,,0,sess_42,user_7,,,"[""faq""]","{""region"":""eu""}",2026-11-23T10:15:02.932Z,2,' +
   '"{""helpfulness"":{""count"":1,""mean"":0.8}}"\r\n'
 
 export const alertRuleInputExample = {
@@ -607,3 +609,134 @@ export const nextAnnotationItemExample = {
   held_until: '2026-11-28T09:05:00.000Z',
   progress: { done: 12, total: 40 },
 }
+
+export const datasetInputExample = {
+  name: 'support-regressions',
+  project_id: 'support-bot',
+  description: 'Answers that went wrong, with the right answer.',
+  metadata: { owner: 'ana' },
+}
+
+export const datasetExample = {
+  dataset_id: '0193a8f0-7c1e-7000-8000-00000000d001',
+  project_id: 'support-bot',
+  name: 'support-regressions',
+  description: 'Answers that went wrong, with the right answer.',
+  metadata: { owner: 'ana' },
+  item_count: 42,
+  created_at: '2026-11-28T09:00:00.000Z',
+  updated_at: '2026-11-28T09:00:00.000Z',
+}
+
+export const listDatasetsExample = { total: 1, items: [datasetExample] }
+
+export const datasetItemInputExample = {
+  input: 'How do I reset my password?',
+  expected_output: 'Open Settings → Security → Reset password.',
+  metadata: { topic: 'account' },
+  source_trace_id: 'tr_01HZX4K2V8',
+}
+
+export const datasetItemExample = {
+  dataset_item_id: '0193a8f0-7c1e-7000-8000-00000000e001',
+  dataset_id: datasetExample.dataset_id,
+  version: 2,
+  status: 'active',
+  input: 'How do I reset my password?',
+  expected_output: 'Open Settings → Security → Reset password.',
+  metadata: { topic: 'account' },
+  source_trace_id: 'tr_01HZX4K2V8',
+  created_at: '2026-11-28T09:00:00.000Z',
+  updated_at: '2026-11-28T09:30:00.000Z',
+}
+
+export const addDatasetItemsExample = { added: 1, items: [datasetItemExample] }
+export const listDatasetItemsExample = { total: 1, items: [datasetItemExample], next_cursor: null }
+export const fromTracesBodyExample = { filter: { status: 'failed', since: '2026-11-27T00:00:00Z' }, limit: 500 }
+
+export const experimentInputExample = {
+  dataset_id: datasetExample.dataset_id,
+  name: 'gpt-4o-mini prompt v7',
+  metadata: { model: 'gpt-4o-mini', prompt_version: 7 },
+}
+
+export const experimentExample = {
+  experiment_id: '0193a8f0-7c1e-7000-8000-00000000f001',
+  project_id: 'support-bot',
+  dataset_id: datasetExample.dataset_id,
+  name: 'gpt-4o-mini prompt v7',
+  as_of: '2026-11-28T10:00:00.000Z',
+  metadata: { model: 'gpt-4o-mini', prompt_version: 7 },
+  created_at: '2026-11-28T10:00:00.000Z',
+}
+
+export const listExperimentsExample = { total: 1, items: [experimentExample] }
+
+export const experimentRunExample = {
+  trace_id: 'tr_01HZX9Q3M2',
+  status: 'success',
+  output: 'Open Settings → Security → Reset password.',
+  error: null,
+  latency: 812.5,
+  token_count: 240,
+  cost: 0.00042,
+  scores: { correctness: 1 },
+}
+
+export const experimentAggregatesExample = {
+  items: 1,
+  completed: 1,
+  failed: 0,
+  missing: 0,
+  pass_rate: 1,
+  latency_mean: 812.5,
+  latency_p95: 812.5,
+  total_tokens: 240,
+  total_cost: 0.00042,
+  unpriced: 0,
+  scores: { correctness: { count: 1, mean: 1 } },
+}
+
+export const experimentDetailExample = {
+  experiment: experimentExample,
+  aggregates: experimentAggregatesExample,
+  pending_evaluations: 0,
+  items: [
+    {
+      dataset_item_id: datasetItemExample.dataset_item_id,
+      version: 2,
+      input: datasetItemExample.input,
+      expected_output: datasetItemExample.expected_output,
+      run: experimentRunExample,
+    },
+  ],
+}
+
+export const compareExperimentsExample = {
+  experiments: [experimentExample, { ...experimentExample, experiment_id: '0193a8f0-7c1e-7000-8000-00000000f002' }],
+  aggregates: [experimentAggregatesExample, experimentAggregatesExample],
+  aggregate_deltas: [
+    { pass_rate: 0, latency_mean: 0, total_tokens: 0, total_cost: 0, scores: { correctness: 0 } },
+    { pass_rate: 0, latency_mean: -120, total_tokens: -20, total_cost: -0.0001, scores: { correctness: 0 } },
+  ],
+  items: [
+    {
+      dataset_item_id: datasetItemExample.dataset_item_id,
+      input: datasetItemExample.input,
+      expected_output: datasetItemExample.expected_output,
+      runs: [experimentRunExample, { ...experimentRunExample, latency: 692.5 }],
+      deltas: [
+        { latency: 0, token_count: 0, cost: 0, scores: { correctness: 0 } },
+        { latency: -120, token_count: 0, cost: 0, scores: { correctness: 0 } },
+      ],
+    },
+  ],
+}
+
+export const datasetJsonlExample =
+  '{"input":"How do I reset my password?","expected_output":"Open Settings → Security → Reset password.",' +
+  '"metadata":{"topic":"account"},"source_trace_id":"tr_01HZX4K2V8"}\n'
+
+export const datasetCsvExample =
+  'input,expected_output,metadata,source_trace_id\r\n' +
+  'How do I reset my password?,Open Settings → Security → Reset password.,"{""topic"":""account""}",tr_01HZX4K2V8\r\n'

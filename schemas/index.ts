@@ -9,7 +9,14 @@ import {
 import { AnnotationItemSchema, AnnotationQueueSchema } from './annotation.js'
 import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
+import { DatasetItemInputSchema, DatasetItemSchema, DatasetSchema } from './dataset.js'
 import { EvaluatorInputSchema, EvaluatorRunSchema, EvaluatorSchema, EvaluatorStatsSchema } from './evaluator.js'
+import {
+  ExperimentAggregatesSchema,
+  ExperimentDeltaSchema,
+  ExperimentRunSchema,
+  ExperimentSchema,
+} from './experiment.js'
 import { ModelPriceSchema } from './model.js'
 import { ProjectSchema } from './project.js'
 import { ScoreAnalyticsSchema, ScoreConfigSchema, ScoreInputSchema, ScoreSchema } from './score.js'
@@ -22,8 +29,10 @@ export * from './analytics.js'
 export * from './annotation.js'
 export * from './api-key.js'
 export * from './common.js'
+export * from './dataset.js'
 export * from './evaluator.js'
 export * from './events.js'
+export * from './experiment.js'
 export * from './health.js'
 export * from './mcp.js'
 export * from './metrics.js'
@@ -65,4 +74,11 @@ export const componentSchemas = [
   EvaluatorSchema,
   AnnotationQueueSchema,
   AnnotationItemSchema,
+  DatasetSchema,
+  DatasetItemSchema,
+  DatasetItemInputSchema,
+  ExperimentSchema,
+  ExperimentRunSchema,
+  ExperimentAggregatesSchema,
+  ExperimentDeltaSchema,
 ] as const

@@ -91,6 +91,10 @@ export const TraceSchema = Type.Object(
     }),
     session_id: Nullable(Type.String({ maxLength: 256 })),
     user_id: Nullable(Type.String({ maxLength: 256 })),
+    experiment_id: Nullable(Type.String({ maxLength: 128, description: 'The experiment this trace is a run of.' })),
+    dataset_item_id: Nullable(
+      Type.String({ maxLength: 128, description: 'The dataset item this trace ran (in its experiment).' }),
+    ),
     tags: Tags,
     metadata: Metadata,
     created_at: UtcTimestamp,
@@ -160,6 +164,16 @@ export const TraceInputSchema = Type.Object(
     retry_count: NonNegativeInteger('Kept only when the trace has no steps.', BOUNDS.retryCount),
     session_id: OptionalNullable(Type.String({ maxLength: 256 })),
     user_id: OptionalNullable(Type.String({ maxLength: 256 })),
+    experiment_id: OptionalNullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description: 'The experiment this trace is a run of (`POST /experiments`); with `dataset_item_id`.',
+      }),
+    ),
+    dataset_item_id: OptionalNullable(
+      Type.String({ minLength: 1, maxLength: 128, description: 'The dataset item the run was given.' }),
+    ),
     tags: Type.Optional(Nullable(Tags)),
     metadata: Type.Optional(Nullable(Metadata)),
     created_at: Type.Optional(Nullable(TimestampInput)),
@@ -207,6 +221,8 @@ export const ListTracesQuery = Type.Object({
   max_cost: Type.Optional(CostUsd('cost ≤ this (unpriced traces never match).')),
   session_id: Type.Optional(Type.String()),
   user_id: Type.Optional(Type.String()),
+  experiment_id: Type.Optional(Type.String({ description: 'Keep only the runs of this experiment.' })),
+  dataset_item_id: Type.Optional(Type.String({ description: 'Keep only the runs of this dataset item.' })),
   environment: Type.Optional(EnvironmentSchema),
   since: Type.Optional(TimestampQuery('created_at ≥ since.')),
   until: Type.Optional(TimestampQuery('created_at < until.')),

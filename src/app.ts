@@ -23,7 +23,9 @@ import alerts from './routes/alerts.js'
 import analytics from './routes/analytics.js'
 import annotationQueues from './routes/annotation-queues.js'
 import apiKeys from './routes/api-keys.js'
+import datasets from './routes/datasets.js'
 import evaluators from './routes/evaluators.js'
+import experiments from './routes/experiments.js'
 import health from './routes/health.js'
 import mcp from './routes/mcp.js'
 import metrics from './routes/metrics.js'
@@ -167,6 +169,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(scores)
   await app.register(evaluators)
   await app.register(annotationQueues)
+  await app.register(datasets)
+  await app.register(experiments)
   await app.register(sessions)
   await app.register(projects)
   await app.register(apiKeys)

@@ -41,6 +41,23 @@ export const AnnotationQueueNotFound = createError<[string]>(
   "annotation queue '%s' not found",
   404,
 )
+export const DatasetNotFound = createError<[string]>('LOUPE_DATASET_NOT_FOUND', "dataset '%s' not found", 404)
+export const DatasetItemNotFound = createError<[string]>(
+  'LOUPE_DATASET_ITEM_NOT_FOUND',
+  "dataset item '%s' not found",
+  404,
+)
+export const DatasetExists = createError<[string]>(
+  'LOUPE_DATASET_EXISTS',
+  "the project already has a dataset named '%s'",
+  409,
+)
+export const DatasetItemChanged = createError<[string]>(
+  'LOUPE_DATASET_ITEM_CHANGED',
+  "dataset item '%s' was changed meanwhile: read it again and repeat the change",
+  409,
+)
+export const ExperimentNotFound = createError<[string]>('LOUPE_EXPERIMENT_NOT_FOUND', "experiment '%s' not found", 404)
 export const AnnotationItemHeld = createError<[string, string]>(
   'LOUPE_ANNOTATION_ITEM_HELD',
   "trace '%s' of this queue is held by '%s' for now: ask for the next one",

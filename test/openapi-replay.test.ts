@@ -378,6 +378,70 @@ t.test('every answer matches the document, and every operation is exercised', as
   })
   await record(open, 'delete', '/annotation-queues/{queue_id}', queuePath)
   await record(open, 'delete', '/annotation-queues/{queue_id}', queuePath)
+  const datasetBody = { name: 'Replay', project_id, description: 'replayed' }
+  const dataset = await record(open, 'post', '/datasets', '/datasets', { headers: jsonHeaders, payload: datasetBody })
+  await record(open, 'post', '/datasets', '/datasets', { headers: jsonHeaders, payload: datasetBody })
+  await record(open, 'post', '/datasets', '/datasets', { headers: jsonHeaders, payload: { name: '' } })
+  const datasetPath = `/datasets/${dataset.json().dataset_id}`
+  await record(open, 'get', '/datasets', '/datasets')
+  await record(open, 'get', '/datasets/{dataset_id}', datasetPath)
+  await record(open, 'get', '/datasets/{dataset_id}', '/datasets/none-such')
+  await record(open, 'put', '/datasets/{dataset_id}', datasetPath, {
+    headers: jsonHeaders,
+    payload: { name: 'Replayed' },
+  })
+  const added = await record(open, 'post', '/datasets/{dataset_id}/items', `${datasetPath}/items`, {
+    headers: jsonHeaders,
+    payload: { items: [{ input: 'q', expected_output: 'a' }] },
+  })
+  await record(open, 'post', '/datasets/{dataset_id}/items', `${datasetPath}/items`, {
+    headers: jsonHeaders,
+    payload: { expected_output: 'no input' },
+  })
+  await record(open, 'get', '/datasets/{dataset_id}/items', `${datasetPath}/items?limit=1`)
+  await record(open, 'get', '/datasets/{dataset_id}/items', `${datasetPath}/items?as_of=never`)
+  await record(open, 'get', '/datasets/{dataset_id}/items/export', `${datasetPath}/items/export?format=csv`)
+  await record(open, 'post', '/datasets/{dataset_id}/items/import', `${datasetPath}/items/import`, {
+    headers: { 'content-type': 'application/x-ndjson' },
+    payload: '{"input":"imported"}\n',
+  })
+  await record(open, 'post', '/datasets/{dataset_id}/items/import', `${datasetPath}/items/import`, {
+    headers: { 'content-type': 'text/csv' },
+    payload: 'nope\r\nx\r\n',
+  })
+  await record(open, 'post', '/datasets/{dataset_id}/items/from-traces', `${datasetPath}/items/from-traces`, {
+    headers: jsonHeaders,
+    payload: { filter: { limit: 1 } },
+  })
+  await record(open, 'post', '/datasets/{dataset_id}/items/from-traces', `${datasetPath}/items/from-traces`, {
+    headers: jsonHeaders,
+    payload: { filter: {}, limit: 5 },
+  })
+  const itemPath2 = `${datasetPath}/items/${added.json().items[0].dataset_item_id}`
+  await record(open, 'get', '/datasets/{dataset_id}/items/{item_id}', itemPath2)
+  await record(open, 'get', '/datasets/{dataset_id}/items/{item_id}', `${datasetPath}/items/none-such`)
+  await record(open, 'put', '/datasets/{dataset_id}/items/{item_id}', itemPath2, {
+    headers: jsonHeaders,
+    payload: { input: 'q', expected_output: 'a2' },
+  })
+  await record(open, 'get', '/datasets/{dataset_id}/items/{item_id}/versions', `${itemPath2}/versions`)
+  await record(open, 'delete', '/datasets/{dataset_id}/items/{item_id}', itemPath2)
+  const experiment = await record(open, 'post', '/experiments', '/experiments', {
+    headers: jsonHeaders,
+    payload: { dataset_id: dataset.json().dataset_id, name: 'replay' },
+  })
+  await record(open, 'post', '/experiments', '/experiments', {
+    headers: jsonHeaders,
+    payload: { dataset_id: 'none-such', name: 'replay' },
+  })
+  const experimentId = experiment.json().experiment_id
+  await record(open, 'get', '/experiments', '/experiments')
+  await record(open, 'get', '/experiments/{experiment_id}', `/experiments/${experimentId}`)
+  await record(open, 'get', '/experiments/{experiment_id}', '/experiments/none-such')
+  await record(open, 'get', '/experiments/compare', `/experiments/compare?ids=${experimentId},${experimentId}`)
+  await record(open, 'get', '/experiments/compare', `/experiments/compare?ids=${experimentId},none-such`)
+  await record(open, 'delete', '/datasets/{dataset_id}', datasetPath)
+  await record(open, 'delete', '/datasets/{dataset_id}', datasetPath)
   const doomed = await createProject(open, 'Doomed', 'production')
   await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)
   await record(open, 'delete', '/projects/{project_id}', `/projects/${doomed.project_id}`)

@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import t, { type Test } from 'tap'
+import { runCli } from '../src/cli/program.js'
 import { Loupe } from '../src/client/index.js'
 import { samplePoint } from '../src/evaluators/selection.js'
 import { startFakeJudge } from './evaluators/fake-judge.js'
@@ -233,6 +234,84 @@ t.test('"Ask from a coding assistant": both mcpServers entries connect and list 
     const answer = (await client.callTool({ name: 'get_failures', arguments: {} })) as CallToolResult
     t.notOk(answer.isError, `${transport.constructor.name}: the credential reads`)
   }
+})
+
+t.test('"From a failed trace to a passing CI gate": the dataset from failed traces, the task, the gate', async (t) => {
+  const { app, url } = await startTestServer(t)
+  const admin = new Loupe({ baseUrl: url, enabled: false })
+  const { api_key } = await admin.projects.create({ name: 'Support Bot', environment: 'production' })
+  const capitals: Record<string, string> = { France: 'Paris', Italy: 'Rome', Spain: 'Madrid', Peru: 'Lima' }
+  await app.inject({
+    method: 'POST',
+    url: '/traces/batch',
+    headers: { authorization: `Bearer ${api_key.key}` },
+    payload: {
+      traces: Object.entries(capitals).map(([country, capital]) => ({
+        prompt: country,
+        response: capital,
+        status: 'failed',
+        created_at: '2026-11-25T10:00:00Z',
+      })),
+    },
+  })
+  // Step 1, as the README's curl commands send it.
+  const block = readme.slice(readme.indexOf('## From a failed trace'))
+  const bodies = [...block.matchAll(/-d '([^']+)'/g)].map((m) => JSON.parse(m[1] as string))
+  const dataset = await app.inject({ method: 'POST', url: '/datasets', payload: bodies[0] })
+  t.equal(dataset.statusCode, 201)
+  const added = await app.inject({
+    method: 'POST',
+    url: `/datasets/${dataset.json().dataset_id}/items/from-traces`,
+    payload: bodies[1],
+  })
+  t.same(added.json(), { added: 4, skipped: 0 })
+
+  // Step 2: the task module as written, beside a fake app whose v6 prompt gets Peru wrong.
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-readme-gate-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'task.mjs'), codeAfter('## From a failed trace'))
+  writeFileSync(
+    join(dir, 'app.mjs'),
+    `const capitals = ${JSON.stringify(capitals)}
+export async function answer(country, { prompt, trace }) {
+  trace.setTokens({ prompt_tokens: 12, completion_tokens: 2 })
+  return prompt === 'v6' && country === 'Peru' ? 'Cusco' : capitals[country]
+}\n`,
+  )
+  // Step 3: the README's command line, run in-process.
+  const command = /npx loupe (experiment run [^\n]+\\\n[^\n]+)/.exec(block)?.[1] ?? ''
+  const argv = (command.replace(/\\\n/, ' ').match(/"[^"]*"|\S+/g) ?? []).map((a) => a.replace(/^"|"$/g, ''))
+  t.match(argv, ['experiment', 'run', '--dataset', 'refund-questions', '--task', './task.mjs'])
+  const gate = async (args: string[]) => {
+    const out = {
+      text: '',
+      write(s: string) {
+        this.text += s
+      },
+    }
+    const code = await runCli(['--url', url, ...args], {
+      stdout: out,
+      stderr: out,
+      env: { LOUPE_API_KEY: api_key.key },
+      interrupted: () => new Promise(() => {}),
+    })
+    return { code, out: out.text }
+  }
+  const inDir = (args: string[]) => args.map((a) => (a === './task.mjs' ? join(dir, 'task.mjs') : a))
+  const withoutBaseline = inDir(argv.slice(0, argv.indexOf('--baseline')))
+  // The prompt of v6 is the fake app's; the task passes 'v7', so v6 is run with a task that says so.
+  writeFileSync(join(dir, 'task-v6.mjs'), codeAfter('## From a failed trace').replace("prompt: 'v7'", "prompt: 'v6'"))
+  const v6 = await gate(
+    withoutBaseline.map((a) =>
+      a.endsWith('task.mjs') ? join(dir, 'task-v6.mjs') : a === 'prompt-v7' ? 'prompt-v6' : a,
+    ),
+  )
+  t.equal(v6.code, 1, 'v6 fails the gate: correctness 0.75')
+  t.match(v6.out, /FAIL {2}correctness >= 0.9/)
+  const v7 = await gate(inDir(argv))
+  t.equal(v7.code, 0, v7.out)
+  t.match(v7.out, /pass {2}correctness >= 0.9 {2}\(1\)/)
+  t.match(v7.out, /pass {2}cost <= 0.50/)
 })
 
 t.test('"Layout" names every folder of src/ and every file of scripts/', async (t) => {

@@ -7,6 +7,7 @@ import { version } from '../lib/version.js'
 import { addCostsCommand } from './commands/costs.js'
 import { addDataCommands } from './commands/data.js'
 import { addEvaluatorsCommand } from './commands/evaluators.js'
+import { addExperimentCommand } from './commands/experiment.js'
 import { addExportCommand } from './commands/export.js'
 import { addKeysCommand } from './commands/keys.js'
 import { addMcpCommand } from './commands/mcp.js'
@@ -63,6 +64,7 @@ export function buildProgram(io: CliIo): Command {
     addExportCommand,
     addDataCommands,
     addMcpCommand,
+    addExperimentCommand,
   ]) {
     add(program, cx)
   }

@@ -31,6 +31,8 @@ export interface HttpOptions {
 export interface RequestOptions {
   query?: Record<string, QueryValue> | object
   body?: unknown
+  /** A body that is text of its own type (a JSONL or CSV import), sent as it is instead of `body`. */
+  text?: { contentType: string; body: string }
   /** No time limit: the server's long-running routes (deletions, re-pricing), which answer once done. */
   longRunning?: boolean
 }
@@ -70,7 +72,7 @@ export function createHttp(options: HttpOptions) {
   }
 
   /** Sends one request; a non-2xx answer throws the server's message. `timeout`: false for a streamed answer. */
-  async function open(method: string, path: string, { query, body }: RequestOptions, timeout: boolean) {
+  async function open(method: string, path: string, { query, body, text }: RequestOptions, timeout: boolean) {
     const url = new URL(path, baseUrl)
     for (const [key, value] of Object.entries(query ?? {}) as [string, QueryValue][]) {
       if (value === undefined || value === null) continue
@@ -79,12 +81,13 @@ export function createHttp(options: HttpOptions) {
     const headers: Record<string, string> = { accept: timeout ? 'application/json' : '*/*' }
     if (credential) headers.authorization = `Bearer ${credential}`
     if (body !== undefined) headers['content-type'] = 'application/json'
+    if (text !== undefined) headers['content-type'] = text.contentType
     let res: Response
     try {
       res = await options.fetch(url, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: text !== undefined ? text.body : body === undefined ? undefined : JSON.stringify(body),
         signal: timeout ? AbortSignal.timeout(timeoutMs) : undefined,
       })
     } catch (err) {

@@ -1,6 +1,7 @@
 // The Loupe client: `trace()` records a call of the app and queues it for delivery; the read methods call the REST
 // API; `subscribe()` follows the live stream. Recording never throws into the app and never waits on the network.
 import type {
+  AddDatasetItemsResponse,
   AlertRule,
   AlertRuleInput,
   AnalyticsQuery,
@@ -11,27 +12,44 @@ import type {
   ApiKey,
   ApiKeyCreated,
   BatchScoresResponse,
+  CompareExperimentsResponse,
   CreateApiKeyInput,
   CreateEvaluatorRunBody,
   CreateProjectInput,
   CreateProjectResponse,
+  Dataset,
+  DatasetFormat,
+  DatasetInput,
+  DatasetItem,
+  DatasetItemInput,
   DeleteProjectResponse,
   DeleteTracesQuery,
   DeleteTracesResponse,
   Evaluator,
   EvaluatorInput,
   EvaluatorRun,
+  Experiment,
+  ExperimentDetailResponse,
+  ExperimentInput,
   ExportTracesQuery,
   FailuresQuery,
   FailuresResponse,
+  FromTracesBody,
+  FromTracesResponse,
   HealthResponse,
   ListAlertEventsQuery,
   ListAlertEventsResponse,
   ListAlertRulesResponse,
   ListAnnotationQueuesResponse,
   ListApiKeysResponse,
+  ListDatasetItemsQuery,
+  ListDatasetItemsResponse,
+  ListDatasetsQuery,
+  ListDatasetsResponse,
   ListEvaluatorRunsResponse,
   ListEvaluatorsResponse,
+  ListExperimentsQuery,
+  ListExperimentsResponse,
   ListJudgeTemplatesResponse,
   ListModelPricesResponse,
   ListProjectsResponse,
@@ -49,6 +67,7 @@ import type {
   NextAnnotationItemBody,
   ProjectRetention,
   PutAnnotationQueueBody,
+  PutDatasetBody,
   PutModelPriceBody,
   RecomputeCostsBody,
   RecomputeCostsResponse,
@@ -65,7 +84,8 @@ import type {
   UserDetailResponse,
   UserQuery,
 } from '../../schemas/index.js'
-import { createHttp, type Http, normalizeBaseUrl } from './http.js'
+import { type ExperimentSummary, type RunExperimentOptions, runExperiment } from './experiment.js'
+import { createHttp, type Http, LoupeError, normalizeBaseUrl } from './http.js'
 import { CLIENT_LIMITS, errorMessage, safeStringify } from './json.js'
 import { TraceRecorder } from './recorder.js'
 import { Sender } from './sender.js'
@@ -485,6 +505,120 @@ export class Loupe {
         `annotation-queues/${encodeURIComponent(queueId)}/items/${encodeURIComponent(traceId)}/release`,
         { body: { annotator } },
       ),
+  }
+
+  /** Datasets: a project's cases (input, expected output), versioned, to run experiments over. */
+  readonly datasets = {
+    /** GET /datasets: name ascending. */
+    list: (query: ListDatasetsQuery = {}): Promise<ListDatasetsResponse> => this.#http('GET', 'datasets', { query }),
+    /** GET /datasets/{dataset_id} */
+    get: (datasetId: string): Promise<Dataset> => this.#http('GET', `datasets/${encodeURIComponent(datasetId)}`),
+    /** POST /datasets */
+    create: (dataset: DatasetInput): Promise<Dataset> => this.#http('POST', 'datasets', { body: dataset }),
+    /** PUT /datasets/{dataset_id}: its name, description and metadata. */
+    set: (datasetId: string, body: PutDatasetBody): Promise<Dataset> =>
+      this.#http('PUT', `datasets/${encodeURIComponent(datasetId)}`, { body }),
+    /** DELETE /datasets/{dataset_id}: with its items and experiments. */
+    delete: (datasetId: string): Promise<void> => this.#http('DELETE', `datasets/${encodeURIComponent(datasetId)}`),
+    /** The items of a dataset. */
+    items: {
+      /** POST /datasets/{dataset_id}/items: one item or several, all or none. */
+      add: (datasetId: string, items: DatasetItemInput | DatasetItemInput[]): Promise<AddDatasetItemsResponse> =>
+        this.#http('POST', `datasets/${encodeURIComponent(datasetId)}/items`, {
+          body: Array.isArray(items) ? { items } : items,
+        }),
+      /** GET /datasets/{dataset_id}/items: a page, now or `as_of` a time. */
+      list: (datasetId: string, query: ListDatasetItemsQuery = {}): Promise<ListDatasetItemsResponse> =>
+        this.#http('GET', `datasets/${encodeURIComponent(datasetId)}/items`, { query }),
+      /** GET /datasets/{dataset_id}/items/{item_id} */
+      get: (datasetId: string, itemId: string, query: { as_of?: string } = {}): Promise<DatasetItem> =>
+        this.#http('GET', `datasets/${encodeURIComponent(datasetId)}/items/${encodeURIComponent(itemId)}`, { query }),
+      /** GET /datasets/{dataset_id}/items/{item_id}/versions: oldest first. */
+      versions: (datasetId: string, itemId: string): Promise<{ total: number; items: DatasetItem[] }> =>
+        this.#http('GET', `datasets/${encodeURIComponent(datasetId)}/items/${encodeURIComponent(itemId)}/versions`),
+      /** PUT /datasets/{dataset_id}/items/{item_id}: a new version. */
+      set: (datasetId: string, itemId: string, item: DatasetItemInput): Promise<DatasetItem> =>
+        this.#http('PUT', `datasets/${encodeURIComponent(datasetId)}/items/${encodeURIComponent(itemId)}`, {
+          body: item,
+        }),
+      /** DELETE /datasets/{dataset_id}/items/{item_id}: archived (a new version), never lost. */
+      archive: (datasetId: string, itemId: string): Promise<DatasetItem> =>
+        this.#http('DELETE', `datasets/${encodeURIComponent(datasetId)}/items/${encodeURIComponent(itemId)}`),
+      /** POST /datasets/{dataset_id}/items/from-traces: by `trace_ids` or a `filter` of GET /traces. */
+      fromTraces: (datasetId: string, body: FromTracesBody): Promise<FromTracesResponse> =>
+        this.#http('POST', `datasets/${encodeURIComponent(datasetId)}/items/from-traces`, { body, longRunning: true }),
+      /** GET /datasets/{dataset_id}/items/export: JSONL or CSV, read as it arrives. */
+      export: (datasetId: string, query: { format?: DatasetFormat; as_of?: string } = {}) =>
+        this.#http.stream('GET', `datasets/${encodeURIComponent(datasetId)}/items/export`, { query }),
+      /** POST /datasets/{dataset_id}/items/import: JSONL or CSV text, every line checked before any is added. */
+      import: (datasetId: string, format: DatasetFormat, text: string): Promise<{ added: number }> =>
+        this.#http('POST', `datasets/${encodeURIComponent(datasetId)}/items/import`, {
+          text: { contentType: format === 'csv' ? 'text/csv' : 'application/x-ndjson', body: text },
+          longRunning: true,
+        }),
+    },
+  }
+
+  /** Experiments: runs of a task over a dataset (their traces carry the experiment's id), and runs compared. */
+  readonly experiments = {
+    /** GET /experiments: newest first. */
+    list: (query: ListExperimentsQuery = {}): Promise<ListExperimentsResponse> =>
+      this.#http('GET', 'experiments', { query }),
+    /** POST /experiments: fixes the dataset's version; its id goes on each run's trace. */
+    create: (body: ExperimentInput): Promise<Experiment> => this.#http('POST', 'experiments', { body }),
+    /** GET /experiments/{experiment_id}: item by item, and the aggregates. */
+    get: (experimentId: string): Promise<ExperimentDetailResponse> =>
+      this.#http('GET', `experiments/${encodeURIComponent(experimentId)}`),
+    /** GET /experiments/compare: 2–3 runs side by side, the first the baseline. */
+    compare: (experimentIds: string[]): Promise<CompareExperimentsResponse> =>
+      this.#http('GET', 'experiments/compare', { query: { ids: experimentIds.join(',') } }),
+  }
+
+  /**
+   * Runs `task` over a dataset as one experiment: each item inside a trace carrying the experiment's id and the
+   * item's, scored by the local `evaluators`; waits for the server's evaluations of those traces, and answers the
+   * experiment's results. A task that throws is a failed item. Needs a project API key (the runs are traces).
+   */
+  async runExperiment(options: RunExperimentOptions): Promise<ExperimentSummary> {
+    if (!this.#sender) throw new TypeError('loupe: runExperiment needs a project API key (apiKey or LOUPE_API_KEY)')
+    return runExperiment(
+      {
+        findDataset: async (idOrName) => {
+          try {
+            return await this.datasets.get(idOrName)
+          } catch (err) {
+            if (!(err instanceof LoupeError) || err.status !== 404) throw err
+          }
+          const found = await this.datasets.list({ name: idOrName })
+          const [only] = found.items
+          if (!only || found.total > 1) {
+            throw new LoupeError(
+              found.total > 1
+                ? `several datasets are named '${idOrName}': name it by its dataset_id`
+                : `no dataset has the id or name '${idOrName}'`,
+              { status: 404, url: new URL('datasets', this.baseUrl).href },
+            )
+          }
+          return only
+        },
+        createExperiment: (body) => this.experiments.create(body),
+        items: async (datasetId, asOf) => {
+          const all: DatasetItem[] = []
+          let cursor: string | undefined
+          do {
+            const page = await this.datasets.items.list(datasetId, { as_of: asOf, limit: 1000, cursor })
+            all.push(...page.items)
+            cursor = page.next_cursor ?? undefined
+          } while (cursor)
+          return all
+        },
+        trace: (traceOptions, fn) => this.trace(traceOptions, fn),
+        flush: () => this.flush(),
+        getExperiment: (experimentId) => this.experiments.get(experimentId),
+        warn: this.#warn,
+      },
+      options,
+    )
   }
 
   /** Alert rules and the events they gave (rules are admin-only on a protected server). */

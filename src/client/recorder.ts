@@ -195,6 +195,8 @@ export class TraceRecorder implements TraceContext {
       failure_reason: failure,
       session_id: o.sessionId ?? undefined,
       user_id: o.userId ?? undefined,
+      experiment_id: o.experimentId ?? undefined,
+      dataset_item_id: o.datasetItemId ?? undefined,
       tags: o.tags
         ? o.tags.slice(0, CLIENT_LIMITS.tags).map((tag) => String(tag).slice(0, CLIENT_LIMITS.tagLength))
         : undefined,

@@ -68,7 +68,21 @@ export type CamelKeys<T> = { [K in keyof T as K extends string ? CamelCase<K> : 
 
 /** What `loupe.trace()` records about the call up front (TraceInput's fields, camelCase, all optional). */
 export type TraceOptions = Partial<
-  CamelKeys<Pick<TraceInput, 'trace_id' | 'name' | 'model' | 'prompt' | 'session_id' | 'user_id' | 'tags' | 'metadata'>>
+  CamelKeys<
+    Pick<
+      TraceInput,
+      | 'trace_id'
+      | 'name'
+      | 'model'
+      | 'prompt'
+      | 'session_id'
+      | 'user_id'
+      | 'experiment_id'
+      | 'dataset_item_id'
+      | 'tags'
+      | 'metadata'
+    >
+  >
 >
 
 /**

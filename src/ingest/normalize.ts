@@ -225,6 +225,8 @@ export function normalizeTrace(
     retry_count,
     session_id: input.session_id ?? null,
     user_id: input.user_id ?? null,
+    experiment_id: input.experiment_id ?? null,
+    dataset_item_id: input.dataset_item_id ?? null,
     tags: input.tags ?? [],
     metadata: input.metadata ?? {},
     created_at,

@@ -31,6 +31,8 @@ export default fp(
           { name: 'projects', description: 'Projects and their API keys' },
           { name: 'alerts', description: 'Alert rules and what they fired' },
           { name: 'annotation', description: 'Queues of traces for people to score' },
+          { name: 'datasets', description: 'Collections of cases, versioned, to run experiments over' },
+          { name: 'experiments', description: 'Runs of a task over a dataset, and runs compared' },
         ],
         components: {
           securitySchemes: {

@@ -12,8 +12,10 @@ import { createIngestService, type IngestService } from '../ingest/service.js'
 import { createOtlpService, type OtlpService } from '../otlp/service.js'
 import { type AlertService, createAlertService } from '../services/alerts.js'
 import { type AnnotationService, createAnnotationService } from '../services/annotation.js'
+import { createDatasetService, type DatasetService } from '../services/datasets.js'
 import { createDeletionService, type DeletionService } from '../services/deletion.js'
 import { createEvaluatorService, type EvaluatorService } from '../services/evaluators.js'
+import { createExperimentService, type ExperimentService } from '../services/experiments.js'
 import { createPriceService, type PriceService } from '../services/prices.js'
 import { createProjectService, type ProjectService } from '../services/projects.js'
 import { createRetentionService, type RetentionService } from '../services/retention.js'
@@ -36,6 +38,8 @@ declare module 'fastify' {
     evaluators: EvaluatorService
     evaluationWorker: EvaluationWorker
     annotation: AnnotationService
+    datasets: DatasetService
+    experiments: ExperimentService
   }
 }
 
@@ -113,6 +117,9 @@ export default fp(
     })
     app.decorate('ingest', ingest)
     app.decorate('annotation', createAnnotationService({ store: app.store, now: app.now }))
+    const datasets = createDatasetService({ store: app.store, validators: app.validators, now: app.now })
+    app.decorate('datasets', datasets)
+    app.decorate('experiments', createExperimentService({ store: app.store, datasets, now: app.now }))
     const otlp = createOtlpService({
       store: app.store,
       ingest,

@@ -256,6 +256,8 @@ export function traceWhere(
   cmp('environment', '=', f.environment)
   cmp('session_id', '=', f.session_id)
   cmp('user_id', '=', f.user_id)
+  cmp('experiment_id', '=', f.experiment_id)
+  cmp('dataset_item_id', '=', f.dataset_item_id)
   cmp('latency', '>=', f.min_latency)
   cmp('latency', '<=', f.max_latency)
   cmp('token_count', '>=', f.min_tokens)

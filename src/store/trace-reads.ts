@@ -77,7 +77,14 @@ function shapeOf(f: TraceFilter) {
   const cost = set('min_cost') || set('max_cost')
   const time = set('since') || set('until')
   // A score filter or order: scores change after a trace is stored, so no trace rollup holds the count.
-  const others = set('session_id') || set('user_id') || set('q') || set('score_name') || set('scored_by')
+  const others =
+    set('session_id') ||
+    set('user_id') ||
+    set('experiment_id') ||
+    set('dataset_item_id') ||
+    set('q') ||
+    set('score_name') ||
+    set('scored_by')
   const ranges = [latency && 'latency', tokens && 'tokens', cost && 'cost'].filter(
     (r): r is HistogramKind => typeof r === 'string',
   )
@@ -204,6 +211,8 @@ export function createTraceReads(q: TraceReadQueries) {
       f.q !== undefined &&
       f.session_id === undefined &&
       f.user_id === undefined &&
+      f.experiment_id === undefined &&
+      f.dataset_item_id === undefined &&
       f.score_name === undefined &&
       f.scored_by === undefined &&
       shape.ranges.length === 0 &&

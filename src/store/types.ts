@@ -9,6 +9,7 @@ import type {
   ApiKey,
   ApiKeyCreated,
   ApiKeyKind,
+  DatasetItemStatus,
   DeletedTrace,
   Environment,
   Evaluator,
@@ -482,6 +483,110 @@ export interface ScoreStore {
   deleteConfig(name: string): Promise<boolean>
 }
 
+/** A dataset as the store holds it (times in epoch ms). */
+export interface DatasetRecord {
+  dataset_id: string
+  project_id: string
+  name: string
+  description: string
+  metadata: Record<string, unknown>
+  created_at: number
+  updated_at: number
+}
+
+/**
+ * One version of a dataset item (times in epoch ms): it holds from `valid_from` until `valid_to` (null: the current
+ * version). `created_at` is the item's first version's.
+ */
+export interface DatasetItemRecord {
+  item_id: string
+  version: number
+  dataset_id: string
+  status: DatasetItemStatus
+  input: unknown
+  expected_output: unknown
+  metadata: Record<string, unknown>
+  source_trace_id: string | null
+  created_at: number
+  valid_from: number
+  valid_to: number | null
+}
+
+/** Which items of a dataset: as of a time (default: now), archived ones or not, the page after an item id. */
+export interface DatasetItemSelection {
+  dataset_id: string
+  as_of?: number
+  include_archived: boolean
+  after?: string
+  limit: number
+}
+
+/** An experiment as the store holds it (times in epoch ms). */
+export interface ExperimentRecord {
+  experiment_id: string
+  project_id: string
+  dataset_id: string
+  name: string
+  as_of: number
+  metadata: Record<string, unknown>
+  created_at: number
+}
+
+/** A trace of an experiment, in short: what its answer shows of each item's run. */
+export interface ExperimentTraceRow {
+  trace_id: string
+  dataset_item_id: string | null
+  status: Trace['status']
+  response: string | null
+  failure_reason: string | null
+  latency: number
+  token_count: number
+  cost: number | null
+  created_at: number
+}
+
+/** Datasets, their versioned items, and the experiments run over them. */
+export interface DatasetStore {
+  /** False when the project has a dataset of that name. */
+  create(dataset: DatasetRecord): Promise<boolean>
+  /** Name ascending. */
+  list(filter: { project_id?: string; name?: string }): Promise<DatasetRecord[]>
+  get(datasetId: string): Promise<DatasetRecord | null>
+  /** Its new name, description, metadata and updated_at. */
+  update(dataset: DatasetRecord): Promise<'updated' | 'missing' | 'name-taken'>
+  /** The dataset, its items (every version) and its experiments; false when there was none. */
+  delete(datasetId: string): Promise<boolean>
+  /** Per dataset, its current items that are not archived. */
+  itemCounts(datasetIds: readonly string[]): Promise<Map<string, number>>
+  /** Adds new items (each version 1), in one transaction. */
+  addItems(items: readonly DatasetItemRecord[]): Promise<void>
+  /** A page of items, in the order they were added (item_id ascending), and how many there are in all. */
+  listItems(selection: DatasetItemSelection): Promise<{ total: number; items: DatasetItemRecord[]; more: boolean }>
+  /** The version of an item of this dataset holding at `asOf` (default: the current one), archived or not. */
+  getItem(datasetId: string, itemId: string, asOf?: number): Promise<DatasetItemRecord | null>
+  /** Every version of an item, oldest first. */
+  itemVersions(datasetId: string, itemId: string): Promise<DatasetItemRecord[]>
+  /**
+   * Adds `next` as the item's new version, ending the current one at `next.valid_from`, in one transaction; false
+   * (nothing changed) when the current version is not `next.version - 1` (another edit came first).
+   */
+  putVersion(next: DatasetItemRecord): Promise<boolean>
+  /** The source traces of the dataset's current items (archived ones included). */
+  sourceTraceIds(datasetId: string): Promise<Set<string>>
+
+  createExperiment(experiment: ExperimentRecord): Promise<void>
+  getExperiment(experimentId: string): Promise<ExperimentRecord | null>
+  /** Newest first. */
+  listExperiments(filter: {
+    project_id?: string
+    dataset_id?: string
+    name?: string
+    limit: number
+  }): Promise<{ total: number; items: ExperimentRecord[] }>
+  /** The traces of an experiment (of its project), oldest first. */
+  experimentTraces(experiment: ExperimentRecord): Promise<ExperimentTraceRow[]>
+}
+
 /** An evaluator rule as the store holds it (times in epoch ms). */
 export type EvaluatorRecord = Omit<Evaluator, 'created_at' | 'updated_at' | 'stats'> & {
   created_at: number
@@ -672,6 +777,7 @@ export interface Store extends LifecycleStore {
   readonly scores: ScoreStore
   readonly evaluators: EvaluatorStore
   readonly evaluations: EvaluationStore
+  readonly datasets: DatasetStore
   readonly annotation: AnnotationStore
 }
 

@@ -200,6 +200,70 @@ export class Client {
       body,
     )
 
+  // Datasets and experiments.
+  createDataset = (body: Body<'createDataset'>) => this.call<Json<'createDataset', 201>>('POST', '/datasets', body)
+  listDatasets = (query: Query<'listDatasets'> = {}) =>
+    this.call<Json<'listDatasets', 200>>('GET', `/datasets?${queryString(query)}`)
+  getDataset = (id: Path<'getDataset'>['dataset_id']) =>
+    this.call<Json<'getDataset', 200>>('GET', `/datasets/${encodeURIComponent(id)}`)
+  putDataset = (id: Path<'putDataset'>['dataset_id'], body: Body<'putDataset'>) =>
+    this.call<Json<'putDataset', 200>>('PUT', `/datasets/${encodeURIComponent(id)}`, body)
+  deleteDataset = (id: Path<'deleteDataset'>['dataset_id']) =>
+    this.none('DELETE', `/datasets/${encodeURIComponent(id)}`)
+  addDatasetItems = (id: Path<'addDatasetItems'>['dataset_id'], body: Body<'addDatasetItems'>) =>
+    this.call<Json<'addDatasetItems', 201>>('POST', `/datasets/${encodeURIComponent(id)}/items`, body)
+  listDatasetItems = (id: Path<'listDatasetItems'>['dataset_id'], query: Query<'listDatasetItems'> = {}) =>
+    this.call<Json<'listDatasetItems', 200>>('GET', `/datasets/${encodeURIComponent(id)}/items?${queryString(query)}`)
+  exportDatasetItems = (id: Path<'exportDatasetItems'>['dataset_id']) =>
+    this.text<Text<'exportDatasetItems', 'application/x-ndjson'>>(`/datasets/${encodeURIComponent(id)}/items/export`)
+  importDatasetItems = async (id: Path<'importDatasetItems'>['dataset_id'], jsonl: string) => {
+    const res = await fetch(`${this.baseUrl}/datasets/${encodeURIComponent(id)}/items/import`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson', ...(this.key ? { authorization: `Bearer ${this.key}` } : {}) },
+      body: jsonl,
+    })
+    if (!res.ok) throw new LoupeApiError((await res.json()) as ApiError)
+    return (await res.json()) as Json<'importDatasetItems', 200>
+  }
+  addDatasetItemsFromTraces = (
+    id: Path<'addDatasetItemsFromTraces'>['dataset_id'],
+    body: Body<'addDatasetItemsFromTraces'>,
+  ) =>
+    this.call<Json<'addDatasetItemsFromTraces', 200>>(
+      'POST',
+      `/datasets/${encodeURIComponent(id)}/items/from-traces`,
+      body,
+    )
+  getDatasetItem = (path: Path<'getDatasetItem'>) =>
+    this.call<Json<'getDatasetItem', 200>>(
+      'GET',
+      `/datasets/${encodeURIComponent(path.dataset_id)}/items/${encodeURIComponent(path.item_id)}`,
+    )
+  listDatasetItemVersions = (path: Path<'listDatasetItemVersions'>) =>
+    this.call<Json<'listDatasetItemVersions', 200>>(
+      'GET',
+      `/datasets/${encodeURIComponent(path.dataset_id)}/items/${encodeURIComponent(path.item_id)}/versions`,
+    )
+  putDatasetItem = (path: Path<'putDatasetItem'>, body: Body<'putDatasetItem'>) =>
+    this.call<Json<'putDatasetItem', 200>>(
+      'PUT',
+      `/datasets/${encodeURIComponent(path.dataset_id)}/items/${encodeURIComponent(path.item_id)}`,
+      body,
+    )
+  archiveDatasetItem = (path: Path<'archiveDatasetItem'>) =>
+    this.call<Json<'archiveDatasetItem', 200>>(
+      'DELETE',
+      `/datasets/${encodeURIComponent(path.dataset_id)}/items/${encodeURIComponent(path.item_id)}`,
+    )
+  createExperiment = (body: Body<'createExperiment'>) =>
+    this.call<Json<'createExperiment', 201>>('POST', '/experiments', body)
+  listExperiments = (query: Query<'listExperiments'> = {}) =>
+    this.call<Json<'listExperiments', 200>>('GET', `/experiments?${queryString(query)}`)
+  getExperiment = (id: Path<'getExperiment'>['experiment_id']) =>
+    this.call<Json<'getExperiment', 200>>('GET', `/experiments/${encodeURIComponent(id)}`)
+  compareExperiments = (query: Query<'compareExperiments'>) =>
+    this.call<Json<'compareExperiments', 200>>('GET', `/experiments/compare?${queryString(query)}`)
+
   // Prices, sessions and users.
   listModelPrices = () => this.call<Json<'listModelPrices', 200>>('GET', '/models')
   getModelPrice = (pattern: Path<'getModelPrice'>['pattern']) =>

@@ -86,6 +86,8 @@ t.test('a trace: prompt, response, failure reason, metadata and step input/outpu
     retry_count: 0,
     session_id: null,
     user_id: null,
+    experiment_id: null,
+    dataset_item_id: null,
     tags: [],
     metadata: { user: { email: 'bob@example.com' }, n: 1 },
     created_at: '2026-11-23T10:00:00.000Z',

@@ -39,6 +39,8 @@ const step = (index: number, input: unknown = 'in') => ({
 
 const trace = (steps: number, prompt = 'p'): Trace => ({
   trace_id: 't1',
+  experiment_id: null,
+  dataset_item_id: null,
   project_id: 'p',
   environment: 'development',
   name: null,

@@ -358,6 +358,8 @@ t.test('POST /traces answers 201 with the trace normalized (UTC, ms, aliases, fa
     status: 'success',
     failure_reason: null,
     retry_count: 0,
+    experiment_id: null,
+    dataset_item_id: null,
     created_at: '2026-11-21T13:45:00.500Z',
     steps: [
       { ...step, index: 0, name: 'retrieve', type: 'retrieval', latency: 40, token_count: 0, started_at: null },

@@ -101,6 +101,8 @@ function mixedSession(): Trace[] {
     retry_count: 0,
     session_id: 'mixed',
     user_id,
+    experiment_id: null,
+    dataset_item_id: null,
     tags: [],
     metadata: {},
     created_at: new Date(NOW - 3_600_000 + i * 60_000).toISOString(),

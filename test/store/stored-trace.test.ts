@@ -23,6 +23,8 @@ const plain: Trace = {
   retry_count: 1,
   session_id: 's',
   user_id: null,
+  experiment_id: null,
+  dataset_item_id: null,
   tags: ['a', 'b'],
   metadata: { nested: { list: [1, 'two', null] } },
   created_at: '2026-11-21T13:45:00.123Z',

@@ -118,7 +118,7 @@ const SEARCHABLE_STEPS = JSON.stringify([
   },
 ])
 
-/** What later releases added, on an upgraded database: costs (unpriced), search, sessions, scores. */
+/** What later releases added, on an upgraded database: costs (unpriced), search, sessions, scores, datasets. */
 async function checkAdditions(t: Test, store: Store) {
   const a = await analyticsOf(store)
   t.equal(a.summary.unpriced_traces, 4, 'older traces are unpriced')
@@ -136,6 +136,36 @@ async function checkAdditions(t: Test, store: Store) {
     'older traces are searchable',
   )
   t.equal((await store.traces.list({ q: ['prompt'] }, { limit: 10, offset: 0 })).total, 4)
+  t.match(b, { experiment_id: null, dataset_item_id: null }, 'older traces are runs of no experiment')
+  t.equal((await store.traces.list({ experiment_id: 'e' }, { limit: 10, offset: 0 })).total, 0)
+  await store.datasets.create({
+    dataset_id: 'ds',
+    project_id: 'p',
+    name: 'upgraded',
+    description: '',
+    metadata: {},
+    created_at: T0,
+    updated_at: T0,
+  })
+  const item = {
+    item_id: 'it',
+    version: 1,
+    dataset_id: 'ds',
+    status: 'active' as const,
+    input: { q: 'b' },
+    expected_output: 'x',
+    metadata: {},
+    source_trace_id: 'b',
+    created_at: T0,
+    valid_from: T0,
+    valid_to: null,
+  }
+  await store.datasets.addItems([item])
+  t.same(
+    (await store.datasets.listItems({ dataset_id: 'ds', include_archived: false, limit: 10 })).items,
+    [item],
+    'a dataset and its items are kept on an upgraded database',
+  )
   const score = {
     score_id: 'upgraded-1',
     project_id: 'p',

@@ -8,7 +8,10 @@ import { SessionDetail, Sessions } from './features/activity/sessions.js'
 import { UserDetail, Users } from './features/activity/users.js'
 import { Queues, QueueWalk } from './features/annotation/queues.js'
 import { TokenPrompt } from './features/auth/token-prompt.js'
+import { TraceCompare } from './features/compare/compare.js'
 import { Dashboard } from './features/dashboard/dashboard.js'
+import { DatasetDetail, Datasets } from './features/datasets/datasets.js'
+import { Experiments } from './features/datasets/experiments.js'
 import { EvaluatorByName, EvaluatorPage, Evaluators } from './features/evaluators/evaluators.js'
 import { EditEvaluator, NewEvaluator } from './features/evaluators/rule-editor.js'
 import { Failures } from './features/failures/failures.js'
@@ -54,6 +57,7 @@ const NAV = [
   { href: '/failures', label: 'Failures' },
   { href: '/queues', label: 'Queues' },
   { href: '/evaluators', label: 'Evaluators' },
+  { href: '/datasets', label: 'Datasets' },
   { href: '/projects', label: 'Projects' },
 ] as const
 
@@ -114,6 +118,10 @@ export function App({ queryClient, live }: { queryClient: QueryClient; live: Liv
           <Switch>
             <Route path="/" component={Dashboard} />
             <Route path="/traces" component={TraceList} />
+            <Route path="/compare" component={TraceCompare} />
+            <Route path="/datasets" component={Datasets} />
+            <Route path="/datasets/:id">{(params) => <DatasetDetail id={params.id} />}</Route>
+            <Route path="/experiments" component={Experiments} />
             <Route path="/traces/:id">{(params) => <TraceDetail id={params.id} />}</Route>
             <Route path="/sessions" component={Sessions} />
             <Route path="/sessions/:id">{(params) => <SessionDetail id={params.id} />}</Route>

@@ -6,6 +6,7 @@ import type { Store } from '../types.js'
 import { createPostgresActivityStore } from './activity.js'
 import { createPostgresAlertStore } from './alerts.js'
 import { createPostgresAnnotationStore } from './annotation.js'
+import { createPostgresDatasetStore } from './datasets.js'
 import { createPostgresEvaluationStore } from './evaluations.js'
 import { createPostgresEvaluatorStore } from './evaluators.js'
 import { createPostgresLifecycle, openPostgres, type PostgresStoreOptions } from './lifecycle.js'
@@ -37,6 +38,7 @@ export async function createPostgresStore(
     scores: createPostgresScoreStore(ctx),
     evaluators: createPostgresEvaluatorStore(ctx),
     evaluations: createPostgresEvaluationStore(ctx),
+    datasets: createPostgresDatasetStore(ctx),
     annotation: createPostgresAnnotationStore(ctx),
   }
 }

@@ -24,6 +24,7 @@ import type {
   AlertMetric,
   AlertState,
   ApiKeyKind,
+  DatasetItemStatus,
   Environment,
   EvaluatorKind,
   OtlpLogRecord,
@@ -142,6 +143,8 @@ export const traces = pgTable(
     retry_count: integer('retry_count').notNull(),
     session_id: text('session_id'),
     user_id: text('user_id'),
+    experiment_id: text('experiment_id'),
+    dataset_item_id: text('dataset_item_id'),
     tags: jsonb('tags').$type<string[]>().notNull(),
     metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull(),
     created_at: epochMs('created_at').notNull(),
@@ -186,6 +189,8 @@ export const traces = pgTable(
     index('traces_project_retried_created').on(t.project_id, t.created_at, t.trace_id).where(sql`retry_count > 0`),
     index('traces_seq').on(t.seq),
     index('traces_xid').on(t.xid),
+    // An experiment's runs, read item by item: partial, so that the traces of no experiment cost it nothing.
+    index('traces_experiment').on(t.experiment_id, t.dataset_item_id).where(sql`experiment_id is not null`),
   ],
 )
 
@@ -551,3 +556,60 @@ export const evaluatorStats = pgTable('evaluator_stats', {
   completion_tokens: bigint('completion_tokens', { mode: 'number' }).notNull().default(0),
   cost: doublePrecision('cost').notNull().default(0),
 })
+/** Datasets (/datasets): a project's named collections of cases. */
+export const datasets = pgTable(
+  'datasets',
+  {
+    dataset_id: id('dataset_id').primaryKey(),
+    project_id: id('project_id').notNull(),
+    name: id('name').notNull(),
+    description: text('description').notNull(),
+    metadata: jsonb('metadata').notNull(),
+    created_at: epochMs('created_at').notNull(),
+    updated_at: epochMs('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('datasets_project_name').on(t.project_id, t.name)],
+)
+
+/**
+ * Dataset items, one row per version: a version holds from `valid_from` until the next one's (`valid_to`; null: the
+ * current one), so the dataset as it was at a time is the versions holding then.
+ */
+export const datasetItems = pgTable(
+  'dataset_items',
+  {
+    item_id: id('item_id').notNull(),
+    version: integer('version').notNull(),
+    dataset_id: id('dataset_id').notNull(),
+    status: text('status').$type<DatasetItemStatus>().notNull(),
+    input: jsonb('input').notNull(),
+    expected_output: jsonb('expected_output'),
+    metadata: jsonb('metadata').notNull(),
+    source_trace_id: id('source_trace_id'),
+    created_at: epochMs('created_at').notNull(),
+    valid_from: epochMs('valid_from').notNull(),
+    valid_to: epochMs('valid_to'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.item_id, t.version] }),
+    index('dataset_items_dataset').on(t.dataset_id, t.item_id, t.version),
+  ],
+)
+
+/** Experiments (/experiments): runs of a task over a dataset as of a time; their traces carry experiment_id. */
+export const experiments = pgTable(
+  'experiments',
+  {
+    experiment_id: id('experiment_id').primaryKey(),
+    project_id: id('project_id').notNull(),
+    dataset_id: id('dataset_id').notNull(),
+    name: text('name').notNull(),
+    as_of: epochMs('as_of').notNull(),
+    metadata: jsonb('metadata').notNull(),
+    created_at: epochMs('created_at').notNull(),
+  },
+  (t) => [
+    index('experiments_dataset').on(t.dataset_id, t.created_at),
+    index('experiments_project').on(t.project_id, t.created_at),
+  ],
+)

@@ -41,6 +41,8 @@ const INSERT_TYPES: Record<InsertColumn, string> = {
   retry_count: 'int4',
   session_id: 'text',
   user_id: 'text',
+  experiment_id: 'text',
+  dataset_item_id: 'text',
   tags: 'jsonb',
   metadata: 'jsonb',
   created_at: 'int8',

@@ -5,6 +5,7 @@ import type { Store } from '../types.js'
 import { createSqliteActivityStore } from './activity.js'
 import { createSqliteAlertStore } from './alerts.js'
 import { createSqliteAnnotationStore } from './annotation.js'
+import { createSqliteDatasetStore } from './datasets.js'
 import type { SqliteDatabase } from './driver.js'
 import { createSqliteEvaluationStore } from './evaluations.js'
 import { createSqliteEvaluatorStore } from './evaluators.js'
@@ -31,6 +32,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     scores: createSqliteScoreStore(ctx),
     evaluators: createSqliteEvaluatorStore(ctx),
     evaluations: createSqliteEvaluationStore(ctx),
+    datasets: createSqliteDatasetStore(ctx),
     annotation: createSqliteAnnotationStore(ctx),
   }
 }

@@ -10,6 +10,7 @@ import type {
   AlertMetric,
   AlertState,
   ApiKeyKind,
+  DatasetItemStatus,
   Environment,
   EvaluatorKind,
   OtlpLogRecord,
@@ -116,6 +117,8 @@ export const traces = sqliteTable(
     retry_count: integer('retry_count').notNull(),
     session_id: text('session_id'),
     user_id: text('user_id'),
+    experiment_id: text('experiment_id'),
+    dataset_item_id: text('dataset_item_id'),
     tags: text('tags', { mode: 'json' }).$type<string[]>().notNull(),
     metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     created_at: integer('created_at').notNull(),
@@ -143,6 +146,8 @@ export const traces = sqliteTable(
     index('traces_project_cost').on(t.project_id, t.cost, t.trace_id),
     index('traces_retried_created').on(t.created_at, t.trace_id).where(sql`retry_count > 0`),
     index('traces_project_retried_created').on(t.project_id, t.created_at, t.trace_id).where(sql`retry_count > 0`),
+    // An experiment's runs, read item by item: partial, so that the traces of no experiment cost it nothing.
+    index('traces_experiment').on(t.experiment_id, t.dataset_item_id).where(sql`experiment_id is not null`),
   ],
 )
 
@@ -492,3 +497,60 @@ export const evaluatorStats = sqliteTable('evaluator_stats', {
   completion_tokens: integer('completion_tokens').notNull().default(0),
   cost: real('cost').notNull().default(0),
 })
+/** Datasets (/datasets): a project's named collections of cases. */
+export const datasets = sqliteTable(
+  'datasets',
+  {
+    dataset_id: text('dataset_id').primaryKey(),
+    project_id: text('project_id').notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    metadata: text('metadata').notNull(),
+    created_at: integer('created_at').notNull(),
+    updated_at: integer('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('datasets_project_name').on(t.project_id, t.name)],
+)
+
+/**
+ * Dataset items, one row per version: a version holds from `valid_from` until the next one's (`valid_to`; null: the
+ * current one), so the dataset as it was at a time is the versions holding then. Values are JSON text.
+ */
+export const datasetItems = sqliteTable(
+  'dataset_items',
+  {
+    item_id: text('item_id').notNull(),
+    version: integer('version').notNull(),
+    dataset_id: text('dataset_id').notNull(),
+    status: text('status').$type<DatasetItemStatus>().notNull(),
+    input: text('input').notNull(),
+    expected_output: text('expected_output'),
+    metadata: text('metadata').notNull(),
+    source_trace_id: text('source_trace_id'),
+    created_at: integer('created_at').notNull(),
+    valid_from: integer('valid_from').notNull(),
+    valid_to: integer('valid_to'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.item_id, t.version] }),
+    index('dataset_items_dataset').on(t.dataset_id, t.item_id, t.version),
+  ],
+)
+
+/** Experiments (/experiments): runs of a task over a dataset as of a time; their traces carry experiment_id. */
+export const experiments = sqliteTable(
+  'experiments',
+  {
+    experiment_id: text('experiment_id').primaryKey(),
+    project_id: text('project_id').notNull(),
+    dataset_id: text('dataset_id').notNull(),
+    name: text('name').notNull(),
+    as_of: integer('as_of').notNull(),
+    metadata: text('metadata').notNull(),
+    created_at: integer('created_at').notNull(),
+  },
+  (t) => [
+    index('experiments_dataset').on(t.dataset_id, t.created_at),
+    index('experiments_project').on(t.project_id, t.created_at),
+  ],
+)

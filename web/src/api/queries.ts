@@ -7,17 +7,23 @@ import type {
   AnnotationQueue,
   ApiKey,
   ApiKeyCreated,
+  CompareExperimentsResponse,
   CreateEvaluatorRunBody,
   CreateProjectResponse,
+  Dataset,
   Environment,
   Evaluator,
   EvaluatorInput,
   EvaluatorRun,
+  ExperimentDetailResponse,
   FailuresResponse,
   ListAnnotationQueuesResponse,
   ListApiKeysResponse,
+  ListDatasetItemsResponse,
+  ListDatasetsResponse,
   ListEvaluatorRunsResponse,
   ListEvaluatorsResponse,
+  ListExperimentsResponse,
   ListJudgeTemplatesResponse,
   ListProjectsResponse,
   ListScoreConfigsResponse,
@@ -59,6 +65,9 @@ export const keys = {
   evaluatorScores: (author: string, scoreName: string) => ['scores', 'evaluator', author, scoreName] as const,
   judgeTemplates: ['judge-templates'] as const,
   latestTraces: (projectId: string | null) => ['latest-traces', projectId] as const,
+  datasets: ['datasets'] as const,
+  dataset: (id: string) => ['datasets', id] as const,
+  experiments: (ids: string) => ['experiments', ids] as const,
 }
 
 export function useTraceList(filter: TraceFilter) {
@@ -317,6 +326,31 @@ export function useLatestTraces(projectId: string | null, limit = 10) {
   })
 }
 
+export function useDatasets() {
+  return useQuery({
+    queryKey: keys.datasets,
+    queryFn: ({ signal }) => api<ListDatasetsResponse>('GET', '/datasets', { signal }),
+    staleTime: 5_000,
+  })
+}
+
+/** A dataset, its current items (the first 1000) and its experiments, newest first. */
+export function useDataset(id: string) {
+  return useQuery({
+    queryKey: keys.dataset(id),
+    queryFn: async ({ signal }) => {
+      const path = `/datasets/${encodeURIComponent(id)}`
+      const [dataset, items, experiments] = await Promise.all([
+        api<Dataset>('GET', path, { signal }),
+        api<ListDatasetItemsResponse>('GET', `${path}/items`, { query: { limit: 1000 }, signal }),
+        api<ListExperimentsResponse>('GET', '/experiments', { query: { dataset_id: id }, signal }),
+      ])
+      return { dataset, items, experiments }
+    },
+    staleTime: 5_000,
+  })
+}
+
 /** Creates a rule (no id) or replaces one. */
 export function useSaveEvaluator() {
   const client = useQueryClient()
@@ -363,4 +397,53 @@ export function useCancelEvaluatorRun(id: string) {
     mutationFn: (runId: string) => api<EvaluatorRun>('DELETE', `/evaluator-runs/${encodeURIComponent(runId)}`),
     onSuccess: () => client.invalidateQueries({ queryKey: keys.evaluatorRuns(id) }),
   })
+}
+
+/** One experiment (`ids` one id) or 2–3 side by side: the comparison's shape either way, the first the baseline. */
+export function useExperiments(ids: string) {
+  return useQuery({
+    queryKey: keys.experiments(ids),
+    queryFn: async ({ signal }): Promise<CompareExperimentsResponse> => {
+      if (ids.includes(','))
+        return api<CompareExperimentsResponse>('GET', '/experiments/compare', { query: { ids }, signal })
+      const one = await api<ExperimentDetailResponse>('GET', `/experiments/${encodeURIComponent(ids)}`, { signal })
+      const zero = { latency: 0, token_count: 0, cost: 0, scores: {} }
+      return {
+        experiments: [one.experiment],
+        aggregates: [one.aggregates],
+        aggregate_deltas: [{ pass_rate: 0, latency_mean: 0, total_tokens: 0, total_cost: 0, scores: {} }],
+        items: one.items.map((i) => ({
+          dataset_item_id: i.dataset_item_id,
+          input: i.input,
+          expected_output: i.expected_output,
+          runs: [i.run],
+          deltas: [i.run ? zero : null],
+        })),
+      }
+    },
+    staleTime: 5_000,
+  })
+}
+
+/** Datasets' writes: a new dataset, items from traces. */
+export function useDatasetWrites() {
+  const client = useQueryClient()
+  const refresh = () => client.invalidateQueries({ queryKey: keys.datasets })
+  return {
+    create: useMutation({
+      mutationFn: (body: { name: string; project_id: string }) => api<Dataset>('POST', '/datasets', { body }),
+      onSuccess: refresh,
+    }),
+    fromTraces: useMutation({
+      mutationFn: ({ datasetId, traceIds }: { datasetId: string; traceIds: string[] }) =>
+        api<{ added: number; skipped: number }>(
+          'POST',
+          `/datasets/${encodeURIComponent(datasetId)}/items/from-traces`,
+          {
+            body: { trace_ids: traceIds },
+          },
+        ),
+      onSuccess: refresh,
+    }),
+  }
 }

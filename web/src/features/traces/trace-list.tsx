@@ -11,6 +11,7 @@ import { keys, useTraceList } from '../../api/queries.js'
 import { formatCost, formatCount, formatMs, formatTime } from '../../ui/format.js'
 import { Marked } from '../../ui/marked.js'
 import { ErrorBox, StatusBadge } from '../../ui/parts.js'
+import { AddToDataset } from '../datasets/datasets.js'
 import {
   isNewestFirst,
   matchesFilter,
@@ -113,6 +114,11 @@ export function TraceList() {
   }
 
   const rows = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? [], [list.data])
+  // The traces ticked in the list, in the order ticked: two of them can be compared side by side.
+  const [selected, setSelected] = useState<string[]>([])
+  const toggle = (traceId: string) =>
+    setSelected((now) => (now.includes(traceId) ? now.filter((id) => id !== traceId) : [...now, traceId]))
+  const [, navigate] = useLocation()
   const total = list.data?.pages[0]?.total ?? 0
   const body = useRef<HTMLDivElement>(null)
   const virtualizer = useVirtualizer({
@@ -135,6 +141,27 @@ export function TraceList() {
           {list.data ? `${formatCount(total)} traces` : ''}
         </span>
         <span className="spacer" />
+        {selected.length > 0 && (
+          <>
+            <span className="muted">{selected.length} selected</span>
+            <button
+              type="button"
+              disabled={selected.length !== 2}
+              title="Two traces side by side"
+              onClick={() =>
+                navigate(
+                  `/compare?a=${encodeURIComponent(selected[0] ?? '')}&b=${encodeURIComponent(selected[1] ?? '')}`,
+                )
+              }
+            >
+              Compare
+            </button>
+            <AddToDataset traceIds={selected} />
+            <button type="button" onClick={() => setSelected([])}>
+              Clear
+            </button>
+          </>
+        )}
         {!newestFirst ? (
           unshown > 0 && (
             <button type="button" className="primary" onClick={showUnshown} aria-live="polite">
@@ -155,6 +182,7 @@ export function TraceList() {
       {list.isError && <ErrorBox error={list.error} />}
       <section className="table" aria-label="Traces">
         <div className="thead">
+          <span />
           <SortHeading filter={filter} sort="created_at" label="Time" />
           <span>Name</span>
           <span>Model</span>
@@ -187,6 +215,20 @@ export function TraceList() {
                   data-trace-id={t.trace_id}
                   style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}
                 >
+                  <span>
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${t.trace_id}`}
+                      checked={selected.includes(t.trace_id)}
+                      onClick={(event) => {
+                        // A tick selects; it does not open the trace.
+                        event.stopPropagation()
+                        event.preventDefault()
+                        toggle(t.trace_id)
+                      }}
+                      onChange={() => {}}
+                    />
+                  </span>
                   <span>{formatTime(t.created_at)}</span>
                   <span title={t.name ?? ''}>
                     {t.name === null ? (
