@@ -5,16 +5,19 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useEffect, useMemo, useRef, useState } from 'react'
 import { Link, useLocation, useSearch } from 'wouter'
-import type { Trace, TraceSort } from '../../../../schemas/index.js'
+import type { Trace, TraceSummary } from '../../../../schemas/index.js'
 import { useLiveTraces } from '../../api/live.js'
 import { keys, useTraceList } from '../../api/queries.js'
-import { formatCost, formatCount, formatMs, formatTime } from '../../ui/format.js'
+import { formatCost, formatCount, formatMs, formatScore, formatTime } from '../../ui/format.js'
 import { Marked } from '../../ui/marked.js'
 import { ErrorBox, StatusBadge } from '../../ui/parts.js'
 import {
   isNewestFirst,
+  type ListSort,
   matchesFilter,
   parseFilter,
+  scoreColumn,
+  scoreSort,
   summarize,
   type TraceFilter,
   toggleSort,
@@ -26,6 +29,20 @@ import { TraceFilters } from './trace-filters.js'
 const ROW_HEIGHT = 34
 const NONE_HELD: Held = { items: [], count: 0 }
 
+/** A trace's mean of a score (how many scores, on hover); "—" when it has none of that name. */
+function ScoreCell({ trace, name }: { trace: TraceSummary; name: string }) {
+  const score = trace.scores !== undefined && Object.hasOwn(trace.scores, name) ? trace.scores[name] : undefined
+  return score === undefined ? (
+    <span className="num muted" data-score="none">
+      —
+    </span>
+  ) : (
+    <span className="num" data-score={score.mean} title={`${formatCount(score.count)} × ${name}`}>
+      {formatScore(score.mean)}
+    </span>
+  )
+}
+
 /** A column heading that orders the list by its field (descending first; again: ascending). */
 function SortHeading({
   filter,
@@ -34,7 +51,7 @@ function SortHeading({
   num,
 }: {
   filter: TraceFilter
-  sort: TraceSort
+  sort: ListSort
   label: string
   num?: boolean
 }) {
@@ -69,6 +86,7 @@ export function TraceList() {
   // In another order than newest first, new traces belong somewhere in the middle: they are only counted.
   const [unshown, setUnshown] = useState(0)
   const newestFirst = isNewestFirst(filter)
+  const scored = scoreColumn(filter)
   const key = keys.traces(filter)
 
   // A new filter starts a new list: nothing held for the old one carries over.
@@ -153,7 +171,7 @@ export function TraceList() {
       </div>
       <TraceFilters search={search} />
       {list.isError && <ErrorBox error={list.error} />}
-      <section className="table" aria-label="Traces">
+      <section className={scored === null ? 'table' : 'table scored'} aria-label="Traces">
         <div className="thead">
           <SortHeading filter={filter} sort="created_at" label="Time" />
           <span>Name</span>
@@ -164,6 +182,7 @@ export function TraceList() {
           <SortHeading filter={filter} sort="token_count" label="Tokens" num />
           <SortHeading filter={filter} sort="cost" label="Cost" num />
           <span className="num">Steps</span>
+          {scored !== null && <SortHeading filter={filter} sort={scoreSort(scored)} label={`score: ${scored}`} num />}
         </div>
         <div className="tbody" ref={body}>
           {list.isPending && (
@@ -206,6 +225,7 @@ export function TraceList() {
                     {formatCost(t.cost)}
                   </span>
                   <span className="num">{t.step_count}</span>
+                  {scored !== null && <ScoreCell trace={t} name={scored} />}
                 </Link>
               )
             })}
