@@ -1,6 +1,7 @@
 // npm run bench's scores rows: POST /scores/batch beside POST /traces/batch in the same run, then as many scores as
-// traces stored (one a trace, through the batch door), and the reads they feed: /analytics with scores, and the list
-// filtered by a score.
+// traces stored (one a trace, through the batch door), and the reads they feed: /analytics with scores, the list
+// filtered and ordered by a score, and the next item of an annotation queue over traces that all carry a score.
+import { annotationNext } from './bench-annotation.js'
 import { autocannon, fetch, syntheticInput } from './bench-harness.js'
 import { TRACES } from './bench-options.js'
 import type { BenchRow } from './bench-viewer.js'
@@ -31,11 +32,13 @@ async function traceIds(base: string, headers: Record<string, string>, limit: nu
 }
 
 /**
- * The scores rows. `read` measures a GET as every read row is measured (p50 with one connection, req/s with many).
+ * The scores rows. `read` measures a GET as every read row is measured (p50 with one connection, req/s with many);
+ * the annotation queue walks `projectId`'s traces.
  */
 export async function scoreRows(
   base: string,
   key: string,
+  projectId: string,
   serverPid: number,
   read: (what: string, path: string, goal: string) => void,
   say: (line: string) => void,
@@ -97,5 +100,6 @@ export async function scoreRows(
     'p50 ≤ 10 ms',
   )
   read('GET /traces?sort=score:helpfulness&fields=summary', '/traces?sort=score:helpfulness&fields=summary', '—')
+  rows.push(await annotationNext(base, projectId, TRACES))
   return rows
 }
