@@ -31,6 +31,30 @@ async function traceIds(base: string, headers: Record<string, string>, limit: nu
   return ids.slice(0, limit)
 }
 
+/** How many times a batch refused for the moment (429, 503: the server shedding load) is sent again. */
+const ATTEMPTS = 20
+
+/**
+ * Sends one batch of scores as a client should: again, after the Retry-After it is told, while the server sheds load
+ * (an overloaded machine's event loop lags); how many it accepted. Anything else refused stops the bench.
+ */
+async function sendScores(base: string, body: string, say: (line: string) => void): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${base}/scores/batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
+    const text = await res.text()
+    if (res.ok) return (JSON.parse(text) as { accepted: number }).accepted
+    if ((res.status !== 429 && res.status !== 503) || attempt === ATTEMPTS) {
+      throw new Error(`POST /scores/batch answered ${res.status}: ${text.slice(0, 300)}`)
+    }
+    if (attempt === 1) say(`scores: a batch answered ${res.status}, sent again after its Retry-After`)
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)))
+  }
+}
+
 /**
  * The scores rows. `read` measures a GET as every read row is measured (p50 with one connection, req/s with many);
  * the annotation queue walks `projectId`'s traces.
@@ -73,12 +97,7 @@ export async function scoreRows(
     const body = JSON.stringify({ scores: all.slice(i, i + 1000).map((id, j) => scoreOf(id, i + j)) })
     sends.push(
       (async () => {
-        const res = await fetch(`${base}/scores/batch`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body,
-        })
-        stored += ((await res.json()) as { accepted: number }).accepted
+        stored += await sendScores(base, body, say)
       })(),
     )
     if (sends.length >= CONCURRENT) await sends.shift()
