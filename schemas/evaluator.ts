@@ -1,9 +1,13 @@
 // Evaluators: checks run on traces, each writing a score. The built-in, deterministic kinds and their configs.
 import { type Static, Type } from '@sinclair/typebox'
-import { Literals, Nullable, Page, Ref, TraceIdSchema, UtcTimestamp } from './common.js'
+import { Literals, Nullable, Page, Ref, TimestampInput, TraceIdSchema, UtcTimestamp } from './common.js'
 import {
   evaluatorExample,
   evaluatorInputExample,
+  evaluatorRunBodyExample,
+  evaluatorRunExample,
+  evaluatorStatsExample,
+  listEvaluatorRunsExample,
   listEvaluatorsExample,
   listJudgeTemplatesExample,
   testEvaluatorBodyExample,
@@ -235,6 +239,30 @@ export type JudgeTemplate = Static<typeof JudgeTemplateSchema>
 export const ListJudgeTemplatesResponse = Page(JudgeTemplateSchema, {}, { examples: [listJudgeTemplatesExample] })
 export type ListJudgeTemplatesResponse = Static<typeof ListJudgeTemplatesResponse>
 
+/** What a rule has done (every replica's work, kept in the database). */
+export const EvaluatorStatsSchema = Type.Object(
+  {
+    evaluated: Type.Integer({ description: 'Verdicts recorded as scores.' }),
+    errors: Type.Integer({
+      description:
+        'Evaluations that gave no verdict: the judge’s answer unusable twice, no text to check, no judge configured.',
+    }),
+    pending: Type.Integer({ description: 'Evaluations waiting to run (live traces and backfills).' }),
+    last_error: Nullable(
+      Type.String({ description: 'The last evaluation error, or the last failure to reach the judge.' }),
+    ),
+    last_error_at: Nullable(UtcTimestamp),
+    last_evaluated_at: Nullable(UtcTimestamp),
+    judge_tokens: Type.Object(
+      { prompt: Type.Integer(), completion: Type.Integer() },
+      { description: 'The judge’s own tokens (llm_judge).' },
+    ),
+    judge_cost: Type.Number({ description: 'The judge’s own cost in USD, at the prices in force when it answered.' }),
+  },
+  { $id: 'EvaluatorStatsSchema', additionalProperties: false, examples: [evaluatorStatsExample] },
+)
+export type EvaluatorStats = Static<typeof EvaluatorStatsSchema>
+
 /** An evaluator rule as stored and answered. */
 export const EvaluatorSchema = Type.Object(
   {
@@ -249,6 +277,7 @@ export const EvaluatorSchema = Type.Object(
     config: Type.Record(Type.String(), Type.Unknown()),
     created_at: UtcTimestamp,
     updated_at: UtcTimestamp,
+    stats: Ref(EvaluatorStatsSchema),
   },
   {
     $id: 'EvaluatorSchema',
@@ -267,3 +296,56 @@ export const ListEvaluatorsResponse = Page(
 )
 export type ListEvaluatorsResponse = Static<typeof ListEvaluatorsResponse>
 export const EvaluatorParams = Type.Object({ evaluator_id: Type.String() })
+
+export const EVALUATOR_RUN_STATUSES = ['running', 'done', 'cancelled', 'failed'] as const
+export type EvaluatorRunStatus = (typeof EVALUATOR_RUN_STATUSES)[number]
+
+// POST /evaluators/{evaluator_id}/runs
+export const CreateEvaluatorRunBody = Type.Object(
+  {
+    since: Type.Optional(TimestampInput),
+    until: Type.Optional(TimestampInput),
+  },
+  {
+    additionalProperties: false,
+    examples: [evaluatorRunBodyExample],
+    description:
+      'Which past traces: created_at ≥ since and < until (default: every trace), within the rule’s project, filter ' +
+      'and sample rate.',
+  },
+)
+export type CreateEvaluatorRunBody = Static<typeof CreateEvaluatorRunBody>
+
+/** A backfill: a rule run on past traces, and how far it has got. */
+export const EvaluatorRunSchema = Type.Object(
+  {
+    run_id: Type.String(),
+    evaluator_id: Type.String(),
+    status: Literals(EVALUATOR_RUN_STATUSES, {
+      description:
+        '`running` until every enqueued trace is evaluated (then `done`); `cancelled` by DELETE; `failed` when the ' +
+        'traces could not be enumerated.',
+    }),
+    since: Nullable(UtcTimestamp),
+    until: Nullable(UtcTimestamp),
+    total: Type.Integer({ description: 'Traces enqueued (final once `enumerated`).' }),
+    enumerated: Type.Boolean({ description: 'Every matching trace is enqueued: `total` will not grow.' }),
+    done: Type.Integer({ description: 'Traces evaluated (a score or an error).' }),
+    errors: Type.Integer({ description: 'Of those, evaluations that gave no verdict.' }),
+    cost: Type.Number({ description: 'The judge’s cost so far, in USD.' }),
+    last_error: Nullable(Type.String()),
+    created_at: UtcTimestamp,
+    finished_at: Nullable(UtcTimestamp),
+  },
+  { $id: 'EvaluatorRunSchema', additionalProperties: false, examples: [evaluatorRunExample] },
+)
+export type EvaluatorRun = Static<typeof EvaluatorRunSchema>
+
+// GET /evaluators/{evaluator_id}/runs
+export const ListEvaluatorRunsResponse = Page(
+  Ref(EvaluatorRunSchema),
+  { items: 'Newest first.' },
+  { examples: [listEvaluatorRunsExample] },
+)
+export type ListEvaluatorRunsResponse = Static<typeof ListEvaluatorRunsResponse>
+export const EvaluatorRunParams = Type.Object({ run_id: Type.String({ maxLength: 64 }) })

@@ -538,13 +538,45 @@ export const listJudgeTemplatesExample = {
   ],
 }
 
+export const evaluatorStatsExample = {
+  evaluated: 1204,
+  errors: 3,
+  pending: 12,
+  last_error: 'the judge gave no usable verdict: "score" 7 is not between 0 and 1',
+  last_error_at: '2026-11-28T10:12:00.000Z',
+  last_evaluated_at: '2026-11-28T10:15:02.000Z',
+  judge_tokens: { prompt: 612_004, completion: 48_160 },
+  judge_cost: 0.1207,
+}
+
 export const evaluatorExample = {
   evaluator_id: '019ac0a1-0000-7000-8000-000000000001',
   ...evaluatorInputExample,
   enabled: true,
   created_at: '2026-11-28T09:00:00.000Z',
   updated_at: '2026-11-28T09:00:00.000Z',
+  stats: evaluatorStatsExample,
 }
+
+export const evaluatorRunBodyExample = { since: '2026-11-27T00:00:00Z', until: '2026-11-28T00:00:00Z' }
+
+export const evaluatorRunExample = {
+  run_id: '019ac0a1-0000-7000-8000-00000000f001',
+  evaluator_id: '019ac0a1-0000-7000-8000-000000000001',
+  status: 'running',
+  since: '2026-11-27T00:00:00.000Z',
+  until: '2026-11-28T00:00:00.000Z',
+  total: 5000,
+  enumerated: true,
+  done: 1250,
+  errors: 2,
+  cost: 0.0311,
+  last_error: null,
+  created_at: '2026-11-28T10:00:00.000Z',
+  finished_at: null,
+}
+
+export const listEvaluatorRunsExample = { total: 1, items: [evaluatorRunExample] }
 
 export const listEvaluatorsExample = { total: 1, items: [evaluatorExample] }
 export const annotationQueueInputExample = {

@@ -9,7 +9,7 @@ import {
 import { AnnotationItemSchema, AnnotationQueueSchema } from './annotation.js'
 import { ApiKeyCreatedSchema, ApiKeySchema } from './api-key.js'
 import { ErrorSchema } from './common.js'
-import { EvaluatorInputSchema, EvaluatorSchema } from './evaluator.js'
+import { EvaluatorInputSchema, EvaluatorRunSchema, EvaluatorSchema, EvaluatorStatsSchema } from './evaluator.js'
 import { ModelPriceSchema } from './model.js'
 import { ProjectSchema } from './project.js'
 import { ScoreAnalyticsSchema, ScoreConfigSchema, ScoreInputSchema, ScoreSchema } from './score.js'
@@ -34,6 +34,7 @@ export * from './search.js'
 export * from './session.js'
 export * from './step.js'
 export * from './trace.js'
+export * from './trace-filter.js'
 
 /** Schemas registered by `$id`; routes point at them with `Ref()`, and OpenAPI lists them as components. */
 export const componentSchemas = [
@@ -58,6 +59,8 @@ export const componentSchemas = [
   ScoreConfigSchema,
   ScoreAnalyticsSchema,
   EvaluatorInputSchema,
+  EvaluatorStatsSchema,
+  EvaluatorRunSchema,
   EvaluatorSchema,
   AnnotationQueueSchema,
   AnnotationItemSchema,

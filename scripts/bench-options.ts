@@ -20,7 +20,17 @@ export const { values: args } = parseArgs({
     only: { type: 'string' },
   },
 })
-export const GROUPS = ['reads', 'search', 'ingest', 'scores', 'fanout', 'viewer', 'burst', 'lifecycle'] as const
+export const GROUPS = [
+  'reads',
+  'search',
+  'ingest',
+  'scores',
+  'evaluators',
+  'fanout',
+  'viewer',
+  'burst',
+  'lifecycle',
+] as const
 export type Group = (typeof GROUPS)[number]
 export const only = args.only === undefined ? GROUPS : args.only.split(',').map((g) => g.trim())
 for (const g of only) {

@@ -7,8 +7,8 @@
 //   npm run bench -- --tiny            5,000 traces, 1 s per run (what CI runs, so the harness never rots)
 //   npm run bench -- --store postgres --database postgres://user@host:5432/loupe_bench
 //                                      the same on PostgreSQL (that database is seeded once; each run works on a copy)
-//   npm run bench -- --only reads,search  only these groups of rows (reads, search, ingest, scores, fanout, viewer,
-//                                      burst, lifecycle), to measure one change without the whole run
+//   npm run bench -- --only reads,search  only these groups of rows (reads, search, ingest, scores, evaluators,
+//                                      fanout, viewer, burst, lifecycle), to measure one change without the whole run
 import { execFileSync, spawn } from 'node:child_process'
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path'
 import WebSocket from 'ws'
 import { LIMITS } from '../schemas/index.js'
 import { annotationNext } from './bench-annotation.js'
+import { evaluatorRows } from './bench-evaluators.js'
 import {
   autocannon,
   fetch,
@@ -265,6 +266,9 @@ async function main() {
 
   // Scores: the batch door beside the traces', then one score a trace and the reads they feed.
   if (wants('scores')) rows.push(...(await scoreRows(base, key, topProject, server.pid!, read, say)))
+
+  // Evaluators: on servers of their own, with a fake judge.
+  if (wants('evaluators')) rows.push(...(await evaluatorRows(say)))
 
   if (wants('fanout')) {
     const fan = await fanout(base, key)

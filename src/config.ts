@@ -276,6 +276,21 @@ export const ConfigSchema = Type.Object({
     default: 60_000,
     description: 'How long one question to the judge may take before it is asked again.',
   }),
+  evaluatorConcurrency: Type.Integer({
+    minimum: 1,
+    maximum: 256,
+    default: 4,
+    env: 'LOUPE_EVALUATOR_CONCURRENCY',
+    description: 'Evaluations run at once by this process (evaluator rules on stored traces).',
+  }),
+  evaluatorJudgePerMinute: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 60,
+    env: 'LOUPE_EVALUATOR_JUDGE_PER_MINUTE',
+    description:
+      'Judge evaluations this process starts in a minute (llm_judge rules): past it, jobs wait for the next minute.',
+  }),
   redactDetectors: Type.Transform(
     Type.String({
       default: '',

@@ -52,6 +52,11 @@ export const ScoreConfigExists = createError<[string]>(
   409,
 )
 export const EvaluatorNotFound = createError<[string]>('LOUPE_EVALUATOR_NOT_FOUND', "evaluator '%s' not found", 404)
+export const EvaluatorRunNotFound = createError<[string]>(
+  'LOUPE_EVALUATOR_RUN_NOT_FOUND',
+  "evaluator run '%s' not found",
+  404,
+)
 export const ScoreIdTaken = createError<[string]>(
   'LOUPE_SCORE_ID_TAKEN',
   "score_id '%s' is already used by a different score",

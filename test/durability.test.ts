@@ -1,11 +1,13 @@
 // Durability: the real server (src/server.ts in its own process) on a SQLite file takes traces from several concurrent
 // clients, is killed with SIGKILL mid-stream, and is restarted on the same file. Every trace that was answered 2xx is
 // there exactly once with all its steps, the rollups equal a recount of the traces, and PRAGMA integrity_check is ok.
+// The same kill in the middle of evaluations loses no evaluation job and records no verdict twice.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import t from 'tap'
 import { packageRoot } from '../src/lib/paths.js'
 import { openDatabase } from '../src/store/sqlite/driver.js'
+import { startFakeJudge } from './evaluators/fake-judge.js'
 import { scratchDatabase } from './helper.js'
 
 const CLIENTS = 6
@@ -18,8 +20,8 @@ interface Server {
   exited: Promise<number | null>
 }
 
-/** Starts `node --import tsx src/server.ts` on the file; resolves once it logs where it listens. */
-function startServer(databaseUrl: string): Promise<Server> {
+/** Starts `node --import tsx src/server.ts` on the file (more settings in `env`); resolves once it listens. */
+function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<Server> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(packageRoot(), 'src', 'server.ts')], {
     cwd: packageRoot(),
     env: {
@@ -30,6 +32,7 @@ function startServer(databaseUrl: string): Promise<Server> {
       LOG_LEVEL: 'info',
       RATE_LIMIT: '0',
       INGEST_RATE_LIMIT: '0',
+      ...env,
       // A busy test machine must not turn the clients' requests into 503s (the overload guard has its own test).
       MAX_EVENT_LOOP_DELAY_MS: '0',
     },
@@ -187,5 +190,75 @@ t.test(
     const latency = db.prepare('select sum(traces) as n from latency_histogram').get() as { n: number }
     t.equal(hourly.n, ids.size, 'rollup_hourly counts every trace')
     t.equal(latency.n, ids.size, 'latency_histogram counts every trace')
+  },
+)
+
+t.test(
+  'SIGKILL in the middle of evaluations loses no job and records no verdict twice',
+  { timeout: 240_000 },
+  async (t) => {
+    const TRACES = 120
+    const judge = await startFakeJudge(t)
+    judge.fallback = { answer: '{"score": 0.5, "reasoning": "fair"}', delayMs: 100 }
+    const file = scratchDatabase(t, 'evaluations')
+    const env = {
+      LOUPE_JUDGE_BASE_URL: judge.url,
+      LOUPE_JUDGE_MODEL: 'gpt-4o-mini',
+      LOUPE_EVALUATOR_CONCURRENCY: '4',
+      LOUPE_EVALUATOR_JUDGE_PER_MINUTE: '100000',
+    }
+    const first = await startServer(file, env)
+    t.teardown(() => first.child.kill('SIGKILL'))
+    const created = await fetch(`${first.base}/projects?name=Judged&environment=production`, { method: 'POST' })
+    const key = ((await created.json()) as { api_key: { key: string } }).api_key.key
+    const json = { 'content-type': 'application/json' }
+    const rule = await fetch(`${first.base}/evaluators`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({
+        name: 'helpful',
+        score_name: 'helpfulness',
+        kind: 'llm_judge',
+        config: { template: 'Rate {{response}}' },
+      }),
+    })
+    const ruleId = ((await rule.json()) as { evaluator_id: string }).evaluator_id
+    const ids = Array.from({ length: TRACES }, (_, i) => `judged-${i}`)
+    const stored = await fetch(`${first.base}/traces/batch`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${key}` },
+      body: JSON.stringify({ traces: ids.map(trace) }),
+    })
+    t.equal(((await stored.json()) as { accepted: number }).accepted, TRACES)
+    // Killed while evaluations are under way: some verdicts recorded, some questions in flight, most still waiting.
+    while (judge.requests.length < 30) await new Promise((resolve) => setTimeout(resolve, 10))
+    first.child.kill('SIGKILL')
+    t.equal(await first.exited, null, 'the server died of SIGKILL')
+    const askedBefore = judge.requests.length
+
+    const second = await startServer(file, env)
+    t.teardown(() => second.child.kill('SIGKILL'))
+    type Stats = { evaluated: number; errors: number; pending: number }
+    let stats: Stats = { evaluated: 0, errors: 0, pending: 1 }
+    for (const deadline = Date.now() + 120_000; stats.pending > 0 && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      stats = ((await (await fetch(`${second.base}/evaluators/${ruleId}`)).json()) as { stats: Stats }).stats
+    }
+    t.match(stats, { evaluated: TRACES, errors: 0, pending: 0 }, 'every job finished once')
+    const scores = (await (await fetch(`${second.base}/scores?name=helpfulness&limit=500`)).json()) as {
+      total: number
+      items: { trace_id: string }[]
+    }
+    t.equal(scores.total, TRACES, 'one score per trace')
+    t.same([...new Set(scores.items.map((s) => s.trace_id))].sort(), [...ids].sort())
+    t.ok(
+      judge.requests.length >= TRACES && judge.requests.length <= TRACES + askedBefore,
+      `the judge was asked ${judge.requests.length} times: only questions in flight at the kill were asked again`,
+    )
+    second.child.kill('SIGTERM')
+    await second.exited
+    const db = openDatabase(file, { readonly: true })
+    t.teardown(() => db.close())
+    t.equal((db.prepare('select count(*) as n from evaluation_jobs').get() as { n: number }).n, 0, 'no job is left')
   },
 )

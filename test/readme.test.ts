@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t, { type Test } from 'tap'
 import { Loupe } from '../src/client/index.js'
+import { samplePoint } from '../src/evaluators/selection.js'
+import { startFakeJudge } from './evaluators/fake-judge.js'
 import { startTestServer } from './helper.js'
 
 const run = promisify(execFile)
@@ -94,6 +96,36 @@ t.test('"User feedback from a browser": the fetch sends a thumbs-up with a publi
   const { items } = (await app.inject({ url: '/scores', query: { trace_id: traceId } })).json()
   t.match(items, [{ trace_id: traceId, name: 'thumbs', value: 1, source: 'feedback', comment: 'Spot on' }])
 })
+
+t.test(
+  '"Evaluators on live traffic": the two rules check every trace, the judge a quarter of production',
+  async (t) => {
+    const judge = await startFakeJudge(t)
+    judge.fallback = { answer: '{"score": 0.9, "reasoning": "answers the question"}' }
+    const { app, url } = await startTestServer(t, { config: { judgeBaseUrl: judge.url, judgeModel: 'judge-1' } })
+    await runModule(t, codeAfter('README-EVALUATORS-EXAMPLE'), { LOUPE_BASE_URL: url })
+    const admin = new Loupe({ baseUrl: url, enabled: false })
+    const { api_key } = await admin.projects.create({ name: 'Support Bot', environment: 'production' })
+    const ids = Array.from({ length: 24 }, (_, i) => `readme-${i}`)
+    const res = await app.inject({
+      method: 'POST',
+      url: '/traces/batch',
+      headers: { authorization: `Bearer ${api_key.key}` },
+      payload: { traces: ids.map((trace_id, i) => ({ trace_id, prompt: 'q', response: i % 2 ? '{"a":1}' : 'plain' })) },
+    })
+    t.equal(res.json().accepted, 24)
+    await app.evaluationWorker.idle()
+    const scores = async (name: string) => (await app.inject({ url: '/scores', query: { name, limit: '100' } })).json()
+    const json = await scores('valid_json')
+    t.equal(json.total, 24, 'every trace is checked for JSON')
+    t.equal(json.items.filter((s: { value: number }) => s.value === 1).length, 12)
+    const helpful = await scores('helpfulness')
+    const sampled = ids.filter((id) => samplePoint(id) < 0.25)
+    t.same(helpful.items.map((s: { trace_id: string }) => s.trace_id).sort(), sampled.sort(), 'a quarter, by trace id')
+    t.ok(sampled.length > 0)
+    t.match(helpful.items[0], { source: 'evaluator', author: 'helpful', comment: 'answers the question', value: 0.9 })
+  },
+)
 
 /** The shell words of a command: single quotes literal, double quotes with $VARS expanded. */
 function words(command: string, vars: Record<string, string>): string[] {

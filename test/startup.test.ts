@@ -67,6 +67,8 @@ const BAD: Record<string, [string, RegExp]> = {
   LOUPE_JUDGE_API_KEY: [' ', /is set but empty/],
   LOUPE_JUDGE_MODEL: ['m'.repeat(300), /a non-empty text/],
   JUDGE_TIMEOUT_MS: ['5', /whole number ≥ 1000/],
+  LOUPE_EVALUATOR_CONCURRENCY: ['0', /whole number from 1 to 256/],
+  LOUPE_EVALUATOR_JUDGE_PER_MINUTE: ['lots', /whole number/],
 }
 
 t.test('each variable: a bad value is one sentence naming it, the value and what is allowed', async (t) => {

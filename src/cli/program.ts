@@ -6,6 +6,7 @@ import { DEFAULT_BASE_URL, LoupeError } from '../client/index.js'
 import { version } from '../lib/version.js'
 import { addCostsCommand } from './commands/costs.js'
 import { addDataCommands } from './commands/data.js'
+import { addEvaluatorsCommand } from './commands/evaluators.js'
 import { addExportCommand } from './commands/export.js'
 import { addKeysCommand } from './commands/keys.js'
 import { addProjectsCommand } from './commands/projects.js'
@@ -53,6 +54,7 @@ export function buildProgram(io: CliIo): Command {
     addKeysCommand,
     addTracesCommand,
     addScoresCommand,
+    addEvaluatorsCommand,
     addSessionsCommands,
     addCostsCommand,
     addTailCommand,

@@ -12,6 +12,7 @@ import type {
   ApiKeyCreated,
   BatchScoresResponse,
   CreateApiKeyInput,
+  CreateEvaluatorRunBody,
   CreateProjectInput,
   CreateProjectResponse,
   DeleteProjectResponse,
@@ -19,6 +20,7 @@ import type {
   DeleteTracesResponse,
   Evaluator,
   EvaluatorInput,
+  EvaluatorRun,
   ExportTracesQuery,
   FailuresQuery,
   FailuresResponse,
@@ -28,6 +30,7 @@ import type {
   ListAlertRulesResponse,
   ListAnnotationQueuesResponse,
   ListApiKeysResponse,
+  ListEvaluatorRunsResponse,
   ListEvaluatorsResponse,
   ListJudgeTemplatesResponse,
   ListModelPricesResponse,
@@ -437,6 +440,17 @@ export class Loupe {
     test: (body: TestEvaluatorBody): Promise<TestEvaluatorResponse> => this.#http('POST', 'evaluators/test', { body }),
     /** GET /evaluators/templates: the judge templates that ship. */
     templates: (): Promise<ListJudgeTemplatesResponse> => this.#http('GET', 'evaluators/templates'),
+    /** POST /evaluators/{evaluator_id}/runs: evaluates past traces in the background (a backfill). */
+    startRun: (evaluatorId: string, body: CreateEvaluatorRunBody = {}): Promise<EvaluatorRun> =>
+      this.#http('POST', `evaluators/${encodeURIComponent(evaluatorId)}/runs`, { body }),
+    /** GET /evaluators/{evaluator_id}/runs: newest first. */
+    runs: (evaluatorId: string): Promise<ListEvaluatorRunsResponse> =>
+      this.#http('GET', `evaluators/${encodeURIComponent(evaluatorId)}/runs`),
+    /** GET /evaluator-runs/{run_id}: a backfill's status and progress. */
+    getRun: (runId: string): Promise<EvaluatorRun> => this.#http('GET', `evaluator-runs/${encodeURIComponent(runId)}`),
+    /** DELETE /evaluator-runs/{run_id}: cancels a backfill (the scores written stay). */
+    cancelRun: (runId: string): Promise<EvaluatorRun> =>
+      this.#http('DELETE', `evaluator-runs/${encodeURIComponent(runId)}`),
   }
 
   /** Annotation queues: a project's traces of a filter, walked by people, each trace held for one at a time. */

@@ -1,7 +1,7 @@
 // One evaluator rule run on one trace: its check (deterministic, or the judge asked with its template), and the score
 // that verdict makes — what a dry run answers and what a run records through the score road.
 import type { DeterministicCheck, EvaluatorInput, ScoreConfig, Trace } from '../../schemas/index.js'
-import { runCheck, type SchemaCompiler } from './checks.js'
+import { createSchemaCompiler, runCheck, type SchemaCompiler } from './checks.js'
 import { askJudge, type JudgeEndpoint, type JudgeOptions, type VerdictShape } from './judge.js'
 import { renderTemplate } from './templates.js'
 
@@ -24,6 +24,10 @@ export interface Evaluation {
   raw: string | null
   /** The judge's tokens (llm_judge). */
   usage: { prompt_tokens: number; completion_tokens: number } | null
+  /** The judge could not be asked (unreachable, 429, 5xx, timeouts): the evaluation is worth trying again later. */
+  transient?: boolean
+  /** How long the judge asked to be left alone, when it said. */
+  retryAfterMs?: number | null
 }
 
 export interface EvaluateDeps {
@@ -31,6 +35,28 @@ export interface EvaluateDeps {
   /** The server's judge (LOUPE_JUDGE_*): a rule's own model and base_url win. */
   judge: { baseUrl: string | null; apiKey: string | null; model: string | null; timeoutMs: number }
   judgeOptions?: JudgeOptions
+}
+
+/** What running rules needs, from the server's settings: a JSON Schema compiler, and the server's judge. */
+export function evaluateDepsOf(
+  config: {
+    judgeBaseUrl: string | null
+    judgeApiKey: string | null
+    judgeModel: string | null
+    judgeTimeoutMs: number
+  },
+  judgeOptions?: JudgeOptions,
+): EvaluateDeps {
+  return {
+    compileSchema: createSchemaCompiler(),
+    judge: {
+      baseUrl: config.judgeBaseUrl,
+      apiKey: config.judgeApiKey,
+      model: config.judgeModel,
+      timeoutMs: config.judgeTimeoutMs,
+    },
+    judgeOptions,
+  }
 }
 
 /** What a judge's verdict must be: the score config of the rule's score name, else a number from 0 to 1. */
@@ -89,7 +115,16 @@ export async function evaluate(
   const shape = shapeOf(scoreConfig)
   const { template } = rule.config as { template: string }
   const out = await askJudge(endpoint, renderTemplate(template, trace, expected), shape, deps.judgeOptions)
-  if (!out.verdict) return { score: null, error: out.error, raw: out.raw, usage: out.usage }
+  if (!out.verdict) {
+    return {
+      score: null,
+      error: out.error,
+      raw: out.raw,
+      usage: out.usage,
+      transient: out.transient,
+      retryAfterMs: out.retryAfterMs,
+    }
+  }
   const { score, reasoning } = out.verdict
   const metadata = { judge_model: endpoint.model, judge_usage: out.usage, judge_attempts: out.attempts }
   const fields =

@@ -30,6 +30,10 @@ export interface JudgeOutcome {
   raw: string | null
   usage: { prompt_tokens: number; completion_tokens: number }
   attempts: number
+  /** The judge could not be asked (unreachable, 429, 5xx, timeouts): worth asking again later, unlike a bad answer. */
+  transient: boolean
+  /** How long the judge asked to be left alone (its last Retry-After), when it said. */
+  retryAfterMs: number | null
 }
 
 export interface JudgeOptions {
@@ -208,6 +212,7 @@ export async function askJudge(
     { role: 'user', content: prompt },
   ]
   const usage = { prompt_tokens: 0, completion_tokens: 0 }
+  const answered = { transient: false, retryAfterMs: null }
   let attempts = 0
   let raw: string | null = null
   /** One answer, asked again after a pause on a transient failure. */
@@ -230,15 +235,31 @@ export async function askJudge(
     for (let round = 1; ; round++) {
       raw = await answer()
       const verdict = readVerdict(raw, shape)
-      if (typeof verdict !== 'string') return { verdict, error: null, raw, usage, attempts }
+      if (typeof verdict !== 'string') return { verdict, error: null, raw, usage, attempts, ...answered }
       if (round >= 2)
-        return { verdict: null, error: `the judge gave no usable verdict: ${verdict}`, raw, usage, attempts }
+        return {
+          verdict: null,
+          error: `the judge gave no usable verdict: ${verdict}`,
+          raw,
+          usage,
+          attempts,
+          ...answered,
+        }
       messages.push(
         { role: 'assistant', content: raw },
         { role: 'user', content: `That answer is not usable: ${verdict}. Answer again with the JSON object only.` },
       )
     }
   } catch (err) {
-    return { verdict: null, error: (err as Error).message, raw, usage, attempts }
+    const transient = err instanceof Transient
+    return {
+      verdict: null,
+      error: (err as Error).message,
+      raw,
+      usage,
+      attempts,
+      transient,
+      retryAfterMs: transient ? err.retryAfterMs : null,
+    }
   }
 }

@@ -13,12 +13,13 @@ import {
 } from '../../schemas/index.js'
 import { type Pricer, priceTrace, reportedCosts } from '../costs/pricing.js'
 import { InvalidInput, TraceIdTaken } from '../errors.js'
+import { dueRules } from '../evaluators/selection.js'
 import type { EventHub } from '../events/hub.js'
 import { describeErrors, firstError, type Validators } from '../lib/validation.js'
 import type { PriceService } from '../services/prices.js'
 import { derivedScoreId, type ScoreOutcome, type ScoreService } from '../services/scores.js'
 import type { PricedTrace } from '../store/reported-cost.js'
-import type { KeyContext, Store } from '../store/types.js'
+import type { EvaluatorRecord, KeyContext, Store } from '../store/types.js'
 import { createGroupCommit } from './group-commit.js'
 import { InvalidTimestampError, normalizeTrace, stepTreeError } from './normalize.js'
 import { type Redact, redactTrace } from './redact.js'
@@ -55,6 +56,11 @@ export interface IngestDeps {
   observer?: IngestObserver
   /** Applied to every trace before it is stored or announced; null: nothing is redacted. */
   redact?: Redact | null
+  /**
+   * The evaluator rules (src/services/evaluators.ts): a trace stored gets a job for each rule it is due for, in its
+   * transaction; `queued` is told when some were written.
+   */
+  evaluations?: { rules(): Promise<readonly EvaluatorRecord[]>; queued(): void }
 }
 
 const NO_OBSERVER: IngestObserver = { stored() {}, rejected() {} }
@@ -118,7 +124,14 @@ export function createIngestService({
   newId = uuidv7,
   observer = NO_OBSERVER,
   redact = null,
+  evaluations,
 }: IngestDeps): IngestService {
+  const NO_RULES: readonly EvaluatorRecord[] = []
+  const rulesNow = async () => (evaluations ? await evaluations.rules() : NO_RULES)
+  /** Tells the worker when a stored trace came with jobs. */
+  const queued = (stored: readonly PricedTrace[]) => {
+    if (evaluations && stored.some((p) => (p.evaluations?.length ?? 0) > 0)) evaluations.queued()
+  }
   const checkInput = validators.body.compile(TraceInputSchema)
   const checkTrace = validators.body.compile(TraceSchema)
   // Every trace is checked before it joins a group, so a group holds only traces the store can take.
@@ -128,7 +141,13 @@ export function createIngestService({
    * Steps 1–5 of normalization for one input, then its costs; `prefix` is where the trace sits in the body (for
    * messages).
    */
-  function prepare(input: unknown, owner: TraceOwner, prefix: string, price: Pricer): Prepared {
+  function prepare(
+    input: unknown,
+    owner: TraceOwner,
+    prefix: string,
+    price: Pricer,
+    rules: readonly EvaluatorRecord[],
+  ): Prepared {
     if (!checkInput(input)) return { ok: false, message: inputError(checkInput, prefix) }
     let trace: Trace
     try {
@@ -154,9 +173,10 @@ export function createIngestService({
       }
     }
     const reported = reportedCosts(trace)
+    const priced = priceTrace(trace, reported, price)
     return {
       ok: true,
-      priced: { trace: priceTrace(trace, reported, price), reported },
+      priced: { trace: priced, reported, evaluations: rules.length === 0 ? undefined : dueRules(rules, priced) },
       scores: inlineScores(input as TraceInput, trace),
     }
   }
@@ -202,7 +222,7 @@ export function createIngestService({
 
   return {
     async ingestOne(input, owner) {
-      const prepared = prepare(input, owner, 'body', await prices.pricer())
+      const prepared = prepare(input, owner, 'body', await prices.pricer(), await rulesNow())
       const placed = prepared.ok ? { at: 'body', priced: prepared.priced, scores: prepared.scores } : null
       const problem = prepared.ok ? (await scoreProblems([placed!], owner))[0] : prepared.message
       if (!placed || problem) {
@@ -217,6 +237,7 @@ export function createIngestService({
       if (outcome.kind === 'created') {
         observer.stored(1)
         hub.publish([outcome.trace])
+        queued([placed.priced])
       }
       // The trace is stored: a score that fails now (its id taken by a different score) is answered on its own.
       const [failed] = await recordScores([placed], owner)
@@ -228,9 +249,10 @@ export function createIngestService({
       const rejected: BatchTracesResponse['rejected'] = []
       const checked: (Placed & { index: number })[] = []
       const price = await prices.pricer()
+      const rules = await rulesNow()
       inputs.forEach((input, index) => {
         const at = `body/traces/${index}`
-        const prepared = prepare(input, owner, at, price)
+        const prepared = prepare(input, owner, at, price, rules)
         if (prepared.ok) checked.push({ index, at, priced: prepared.priced, scores: prepared.scores })
         else rejected.push({ index, message: prepared.message })
       })
@@ -260,6 +282,7 @@ export function createIngestService({
       if (conflicts > 0) observer.rejected('conflict', conflicts)
       if (created.length > 0) observer.stored(created.length)
       hub.publish(created)
+      queued(valid.filter((_, i) => outcomes[i]?.kind === 'created').map((v) => v.priced))
       // Stored traces stay accepted; a score of one that fails now (its id taken by a different score) is said too.
       const failed = await recordScores(stored, owner)
       stored.forEach(({ index }, i) => {

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { Score } from '../../schemas/index.js'
+import type { EvaluationOutcome } from '../evaluators/worker.js'
 import type { IngestObserver } from '../ingest/service.js'
 import type { StoreStats } from '../store/types.js'
 
@@ -26,6 +27,8 @@ export interface LoupeMetrics {
   retentionDeleted: Counter<'project_id' | 'reason'>
   /** Told of scores stored (a re-sent score already stored is not counted again). */
   scoresStored(scores: readonly Pick<Score, 'name' | 'source'>[]): void
+  /** Told of each evaluation this process ran: its rule's name, what it came to, the judge's cost. */
+  evaluated(rule: string, outcome: EvaluationOutcome, cost: number): void
 }
 
 /** Score names counted apart in /metrics; any further name counts as `_other`, so that no client can add series. */
@@ -94,6 +97,48 @@ export default fp(
         scores.inc({ name: scoreNames.has(name) ? name : '_other', source })
       }
     }
+
+    const evaluations = new Counter({
+      name: 'loupe_evaluations_total',
+      help:
+        'Evaluations this process ran, by rule (its name) and outcome: scored, error (no verdict), retried (the ' +
+        'judge could not be asked; the job waits), dropped (its trace or rule was gone).',
+      labelNames: ['evaluator', 'outcome'],
+      registers: [registry],
+    })
+    const judgeCost = new Counter({
+      name: 'loupe_evaluator_judge_cost_usd_total',
+      help: 'What the judge of llm_judge rules cost this process, in USD, by rule.',
+      labelNames: ['evaluator'],
+      registers: [registry],
+    })
+    const evaluated = (rule: string, outcome: EvaluationOutcome, cost: number) => {
+      evaluations.inc({ evaluator: rule, outcome })
+      if (cost > 0) judgeCost.inc({ evaluator: rule }, cost)
+    }
+    // Every replica's work, as the database keeps it: per rule, jobs waiting and evaluation errors so far.
+    const ruleGauge = (name: string, help: string, figure: 'pending' | 'errors') =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['evaluator'],
+        registers: [registry],
+        async collect() {
+          this.reset()
+          const [rules, stats] = await Promise.all([app.store.evaluators.list(), app.store.evaluations.stats()])
+          for (const rule of rules) this.set({ evaluator: rule.name }, stats.get(rule.evaluator_id)?.[figure] ?? 0)
+        },
+      })
+    ruleGauge(
+      'loupe_evaluation_jobs_pending',
+      'Evaluations waiting to run, by rule (live traces and backfills).',
+      'pending',
+    )
+    ruleGauge(
+      'loupe_evaluator_errors',
+      'Evaluations that gave no verdict, by rule, since the rule was made (every replica).',
+      'errors',
+    )
 
     new Gauge({
       name: 'loupe_otlp_spans_pending',
@@ -198,6 +243,7 @@ export default fp(
       registry,
       retentionDeleted,
       scoresStored,
+      evaluated,
       ingest: {
         stored: (count: number) => ingested.inc(count),
         rejected: (reason: string, count: number) => rejected.inc({ reason }, count),

@@ -2,6 +2,9 @@
 // their trace, and the timer that stores them) and projects/keys; the event hub they share, fed by this replica's
 // ingest and by the store with what other replicas store; and the live stream's sockets, which the hub feeds.
 import fp from 'fastify-plugin'
+import { createBackfill } from '../evaluators/backfill.js'
+import { evaluateDepsOf } from '../evaluators/evaluate.js'
+import { createEvaluationWorker, type EvaluationWorker } from '../evaluators/worker.js'
 import { createEventHub, type EventHub } from '../events/hub.js'
 import { createSocketHub, type SocketHub } from '../events/sockets.js'
 import { createRedactor } from '../ingest/redact.js'
@@ -31,6 +34,7 @@ declare module 'fastify' {
     alerts: AlertService
     scores: ScoreService
     evaluators: EvaluatorService
+    evaluationWorker: EvaluationWorker
     annotation: AnnotationService
   }
 }
@@ -54,6 +58,48 @@ export default fp(
       onStored: app.metrics.scoresStored,
     })
     app.decorate('scores', scores)
+    const traces = createTraceService(app.store.traces, app.store.scores)
+    app.decorate('traces', traces)
+    // Evaluator rules, and the worker that runs them on stored traces (and on past ones, in backfill runs).
+    let backfillPoke = () => {}
+    const evaluators = createEvaluatorService({
+      store: app.store,
+      validators: app.validators,
+      config: app.config,
+      now: app.now,
+      runCreated: () => backfillPoke(),
+    })
+    app.decorate('evaluators', evaluators)
+    const worker = createEvaluationWorker({
+      store: app.store,
+      scores,
+      rule: evaluators.rule,
+      evaluate: evaluateDepsOf(app.config, { transportAttempts: 2, maxWaitMs: 10_000 }),
+      pricer: prices.pricer,
+      concurrency: app.config.evaluatorConcurrency,
+      judgePerMinute: app.config.evaluatorJudgePerMinute,
+      soleWorker: app.store.dialect === 'sqlite',
+      now: app.now,
+      onOutcome: app.metrics.evaluated,
+      log: app.log,
+    })
+    app.decorate('evaluationWorker', worker)
+    const backfill = createBackfill({
+      store: app.store,
+      traces,
+      enqueued: () => worker.poke(),
+      now: app.now,
+      log: app.log,
+    })
+    backfillPoke = () => backfill.poke()
+    app.addHook('onReady', async () => {
+      await worker.start()
+      backfill.start()
+    })
+    app.addHook('onClose', async () => {
+      await backfill.stop()
+      await worker.stop()
+    })
     const ingest = createIngestService({
       store: app.store,
       hub,
@@ -63,9 +109,9 @@ export default fp(
       now: app.now,
       observer: app.metrics.ingest,
       redact,
+      evaluations: { rules: evaluators.rules, queued: () => worker.poke() },
     })
     app.decorate('ingest', ingest)
-    app.decorate('traces', createTraceService(app.store.traces, app.store.scores))
     app.decorate('annotation', createAnnotationService({ store: app.store, now: app.now }))
     const otlp = createOtlpService({
       store: app.store,
@@ -81,10 +127,6 @@ export default fp(
     // Spans left pending by a previous run are stored once they are due; the timer stops before the store closes.
     app.addHook('onReady', () => otlp.start())
     app.addHook('onClose', () => otlp.stop())
-    app.decorate(
-      'evaluators',
-      createEvaluatorService({ store: app.store, validators: app.validators, config: app.config }),
-    )
     app.decorate('projects', createProjectService(app.store, app.now))
     const deletion = createDeletionService({ store: app.store, hub, now: app.now })
     app.decorate('deletion', deletion)

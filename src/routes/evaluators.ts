@@ -1,12 +1,17 @@
 // Evaluator rules (GET/POST /evaluators, GET/PUT/DELETE /evaluators/{evaluator_id}), POST /evaluators/test (a rule
-// run on one trace, nothing stored) and GET /evaluators/templates (the judge templates that ship).
+// run on one trace, nothing stored), GET /evaluators/templates (the judge templates that ship), and backfill runs
+// (POST/GET /evaluators/{evaluator_id}/runs, GET/DELETE /evaluator-runs/{run_id}).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import {
+  CreateEvaluatorRunBody,
   EvaluatorInputSchema,
   EvaluatorParams,
+  EvaluatorRunParams,
+  EvaluatorRunSchema,
   EvaluatorSchema,
   errorResponses,
+  ListEvaluatorRunsResponse,
   ListEvaluatorsResponse,
   ListJudgeTemplatesResponse,
   Ref,
@@ -143,6 +148,82 @@ const evaluators: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => app.evaluators.test(request.body, request.scope),
+  )
+
+  // POST /evaluators/{evaluator_id}/runs
+  app.post(
+    '/evaluators/:evaluator_id/runs',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['evaluators'],
+        operationId: 'startEvaluatorRun',
+        summary: 'Run an evaluator rule on past traces (a backfill)',
+        description:
+          'Evaluates the traces the rule would take (its project, its filter, its sample) created in [since, until), ' +
+          'newest first, in the background: 202 with the run, whose progress `GET /evaluator-runs/{run_id}` ' +
+          'answers. A trace the rule has already scored is not evaluated again.',
+        params: EvaluatorParams,
+        body: CreateEvaluatorRunBody,
+        response: { 202: Ref(EvaluatorRunSchema), ...errorResponses(400, 401, 403, 404, 415) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(202).send(await app.evaluators.startRun(request.params.evaluator_id, request.body, request.scope)),
+  )
+
+  // GET /evaluators/{evaluator_id}/runs
+  app.get(
+    '/evaluators/:evaluator_id/runs',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: ['evaluators'],
+        operationId: 'listEvaluatorRuns',
+        summary: 'A rule’s backfill runs, newest first',
+        params: EvaluatorParams,
+        response: { 200: ListEvaluatorRunsResponse, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const items = await app.evaluators.listRuns(request.params.evaluator_id, request.scope)
+      return { total: items.length, items }
+    },
+  )
+
+  // GET /evaluator-runs/{run_id}
+  app.get(
+    '/evaluator-runs/:run_id',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: ['evaluators'],
+        operationId: 'getEvaluatorRun',
+        summary: 'A backfill run: its status, and how far it has got',
+        params: EvaluatorRunParams,
+        response: { 200: Ref(EvaluatorRunSchema), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => app.evaluators.getRun(request.params.run_id, request.scope),
+  )
+
+  // DELETE /evaluator-runs/{run_id}
+  app.delete(
+    '/evaluator-runs/:run_id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['evaluators'],
+        operationId: 'cancelEvaluatorRun',
+        summary: 'Cancel a backfill run',
+        description:
+          'Its traces not yet evaluated are dropped (the scores written stay); answers the run, `cancelled` — or as ' +
+          'it was, when it had already ended.',
+        params: EvaluatorRunParams,
+        response: { 200: Ref(EvaluatorRunSchema), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => app.evaluators.cancelRun(request.params.run_id, request.scope),
   )
 
   // GET /evaluators/templates

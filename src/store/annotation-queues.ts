@@ -3,8 +3,9 @@
 // postgres/annotation.ts). A hold is taken by one statement — an insert that, on conflict, updates the item only
 // while it is free — so two annotators asking at once can never both hold one trace: SQLite runs one writer at a
 // time, and PostgreSQL's insert-on-conflict locks the row and checks the condition again on its newest version.
+
+import { type Plan, type PlanDialect, run } from './plan.js'
 import type { Query } from './read-queries.js'
-import { type Plan, run, type ScoreDialect } from './score-writes.js'
 import type { AnnotationItemRecord, AnnotationQueueRecord, AnnotationStore } from './types.js'
 
 const QUEUE_COLUMNS = 'queue_id, name, project_id, description, filter, score_names, created_at'
@@ -31,7 +32,7 @@ const itemOf = (r: Record<string, unknown>): AnnotationItemRecord => ({
   done_at: epoch(r.done_at),
 })
 
-function* createQueue(d: ScoreDialect, q: AnnotationQueueRecord): Plan<void> {
+function* createQueue(d: PlanDialect, q: AnnotationQueueRecord): Plan<void> {
   yield* run(
     (b) =>
       `insert into annotation_queues (${QUEUE_COLUMNS})
@@ -40,7 +41,7 @@ function* createQueue(d: ScoreDialect, q: AnnotationQueueRecord): Plan<void> {
   )
 }
 
-function* updateQueue(d: ScoreDialect, q: AnnotationQueueRecord): Plan<boolean> {
+function* updateQueue(d: PlanDialect, q: AnnotationQueueRecord): Plan<boolean> {
   const rows = yield* run(
     (b) =>
       `update annotation_queues set name = ${b(q.name)}, description = ${b(q.description)},
@@ -105,7 +106,7 @@ function* release(queueId: string, traceId: string, annotator: string): Plan<boo
 export function createAnnotationStore(
   query: Query,
   write: <T>(plan: Plan<T>) => Promise<T>,
-  d: ScoreDialect,
+  d: PlanDialect,
 ): AnnotationStore {
   return {
     createQueue: (queue) => write(createQueue(d, queue)),

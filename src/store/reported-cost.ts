@@ -7,10 +7,14 @@ import type { ReportedCosts } from '../costs/pricing.js'
 /** The column that keeps them. */
 export const REPORTED_COST = 'reported_cost'
 
-/** A trace on its way to the store: priced, and what its client reported of its costs (null: nothing). */
+/**
+ * A trace on its way to the store: priced, what its client reported of its costs (null: nothing), and the evaluator
+ * rules it is due for (their jobs are written with it, src/store/evaluation-jobs.ts).
+ */
 export interface PricedTrace {
   readonly trace: Trace
   readonly reported: ReportedCosts | null
+  readonly evaluations?: readonly string[]
 }
 
 /** A trace whose client reported no costs (one stored before, one made by the seed), on its way to the store. */

@@ -3,8 +3,9 @@
 import type { Score, ScoreAnalytics, ScoreConfig, ScoreSummary } from '../../schemas/index.js'
 import { CHART_BUCKETS, chartWindow, HOUR_MS } from '../analytics/math.js'
 import { setOwn } from '../lib/own.js'
+import type { PlanDialect } from './plan.js'
 import type { Query } from './read-queries.js'
-import { meanOf, SCORE_COLUMNS, type ScoreDialect, SPLIT, scoreOf, VALUE_UNITS } from './score-writes.js'
+import { meanOf, SCORE_COLUMNS, SPLIT, scoreOf, VALUE_UNITS } from './score-writes.js'
 import type { ScoreFilter, ScorePage, ScorePageAfter, ScoreTarget } from './types.js'
 
 const SELECT = `select ${SCORE_COLUMNS.join(', ')} from scores`
@@ -162,7 +163,7 @@ const configOf = (r: ConfigRow): ScoreConfig => ({
  * `stepCount`: the dialect's expression of a trace row's number of steps. `inList`: `column in (the values)`, one
  * bound parameter whatever the count (one statement text for every page size).
  */
-export function createScoreReads(query: Query, d: Pick<ScoreDialect, 'inList' | 'stepCount'>) {
+export function createScoreReads(query: Query, d: Pick<PlanDialect, 'inList' | 'stepCount'>) {
   return {
     async targets(traceIds: readonly string[]): Promise<Map<string, ScoreTarget>> {
       const out = new Map<string, ScoreTarget>()

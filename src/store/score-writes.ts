@@ -1,47 +1,13 @@
-// Score writes, written once for both databases: each write is a plan — a generator that yields its statements (built
-// with the dialect's parameter markers) and is handed back their rows — which a dialect's driver runs inside one of
-// its transactions: SQLite's synchronously (sqlite/scores.ts), PostgreSQL's awaiting each statement
-// (postgres/scores.ts). The rollups of scores move in the same transaction as the scores:
+// Score writes, written once for both databases as plans (plan.ts). The rollups of scores move in the same
+// transaction as the scores:
 // - score_hourly per (project, name, data type, label, hour of created_at): how many, and the exact sum of values;
 // - trace_scores per (trace, name): how many, the exact sum, and their mean (the light list, the order by a score).
 // Sums are exact: each value counts as whole micro-units, held in two integer columns (as ExactSum in rollups.ts), so a
 // delete subtracts exactly what the insert added and every figure stays equal to a recount.
 import type { Score, ScoreConfig } from '../../schemas/index.js'
 import { HOUR_MS } from '../analytics/math.js'
+import { type Plan, type PlanDialect, run } from './plan.js'
 import type { NewScore, ScoreInsertOutcome } from './types.js'
-
-/** A statement of a plan: its SQL, built with the driver's `bind`. */
-export interface PlanStatement {
-  build: (bind: (value: unknown) => string) => string
-}
-/** A write: yields statements, is handed each one's rows, returns its result. */
-export type Plan<T> = Generator<PlanStatement, T, Record<string, unknown>[]>
-
-/** What differs between the dialects in these writes. */
-export interface ScoreDialect {
-  /** The statement that finds (and, until commit, locks against deletion) a trace of this id: a row, or none. */
-  lockTrace(bind: (value: unknown) => string, traceId: string): string
-  /** `column in (the values)`: one bound parameter whatever the count. */
-  inList(bind: (value: unknown) => string, column: string, values: readonly string[]): string
-  /** An integer expression as a double (so that a division is IEEE's, as JavaScript's). */
-  float(expression: string): string
-  /** A trace row's number of steps. */
-  stepCount: string
-  /** A JSON value as its column takes it. */
-  json(bind: (value: unknown) => string, value: unknown): string
-}
-
-/** A JSON value to bind: each driver writes it as its JSON column takes it. */
-export class JsonParam {
-  constructor(readonly value: unknown) {}
-}
-
-/** One statement's rows. */
-export function* run(
-  build: PlanStatement['build'],
-): Generator<PlanStatement, Record<string, unknown>[], Record<string, unknown>[]> {
-  return yield { build }
-}
 
 /** Micro-units per unit of a score's value: the exact sums count whole micro-units. */
 export const VALUE_UNITS = 1_000_000
@@ -100,7 +66,7 @@ function deltasOf(scores: readonly Score[], sign: 1 | -1) {
 }
 
 /** Applies signed deltas to both rollups; rows left without a score go (a recount would not have them). */
-function* applyDeltas(d: ScoreDialect, deltas: ReturnType<typeof deltasOf>): Plan<void> {
+function* applyDeltas(d: PlanDialect, deltas: ReturnType<typeof deltasOf>): Plan<void> {
   for (const h of deltas.hourly) {
     yield* run(
       (b) =>
@@ -185,7 +151,7 @@ export function scoreOf(row: Record<string, unknown>): Score {
 const SELECT = `select ${SCORE_COLUMNS.join(', ')} from scores`
 
 /** Stores scores (see ScoreStore.insert). */
-export function* insertScores(d: ScoreDialect, batch: readonly NewScore[]): Plan<ScoreInsertOutcome[]> {
+export function* insertScores(d: PlanDialect, batch: readonly NewScore[]): Plan<ScoreInsertOutcome[]> {
   const outcomes: ScoreInsertOutcome[] = []
   const created: Score[] = []
   for (const { score: s, user_id } of batch) {
@@ -232,7 +198,7 @@ export function* insertScores(d: ScoreDialect, batch: readonly NewScore[]): Plan
 }
 
 /** Deletes one score with what it added to the rollups; the deleted score, or null. */
-export function* deleteScore(d: ScoreDialect, scoreId: string): Plan<Score | null> {
+export function* deleteScore(d: PlanDialect, scoreId: string): Plan<Score | null> {
   const rows = yield* run(
     (b) => `delete from scores where score_id = ${b(scoreId)} returning ${SCORE_COLUMNS.join(', ')}`,
   )
@@ -246,7 +212,7 @@ export function* deleteScore(d: ScoreDialect, scoreId: string): Plan<Score | nul
  * Deletes the scores of these traces (being deleted in the same transaction) with what they added to the rollups.
  * Returns how many went.
  */
-export function* deleteScoresOfTraces(d: ScoreDialect, traceIds: readonly string[]): Plan<number> {
+export function* deleteScoresOfTraces(d: PlanDialect, traceIds: readonly string[]): Plan<number> {
   if (traceIds.length === 0) return 0
   const rows = yield* run(
     (b) => `delete from scores where ${d.inList(b, 'trace_id', traceIds)} returning ${SCORE_COLUMNS.join(', ')}`,
@@ -257,7 +223,7 @@ export function* deleteScoresOfTraces(d: ScoreDialect, traceIds: readonly string
 }
 
 /** Adds or replaces the config of a name; true when it was new. */
-export function* putScoreConfig(d: ScoreDialect, c: ScoreConfig): Plan<boolean> {
+export function* putScoreConfig(d: PlanDialect, c: ScoreConfig): Plan<boolean> {
   const [old] = yield* run((b) => `select created_at from score_configs where name = ${b(c.name)}`)
   const created = old ? (old.created_at as number) : Date.parse(c.created_at)
   const values = [c.name, c.data_type, c.min, c.max]

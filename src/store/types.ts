@@ -12,6 +12,7 @@ import type {
   DeletedTrace,
   Environment,
   Evaluator,
+  EvaluatorRunStatus,
   FailuresResponse,
   ListSessionsResponse,
   ListTracesQuery,
@@ -482,7 +483,10 @@ export interface ScoreStore {
 }
 
 /** An evaluator rule as the store holds it (times in epoch ms). */
-export type EvaluatorRecord = Omit<Evaluator, 'created_at' | 'updated_at'> & { created_at: number; updated_at: number }
+export type EvaluatorRecord = Omit<Evaluator, 'created_at' | 'updated_at' | 'stats'> & {
+  created_at: number
+  updated_at: number
+}
 
 /** Evaluator rules. */
 export interface EvaluatorStore {
@@ -492,6 +496,119 @@ export interface EvaluatorStore {
   /** Adds or replaces a rule; true when it was new. */
   put(rule: EvaluatorRecord): Promise<boolean>
   delete(evaluatorId: string): Promise<boolean>
+}
+
+/** One rule to run on one trace (times in epoch ms). */
+export interface EvaluationJob {
+  job_id: number
+  project_id: string
+  evaluator_id: string
+  trace_id: string
+  /** The backfill run it belongs to; null: a live trace's. */
+  run_id: string | null
+  /** Times it was claimed (a claim that ends unattempted, for the judge's budget, gives its attempt back). */
+  attempts: number
+  /** When it is due; while a worker holds it, when that worker's lease runs out. */
+  due_at: number
+  /** The worker holding it; null when none does. */
+  claimed_by: string | null
+  last_error: string | null
+  created_at: number
+}
+export type NewEvaluationJob = Omit<EvaluationJob, 'job_id' | 'attempts' | 'claimed_by' | 'last_error'>
+
+/** What running a job came to: a score recorded, an evaluation error, or nothing to do (its rule or trace is gone). */
+export type JobVerdict =
+  | ({ kind: 'scored'; cost: number } & JudgeTokens)
+  | ({ kind: 'error'; error: string; cost: number } & JudgeTokens)
+  | { kind: 'dropped' }
+type JudgeTokens = { prompt_tokens: number; completion_tokens: number }
+
+/** A rule's figures as the store keeps them (times in epoch ms). */
+export interface EvaluatorStatsRecord extends JudgeTokens {
+  evaluator_id: string
+  evaluated: number
+  errors: number
+  pending: number
+  last_error: string | null
+  last_error_at: number | null
+  last_evaluated_at: number | null
+  cost: number
+}
+
+/** A backfill run as the store keeps it (times in epoch ms). */
+export interface EvaluatorRunRecord {
+  run_id: string
+  evaluator_id: string
+  /** The scope it was started in (null: every project the rule covers). */
+  project_id: string | null
+  since: number | null
+  until: number | null
+  status: EvaluatorRunStatus
+  total: number
+  done: number
+  errors: number
+  cost: number
+  /** Where its enumeration of past traces stands (a list cursor; null before the first page and once enumerated). */
+  cursor: string | null
+  enumerated: boolean
+  lease_until: number | null
+  last_error: string | null
+  created_at: number
+  finished_at: number | null
+}
+
+/** Evaluation jobs, backfill runs and each rule's figures (src/store/evaluation-jobs.ts). */
+export interface EvaluationStore {
+  /** Adds jobs, skipping a (rule, trace) already waiting: how many were added. */
+  enqueue(jobs: readonly NewEvaluationJob[]): Promise<number>
+  /** Up to `limit` jobs due at `now`, each leased to `worker` until `now + leaseMs`. */
+  claim(limit: number, now: number, leaseMs: number, worker: string): Promise<EvaluationJob[]>
+  /**
+   * Jobs held by `worker` (null: by any worker — SQLite at start, where no other process can hold one) are due again
+   * at `now`: how many.
+   */
+  release(worker: string | null, now: number): Promise<number>
+  /** A job's verdict: the job deleted and counted for its rule and run; false when it was finished already. */
+  finish(job: EvaluationJob, verdict: JobVerdict, now: number): Promise<boolean>
+  /**
+   * A job put back until `dueAt`: after failing to reach the judge (`error`; the tokens and cost it spent are counted
+   * for its rule), or unattempted (`error` null).
+   */
+  retry(
+    job: EvaluationJob,
+    dueAt: number,
+    error: string | null,
+    now: number,
+    spent: JudgeTokens & { cost: number },
+  ): Promise<void>
+  /** When the next job is due (a leased one: when its lease runs out); null when none waits. */
+  nextDue(): Promise<number | null>
+  /** Jobs waiting, in all. */
+  pending(): Promise<number>
+  /** Each rule's figures, with its jobs waiting (rules that did nothing yet are absent). */
+  stats(): Promise<Map<string, EvaluatorStatsRecord>>
+  /** A deleted rule's jobs and figures go; its running backfills are cancelled. */
+  forget(evaluatorId: string, now: number): Promise<void>
+  createRun(run: EvaluatorRunRecord): Promise<void>
+  getRun(runId: string): Promise<EvaluatorRunRecord | null>
+  /** A rule's runs, newest first. */
+  listRuns(evaluatorId: string): Promise<EvaluatorRunRecord[]>
+  /** The oldest running run still enumerating whose lease ran out (or never was), leased to the caller. */
+  leaseRun(now: number, leaseMs: number): Promise<EvaluatorRunRecord | null>
+  /**
+   * A page of a run's traces enqueued and its position kept (`cursor` null: the last page), its lease extended to
+   * `leaseUntil`: the jobs added (0 when the run is no longer running).
+   */
+  advanceRun(
+    runId: string,
+    jobs: readonly NewEvaluationJob[],
+    cursor: string | null,
+    now: number,
+    leaseUntil: number,
+  ): Promise<number>
+  /** Ends a running run (cancelled by a person, or failed) and drops its waiting jobs; false when it was not running. */
+  endRun(runId: string, status: 'cancelled' | 'failed', error: string | null, now: number): Promise<boolean>
 }
 
 /** An annotation queue as the store holds it (created_at in epoch ms; the filter as GET /traces takes it). */
@@ -554,6 +671,7 @@ export interface Store extends LifecycleStore {
   readonly alerts: AlertStore
   readonly scores: ScoreStore
   readonly evaluators: EvaluatorStore
+  readonly evaluations: EvaluationStore
   readonly annotation: AnnotationStore
 }
 

@@ -142,6 +142,48 @@ t.test('keys list, create and revoke', async (t) => {
   t.match(unknown.err, /404/)
 })
 
+t.test('evaluators run follows a backfill to its end with progress; list shows the figures; cancel', async (t) => {
+  const { app, run } = await server(t)
+  const key = (await run('projects', 'create', '--name', 'Judged', '-q')).out.trim()
+  const traces = Array.from({ length: 12 }, (_, i) => ({
+    trace_id: `old-${i}`,
+    prompt: 'p',
+    response: i % 3 === 0 ? 'not json' : '{"ok": true}',
+  }))
+  const stored = await app.inject({
+    method: 'POST',
+    url: '/traces/batch',
+    headers: { authorization: `Bearer ${key}` },
+    payload: { traces },
+  })
+  t.equal(stored.json().accepted, 12)
+  const rule = { name: 'valid-json', score_name: 'json_valid', kind: 'json', config: { field: 'response' } }
+  t.equal((await app.inject({ method: 'POST', url: '/evaluators', payload: rule })).statusCode, 201)
+
+  const missing = await run('evaluators', 'run', 'nope')
+  t.equal(missing.code, 1)
+  t.match(missing.err, /no evaluator has the id or name 'nope'/)
+
+  const done = await run('evaluators', 'run', 'valid-json')
+  t.equal(done.code, 0, done.err)
+  t.match(done.err, /Run \S+ of 'valid-json' started/)
+  t.match(done.err, /12\/12 traces \(100%\)/, 'progress on stderr')
+  t.match(done.out, /^done \S+: 12\/12 traces evaluated, 0 errors, judge \$0\.0000\n/)
+  const scores = (await app.inject('/scores?name=json_valid&limit=100')).json()
+  t.equal(scores.total, 12)
+  t.equal(scores.items.filter((s: { value: number }) => s.value === 0).length, 4)
+
+  const list = (await run('evaluators', 'list')).out.split('\n')
+  t.match(list[0], /^ID\s+NAME\s+KIND\s+SCORE\s+ON\s+EVALUATED\s+ERRORS\s+PENDING\s+JUDGE \$$/)
+  t.match(list[1], /valid-json\s+json\s+json_valid\s+yes\s+12\s+0\s+0\s+0\.0000/)
+
+  const again = JSON.parse((await run('evaluators', 'run', 'valid-json', '--no-wait', '--json')).out)
+  t.match(again, { status: 'running', done: 0 })
+  const cancelled = await run('evaluators', 'cancel', again.run_id)
+  t.equal(cancelled.code, 0)
+  t.match(cancelled.out, new RegExp(`^(cancelled|done) ${again.run_id}: 0/0 traces evaluated`))
+})
+
 t.test('scores add records a score of a trace or a step; scores list shows them, filtered, or as JSON', async (t) => {
   const { app, run } = await server(t)
   const project = await run('projects', 'create', '--name', 'Scored', '-q')

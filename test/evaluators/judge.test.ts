@@ -26,6 +26,8 @@ t.test('a structured answer is a verdict; the question asks for the schema with 
     raw: '{"score": 0.75, "reasoning": "mostly right"}',
     usage: { prompt_tokens: 50, completion_tokens: 9 },
     attempts: 1,
+    transient: false,
+    retryAfterMs: null,
   })
   const [request] = judge.requests
   t.equal(request?.authorization, 'Bearer sk-judge')
@@ -93,10 +95,12 @@ t.test(
     judge.script({ hang: true }, { status: 500 }, { status: 500 })
     const down = await askJudge(endpoint, 'q', numeric, { retryBaseMs: 1, sleep: async () => {} })
     t.same([down.verdict, down.error, down.attempts], [null, 'the judge answered 500', 3])
+    t.equal(down.transient, true, 'a judge that could not be asked: worth asking again later')
 
     judge.script({ hang: true })
     const slow = await askJudge(endpoint, 'q', numeric, { transportAttempts: 1 })
     t.equal(slow.error, 'the judge did not answer within 1000 ms')
+    t.equal(slow.transient, true)
   },
 )
 

@@ -2,10 +2,10 @@
 import t from 'tap'
 import type { Trace, TraceSummary } from '../../schemas/index.js'
 import {
+  belongsToList,
   filterToSearch,
   isNewestFirst,
   matchesFilter,
-  matchesScores,
   matchesSearch,
   newestFirst,
   parseFilter,
@@ -231,7 +231,8 @@ t.test('a live trace matches a score filter only when one of its scores of the n
     score({ name: 'quality', value: 2, label: 'good' }),
     score({ name: 'thumbs', data_type: 'boolean', value: 0, label: 'false' }),
   ]
-  const matches = (filter: Parameters<typeof matchesScores>[1]) => matchesScores(scores, filter)
+  const whole = fullTrace({ scores, session_id: 's1' })
+  const matches = (filter: Parameters<typeof belongsToList>[1]) => belongsToList(summarize(whole), filter, whole)
   t.ok(matches({}), 'no score condition')
   t.ok(matches({ score_name: 'helpfulness' }), 'any score of the name')
   t.notOk(matches({ score_name: 'accuracy' }), 'no score of the name')
@@ -246,10 +247,12 @@ t.test('a live trace matches a score filter only when one of its scores of the n
   t.notOk(matches({ score_name: 'thumbs', min_score: 1 }))
   t.ok(matches({ sort: 'score:quality' }), 'ordered by a score it has')
   t.notOk(matches({ sort: 'score:accuracy' }), 'ordered by a score it lacks: the server lists it not')
-  t.notOk(matchesScores(undefined, { score_name: 'helpfulness' }), 'a trace pushed without scores matches none')
-  t.ok(matchesScores(undefined, { status: 'failed' }))
-  const whole = fullTrace({ scores, session_id: 's1' })
+  const bare = fullTrace({ session_id: 's1' })
+  t.notOk(belongsToList(summarize(bare), { score_name: 'helpfulness' }, bare), 'pushed without scores: matches none')
+  t.notOk(belongsToList(summarize(bare), { sort: 'score:helpfulness' }, bare), 'nor belongs to a score order')
+  t.ok(belongsToList(summarize(bare), { session_id: 's1', sort: 'latency' }, bare))
   t.ok(matchesFilter(summarize(whole), { score_name: 'quality', session_id: 's1' }, whole), 'through matchesFilter')
   t.notOk(matchesFilter(summarize(whole), { score_name: 'quality', score_label: 'ok' }, whole))
   t.notOk(matchesFilter(summarize(whole), { score_name: 'quality' }), 'the summary alone cannot say')
+  t.notOk(belongsToList(summarize(whole), { sort: 'score:quality' }), 'nor of a score order')
 })

@@ -1,7 +1,6 @@
 // loupe seed (npm run seed runs this too): fills a database with the seed module's synthetic demo data, refusing one
 // that already has traces unless --force, with progress on stderr and the demo keys on stdout. The store and the
 // seed module are loaded only when the command runs, so the other commands never open a database.
-import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
 import { loadConfig } from '../../config.js'
 import type { SeedResult } from '../../seed/seed.js'
@@ -9,6 +8,7 @@ import type { CliContext } from '../context.js'
 import { CliError } from '../errors.js'
 import type { OutputStream } from '../format.js'
 import { integer, positive } from '../options.js'
+import { progressReporter } from '../progress.js'
 
 export function addSeedCommand(program: Command, { io, out, json }: CliContext): void {
   // loupe seed (npm run seed runs this too)
@@ -59,40 +59,6 @@ export interface SeedReport extends SeedResult {
 
 const fmt = (n: number) => n.toLocaleString('en-US')
 
-/** Progress of `total` traces on `stream`: a bar on a terminal, else a line every 10 % or 5 s. */
-function progressReporter(stream: OutputStream, total: number) {
-  const started = performance.now()
-  const rate = (done: number) => fmt(Math.round(done / Math.max(0.001, (performance.now() - started) / 1000)))
-  if (stream.isTTY) {
-    const bar = new cliProgress.SingleBar(
-      {
-        format: '  {bar} {percentage}% | {value}/{total} traces | {rate} traces/s | ETA {eta_formatted}',
-        hideCursor: true,
-        etaBuffer: 20,
-        fps: 10,
-        stream: stream as NodeJS.WritableStream,
-      },
-      cliProgress.Presets.shades_classic,
-    )
-    bar.start(total, 0, { rate: 0 })
-    return { update: (done: number) => bar.update(done, { rate: rate(done) }), stop: () => bar.stop() }
-  }
-  let nextShare = 0.1
-  let lastLine = started
-  return {
-    update(done: number) {
-      const now = performance.now()
-      if (done / total < nextShare && now - lastLine < 5000 && done !== total) return
-      stream.write(
-        `  ${fmt(done)}/${fmt(total)} traces (${Math.floor((100 * done) / total)}%), ${rate(done)} traces/s\n`,
-      )
-      while (nextShare <= done / total) nextShare += 0.1
-      lastLine = now
-    },
-    stop() {},
-  }
-}
-
 export async function runSeed(options: SeedCommandOptions, progress: OutputStream): Promise<SeedReport> {
   const { database } = options
   const { createStore, isPostgresUrl } = await import('../../store/index.js')
@@ -113,7 +79,7 @@ export async function runSeed(options: SeedCommandOptions, progress: OutputStrea
     }
     progress.write(`Seeding ${fmt(options.traces)} traces over ${options.days} day(s) into ${database}\n`)
     const started = performance.now()
-    const reporter = progressReporter(progress, options.traces)
+    const reporter = progressReporter(progress, options.traces, 'traces')
     const result = await seed({
       store,
       traces: options.traces,

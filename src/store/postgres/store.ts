@@ -6,6 +6,7 @@ import type { Store } from '../types.js'
 import { createPostgresActivityStore } from './activity.js'
 import { createPostgresAlertStore } from './alerts.js'
 import { createPostgresAnnotationStore } from './annotation.js'
+import { createPostgresEvaluationStore } from './evaluations.js'
 import { createPostgresEvaluatorStore } from './evaluators.js'
 import { createPostgresLifecycle, openPostgres, type PostgresStoreOptions } from './lifecycle.js'
 import { createPostgresPendingSpanStore } from './pending-spans.js'
@@ -35,6 +36,7 @@ export async function createPostgresStore(
     alerts: createPostgresAlertStore(ctx),
     scores: createPostgresScoreStore(ctx),
     evaluators: createPostgresEvaluatorStore(ctx),
+    evaluations: createPostgresEvaluationStore(ctx),
     annotation: createPostgresAnnotationStore(ctx),
   }
 }

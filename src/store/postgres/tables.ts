@@ -489,3 +489,68 @@ export const evaluators = pgTable('evaluators', {
   created_at: epochMs('created_at').notNull(),
   updated_at: epochMs('updated_at').notNull(),
 })
+
+/**
+ * Evaluations waiting to run: one per (rule, trace), written with the trace (live) or by a backfill run. A worker
+ * claims jobs with `for update skip locked`, moving their `due_at` past its lease, so replicas never share one; the
+ * job is deleted when its verdict (a score or an error) is recorded.
+ */
+export const evaluationJobs = pgTable(
+  'evaluation_jobs',
+  {
+    project_id: id('project_id').notNull(),
+    job_id: bigint('job_id', { mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
+    evaluator_id: id('evaluator_id').notNull(),
+    trace_id: id('trace_id').notNull(),
+    run_id: id('run_id'),
+    attempts: integer('attempts').notNull().default(0),
+    due_at: epochMs('due_at').notNull(),
+    /** The worker that holds it (its lease: due_at); null when none does. */
+    claimed_by: text('claimed_by'),
+    last_error: text('last_error'),
+    created_at: epochMs('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.project_id, t.job_id] }),
+    index('evaluation_jobs_due').on(t.due_at, t.job_id),
+    uniqueIndex('evaluation_jobs_rule_trace').on(t.evaluator_id, t.trace_id),
+    index('evaluation_jobs_run').on(t.run_id),
+  ],
+)
+
+/** Backfill runs (POST /evaluators/{id}/runs): past traces enumerated into jobs, and how far they have got. */
+export const evaluatorRuns = pgTable(
+  'evaluator_runs',
+  {
+    run_id: id('run_id').primaryKey(),
+    evaluator_id: id('evaluator_id').notNull(),
+    project_id: id('project_id'),
+    since: epochMs('since'),
+    until: epochMs('until'),
+    status: text('status').$type<'running' | 'done' | 'cancelled' | 'failed'>().notNull(),
+    total: integer('total').notNull().default(0),
+    done: integer('done').notNull().default(0),
+    errors: integer('errors').notNull().default(0),
+    cost: doublePrecision('cost').notNull().default(0),
+    cursor: text('cursor'),
+    enumerated: boolean('enumerated').notNull().default(false),
+    lease_until: epochMs('lease_until'),
+    last_error: text('last_error'),
+    created_at: epochMs('created_at').notNull(),
+    finished_at: epochMs('finished_at'),
+  },
+  (t) => [index('evaluator_runs_rule').on(t.evaluator_id, t.created_at)],
+)
+
+/** What each rule has done: verdicts, errors (and the last one), and the judge's tokens and cost. */
+export const evaluatorStats = pgTable('evaluator_stats', {
+  evaluator_id: id('evaluator_id').primaryKey(),
+  evaluated: bigint('evaluated', { mode: 'number' }).notNull().default(0),
+  errors: bigint('errors', { mode: 'number' }).notNull().default(0),
+  last_error: text('last_error'),
+  last_error_at: epochMs('last_error_at'),
+  last_evaluated_at: epochMs('last_evaluated_at'),
+  prompt_tokens: bigint('prompt_tokens', { mode: 'number' }).notNull().default(0),
+  completion_tokens: bigint('completion_tokens', { mode: 'number' }).notNull().default(0),
+  cost: doublePrecision('cost').notNull().default(0),
+})

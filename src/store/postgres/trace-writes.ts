@@ -4,6 +4,7 @@
 // through unnest. Storing a batch takes two statements: the trace_ids and the traces, then every rollup and the
 // notification.
 import { searchText, type Trace } from '../../../schemas/index.js'
+import { jobRowsOf } from '../evaluation-jobs.js'
 import { type PricedTrace, parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
 import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } from '../reprice.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
@@ -13,9 +14,9 @@ import { BUMP_REMOVALS, BUMP_REMOVALS_RETURNING, type PassedCount, passRemoval }
 import type { StoredKey } from '../stored-trace.js'
 import type { DeletedTrace, DeleteSelection, InsertOutcome, Repricer } from '../types.js'
 import { encodeJson, encodeText } from './nul.js'
+import { POSTGRES_PLANS, runPlan } from './plan.js'
 import { notifyPayloads } from './replica-feed.js'
 import { applyDeltas, countActivity } from './rollup-writes.js'
-import { POSTGRES_SCORES, runPlan } from './score-plan.js'
 import { prepared, type Queryable } from './statements.js'
 import type { TraceRow } from './tables.js'
 import { COLUMNS, fromRow, type PostgresSearchCounts, SELECT_TRACE, where } from './trace-rows.js'
@@ -142,6 +143,22 @@ export async function insertTraces(
   })
   if (created.length === 0) return { outcomes, seqs: [] }
 
+  const jobs = jobRowsOf(candidates.filter((p) => createdIds.has(p.trace.trace_id)))
+  if (jobs.length > 0) {
+    // The evaluations the new traces are due for, in their transaction (evaluation-jobs.ts).
+    await db.query(
+      `insert into evaluation_jobs (project_id, evaluator_id, trace_id, due_at, created_at)
+       select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])
+       on conflict (evaluator_id, trace_id) do nothing`,
+      [
+        jobs.map((j) => j.project_id),
+        jobs.map((j) => j.evaluator_id),
+        jobs.map((j) => j.trace_id),
+        jobs.map((j) => j.due_at),
+        jobs.map((j) => j.created_at),
+      ],
+    )
+  }
   const seqs = inserted.rows.map((r) => r.seq)
   await applyDeltas(
     db,
@@ -320,7 +337,7 @@ export async function deleteTraces(
   await runPlan(
     db,
     deleteScoresOfTraces(
-      POSTGRES_SCORES,
+      POSTGRES_PLANS,
       rows.map((r) => r.trace_id),
     ),
   )

@@ -6,6 +6,7 @@ import { createSqliteActivityStore } from './activity.js'
 import { createSqliteAlertStore } from './alerts.js'
 import { createSqliteAnnotationStore } from './annotation.js'
 import type { SqliteDatabase } from './driver.js'
+import { createSqliteEvaluationStore } from './evaluations.js'
 import { createSqliteEvaluatorStore } from './evaluators.js'
 import { createSqliteLifecycle, openSqlite, type SqliteStoreOptions } from './lifecycle.js'
 import { createSqlitePendingSpanStore } from './pending-spans.js'
@@ -29,6 +30,7 @@ export function createSqliteStore(url: string, options: SqliteStoreOptions = {})
     alerts: createSqliteAlertStore(ctx),
     scores: createSqliteScoreStore(ctx),
     evaluators: createSqliteEvaluatorStore(ctx),
+    evaluations: createSqliteEvaluationStore(ctx),
     annotation: createSqliteAnnotationStore(ctx),
   }
 }

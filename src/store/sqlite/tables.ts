@@ -426,3 +426,72 @@ export const evaluators = sqliteTable('evaluators', {
   created_at: integer('created_at').notNull(),
   updated_at: integer('updated_at').notNull(),
 })
+
+/**
+ * Evaluations waiting to run: one per (rule, trace), written with the trace (live) or by a backfill run. A worker
+ * claims a job by moving its `due_at` past its lease; the job is deleted when its verdict (a score or an error) is
+ * recorded. Ids are never reused (AUTOINCREMENT), so a worker whose lease ran out can never finish another's job.
+ */
+export const evaluationJobs = sqliteTable(
+  'evaluation_jobs',
+  {
+    job_id: integer('job_id').primaryKey({ autoIncrement: true }),
+    project_id: text('project_id').notNull(),
+    evaluator_id: text('evaluator_id').notNull(),
+    trace_id: text('trace_id').notNull(),
+    run_id: text('run_id'),
+    attempts: integer('attempts').notNull().default(0),
+    due_at: integer('due_at').notNull(),
+    /** The worker that holds it (its lease: due_at); null when none does. */
+    claimed_by: text('claimed_by'),
+    last_error: text('last_error'),
+    created_at: integer('created_at').notNull(),
+  },
+  (t) => [
+    // The next jobs due, in order (the claim).
+    index('evaluation_jobs_due').on(t.due_at, t.job_id),
+    // One job per rule and trace (a backfill skips a trace already waiting); a rule's jobs (pending counts, deletion).
+    uniqueIndex('evaluation_jobs_rule_trace').on(t.evaluator_id, t.trace_id),
+    // A run's jobs (cancel).
+    index('evaluation_jobs_run').on(t.run_id),
+  ],
+)
+
+/** Backfill runs (POST /evaluators/{id}/runs): past traces enumerated into jobs, and how far they have got. */
+export const evaluatorRuns = sqliteTable(
+  'evaluator_runs',
+  {
+    run_id: text('run_id').primaryKey(),
+    evaluator_id: text('evaluator_id').notNull(),
+    project_id: text('project_id'),
+    since: integer('since'),
+    until: integer('until'),
+    status: text('status').$type<'running' | 'done' | 'cancelled' | 'failed'>().notNull(),
+    total: integer('total').notNull().default(0),
+    done: integer('done').notNull().default(0),
+    errors: integer('errors').notNull().default(0),
+    cost: real('cost').notNull().default(0),
+    /** Where the enumeration of past traces stands (a list cursor); null once every trace is enqueued. */
+    cursor: text('cursor'),
+    enumerated: integer('enumerated', { mode: 'boolean' }).notNull().default(false),
+    /** Until when a replica enumerates it; another takes over after. */
+    lease_until: integer('lease_until'),
+    last_error: text('last_error'),
+    created_at: integer('created_at').notNull(),
+    finished_at: integer('finished_at'),
+  },
+  (t) => [index('evaluator_runs_rule').on(t.evaluator_id, t.created_at)],
+)
+
+/** What each rule has done: verdicts, errors (and the last one), and the judge's tokens and cost. */
+export const evaluatorStats = sqliteTable('evaluator_stats', {
+  evaluator_id: text('evaluator_id').primaryKey(),
+  evaluated: integer('evaluated').notNull().default(0),
+  errors: integer('errors').notNull().default(0),
+  last_error: text('last_error'),
+  last_error_at: integer('last_error_at'),
+  last_evaluated_at: integer('last_evaluated_at'),
+  prompt_tokens: integer('prompt_tokens').notNull().default(0),
+  completion_tokens: integer('completion_tokens').notNull().default(0),
+  cost: real('cost').notNull().default(0),
+})

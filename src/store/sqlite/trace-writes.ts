@@ -4,6 +4,7 @@
 // which imports this module to delete batches and give their space back off the event loop.
 import type Database from 'better-sqlite3'
 import { searchText, type Trace } from '../../../schemas/index.js'
+import { jobRowsOf } from '../evaluation-jobs.js'
 import { type PricedTrace, parseReportedCosts } from '../reported-cost.js'
 import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } from '../reprice.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
@@ -26,8 +27,8 @@ import {
   removableOf,
 } from '../search-counts.js'
 import type { DeletedTrace, DeleteSelection, InsertOutcome, Repricer } from '../types.js'
+import { runPlan, SQLITE_PLANS } from './plan.js'
 import { createRollupWrites } from './rollup-writes.js'
-import { runPlan, SQLITE_SCORES } from './score-plan.js'
 import { preparedOnce } from './statements.js'
 import { COLUMNS, fromRow, fromValues, type RawTraceRow, TRACE_COLUMNS, toRow, where } from './trace-rows.js'
 import { writeTransaction } from './write-transaction.js'
@@ -50,16 +51,24 @@ export function createTraceWrites(db: Database.Database) {
   // The searchable text of each trace, under the trace's rowid, in the same transaction (schemas/search.ts).
   const insertSearch = db.prepare('insert into traces_search (rowid, body) values (?, ?)')
   const applyDeltas = createRollupWrites(db)
+  // The evaluations a new trace is due for, in its transaction (evaluation-jobs.ts).
+  const insertJob = db.prepare(
+    `insert into evaluation_jobs (project_id, evaluator_id, trace_id, run_id, attempts, due_at, created_at)
+     values (@project_id, @evaluator_id, @trace_id, @run_id, 0, @due_at, @created_at)
+     on conflict (evaluator_id, trace_id) do nothing`,
+  )
 
   /** Trace rows and their rollups in one transaction: a crash keeps both or neither. */
   const insertBatch = writeTransaction(db, (batch: readonly PricedTrace[]): InsertOutcome[] => {
     const created: Trace[] = []
+    const createdPriced: PricedTrace[] = []
     const outcomes = batch.map((priced): InsertOutcome => {
       const { trace } = priced
       const inserted = insertTrace.run(toRow(priced))
       if (inserted.changes === 1) {
         insertSearch.run(inserted.lastInsertRowid, searchText(trace))
         created.push(trace)
+        createdPriced.push(priced)
         return { kind: 'created', trace }
       }
       const existing = fromValues(traceById.get(trace.trace_id) as unknown[])
@@ -68,6 +77,7 @@ export function createTraceWrites(db: Database.Database) {
         : { kind: 'conflict', trace_id: trace.trace_id }
     })
     applyDeltas(rollupDeltas(created))
+    for (const job of jobRowsOf(createdPriced)) insertJob.run(job)
     return outcomes
   })
 
@@ -135,7 +145,7 @@ export function createTraceWrites(db: Database.Database) {
       runPlan(
         stmt,
         deleteScoresOfTraces(
-          SQLITE_SCORES,
+          SQLITE_PLANS,
           rows.map((r) => r.trace_id),
         ),
       )

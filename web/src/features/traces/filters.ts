@@ -3,13 +3,14 @@
 import type {
   ListTracesQuery,
   SCORE_SORT_PREFIX,
-  Score,
   Trace,
   TraceSort,
   TraceStatus,
   TraceSummary,
 } from '../../../../schemas/index.js'
-import { searchText, searchWords } from '../../../../schemas/search.js'
+import { matchesFilter } from '../../../../schemas/trace-filter.js'
+
+export { matchesFilter, matchesSearch } from '../../../../schemas/trace-filter.js'
 
 /** The filters and order of GET /traces the viewer offers (paging and `fields` are the list's own business). */
 export type TraceFilter = Omit<ListTracesQuery, 'limit' | 'offset' | 'fields' | 'cursor'>
@@ -109,14 +110,6 @@ export function traceListHref(filter: TraceFilter): string {
   return text === '' ? '/traces' : `/traces?${text}`
 }
 
-const timeOf = (value: string | undefined) => {
-  if (value === undefined) return undefined
-  const number = Number(value)
-  if (Number.isFinite(number)) return number < 1e11 ? number * 1000 : number
-  const ms = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`)
-  return Number.isNaN(ms) ? undefined : ms
-}
-
 /** Whether the list is in its default order, newest first: the only order in which a new trace belongs at the top. */
 export const isNewestFirst = (filter: TraceFilter) =>
   (filter.sort ?? 'created_at') === 'created_at' && (filter.order ?? 'desc') === 'desc'
@@ -130,53 +123,14 @@ export function toggleSort(filter: TraceFilter, sort: ListSort): TraceFilter {
 }
 
 /**
- * Whether a whole trace holds every word of `q` as the server searches it: the same lower-cased text
- * (schemas/search.ts), each word a substring.
+ * Whether the server would list this trace in the list's filter and order (so a live trace joins the list, or is
+ * counted, only then): its filters as schemas/trace-filter.ts decides them, and — ordered by a score — a score of
+ * that name, which only a whole trace carries.
  */
-export function matchesSearch(trace: Trace, q: string | undefined): boolean {
-  const words = q === undefined ? null : searchWords(q)
-  if (words === null) return true
-  const text = searchText(trace)
-  return words.every((word) => text.includes(word))
-}
-
-/** Whether the server would list this trace under the filter (so a live trace joins the list only then). */
-export function matchesFilter(trace: TraceSummary, filter: TraceFilter, whole?: Trace): boolean {
-  if (filter.q !== undefined && (whole === undefined || !matchesSearch(whole, filter.q))) return false
-  if (filter.min_cost !== undefined && (trace.cost === null || trace.cost < filter.min_cost)) return false
-  if (filter.max_cost !== undefined && (trace.cost === null || trace.cost > filter.max_cost)) return false
-  const equal = (key: 'status' | 'environment' | 'project_id' | 'model' | 'session_id' | 'user_id') =>
-    filter[key] === undefined || trace[key] === filter[key]
-  if (!(['status', 'environment', 'project_id', 'model', 'session_id', 'user_id'] as const).every(equal)) return false
-  if (filter.min_latency !== undefined && trace.latency < filter.min_latency) return false
-  if (filter.max_latency !== undefined && trace.latency > filter.max_latency) return false
-  if (filter.min_tokens !== undefined && trace.token_count < filter.min_tokens) return false
-  if (filter.max_tokens !== undefined && trace.token_count > filter.max_tokens) return false
-  const at = Date.parse(trace.created_at)
-  const since = timeOf(filter.since)
-  const until = timeOf(filter.until)
-  if (since !== undefined && at < since) return false
-  if (until !== undefined && at >= until) return false
-  return matchesScores(whole?.scores, filter)
-}
-
-/**
- * Whether a trace's scores (its steps' too) pass the filter's score conditions as the server checks them: one score
- * of `score_name` within the bounds and with the label, and — ordered by a score — one score of that name. A trace
- * known without its scores matches no score condition.
- */
-export function matchesScores(scores: readonly Score[] | undefined, filter: TraceFilter): boolean {
+export function belongsToList(trace: TraceSummary, filter: TraceFilter, whole?: Trace): boolean {
   const sorted = sortedScore(filter)
-  if (sorted !== null && !scores?.some((s) => s.name === sorted)) return false
-  const name = filter.score_name
-  if (name === undefined) return true
-  return (scores ?? []).some(
-    (s) =>
-      s.name === name &&
-      (filter.score_label === undefined || s.label === filter.score_label) &&
-      (filter.min_score === undefined || s.value >= filter.min_score) &&
-      (filter.max_score === undefined || s.value <= filter.max_score),
-  )
+  if (sorted !== null && !whole?.scores?.some((s) => s.name === sorted)) return false
+  return matchesFilter(trace, filter, whole)
 }
 
 /** A whole trace (as /ws pushes it) as the light list carries it. */

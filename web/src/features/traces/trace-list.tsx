@@ -12,9 +12,9 @@ import { formatCost, formatCount, formatMs, formatScore, formatTime } from '../.
 import { Marked } from '../../ui/marked.js'
 import { ErrorBox, StatusBadge } from '../../ui/parts.js'
 import {
+  belongsToList,
   isNewestFirst,
   type ListSort,
-  matchesFilter,
   parseFilter,
   scoreColumn,
   scoreSort,
@@ -103,7 +103,7 @@ export function TraceList() {
   useLiveTraces(
     (trace: Trace) => {
       const summary = summarize(trace)
-      if (!matchesFilter(summary, filter, trace)) return
+      if (!belongsToList(summary, filter, trace)) return
       if (!newestFirst) setUnshown((n) => n + 1)
       else if (paused) setHeld((h) => hold(h, summary))
       else addLive([summary])

@@ -1,15 +1,18 @@
-// How the shared score plans (src/store/score-writes.ts) run on SQLite: the dialect's pieces of their SQL, and the
+// How the shared plans (src/store/plan.ts) run on SQLite: the dialect's pieces of their SQL, and the
 // driver that runs a plan's statements synchronously on a connection — the event loop's (scores.ts) or the background
 // worker's, whose trace deletions take their scores with them (trace-writes.ts).
 import type Database from 'better-sqlite3'
-import type { Plan, ScoreDialect } from '../score-writes.js'
+import type { Plan, PlanDialect } from '../plan.js'
 
-export const SQLITE_SCORES: ScoreDialect = {
+export const SQLITE_PLANS: PlanDialect = {
   lockTrace: (b, traceId) => `select 1 as found from traces where trace_id = ${b(traceId)}`,
   inList: (b, column, values) => `${column} in (select value from json_each(${b(JSON.stringify(values))}))`,
   stepCount: 'json_array_length(steps)',
   float: (expression) => `cast(${expression} as real)`,
   json: (b, value) => b(JSON.stringify(value)),
+  // One connection writes, one transaction at a time: no claim can pass over another's.
+  skipLocked: '',
+  bool: (value) => (value ? '1' : '0'),
 }
 
 /** Runs a plan's statements in order on this connection (inside the caller's transaction, if any). */

@@ -1,10 +1,10 @@
-// How the shared score plans (src/store/score-writes.ts) run on PostgreSQL: the dialect's pieces of their SQL, and the
+// How the shared plans (src/store/plan.ts) run on PostgreSQL: the dialect's pieces of their SQL, and the
 // driver that runs a plan's statements one by one inside the caller's transaction (scores.ts, trace-writes.ts).
-import { JsonParam, type Plan, type ScoreDialect } from '../score-writes.js'
+import { JsonParam, type Plan, type PlanDialect } from '../plan.js'
 import { encodeJson, encodeText } from './nul.js'
 import { prepared, type Queryable } from './statements.js'
 
-export const POSTGRES_SCORES: ScoreDialect = {
+export const POSTGRES_PLANS: PlanDialect = {
   // The directory row of the trace, locked until commit: a deletion of the trace waits for this transaction, and one
   // that committed first leaves no row to find.
   lockTrace: (b, traceId) => `select 1 as found from trace_ids where trace_id = ${b(traceId)} for key share`,
@@ -12,6 +12,8 @@ export const POSTGRES_SCORES: ScoreDialect = {
   stepCount: 'jsonb_array_length(steps)',
   float: (expression) => `(${expression})::float8`,
   json: (b, value) => `${b(new JsonParam(value))}::jsonb`,
+  skipLocked: 'for update skip locked',
+  bool: (value) => (value ? 'true' : 'false'),
 }
 
 /** Runs a plan's statements in order on `db` (inside the caller's transaction). */
