@@ -97,7 +97,9 @@ export async function scoreRows(
     const body = JSON.stringify({ scores: all.slice(i, i + 1000).map((id, j) => scoreOf(id, i + j)) })
     sends.push(
       (async () => {
-        stored += await sendScores(base, body, say)
+        // Read `stored` only once the answer is in: `stored += await …` would add to the value before the wait.
+        const accepted = await sendScores(base, body, say)
+        stored += accepted
       })(),
     )
     if (sends.length >= CONCURRENT) await sends.shift()
