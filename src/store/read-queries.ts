@@ -113,11 +113,16 @@ function scoreTerms(f: TraceFilter & { score_name: string }, bind: (value: unkno
  * scores index (name, value, trace_id) or (name, label, trace_id); or (`probe`) tested for the one trace through
  * its scores (scores_trace) — what a walk that stops after a page wants.
  */
-function scoreCondition(f: TraceFilter, bind: (value: unknown) => string, probe?: boolean): string | undefined {
+function scoreCondition(
+  f: TraceFilter,
+  bind: (value: unknown) => string,
+  probe: boolean | undefined,
+  probedScores: string,
+): string | undefined {
   if (f.score_name === undefined) return undefined
   const terms = scoreTerms({ ...f, score_name: f.score_name }, bind)
   return probe
-    ? `exists (select 1 from scores where scores.trace_id = traces.trace_id and ${terms})`
+    ? `exists (select 1 from ${probedScores} where scores.trace_id = traces.trace_id and ${terms})`
     : `trace_id in (select trace_id from scores where ${terms})`
 }
 
@@ -284,6 +289,7 @@ export function traceWhere(
   bind: (value: unknown) => string,
   search?: SearchClause,
   probe?: boolean,
+  probedScores = 'scores',
 ): string {
   // The join's marker comes first: its text precedes the conditions'.
   const join = f.scored_by === undefined ? '' : scoredJoin(f.scored_by, bind)
@@ -309,7 +315,7 @@ export function traceWhere(
     if (!search) throw new Error('this store cannot search')
     clauses.push(search(f.q, bind, probe))
   }
-  const score = scoreCondition(f, bind, probe)
+  const score = scoreCondition(f, bind, probe, probedScores)
   if (score) clauses.push(score)
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)
