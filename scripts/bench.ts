@@ -128,9 +128,17 @@ async function main() {
   // with CONNECTIONS, as the bare-Fastify floor is.
   const cpuRatio = (ours: LoadResult) =>
     bare.cpuUs && ours.cpuUs ? ` (${fmt((100 * bare.cpuUs) / ours.cpuUs)}% by CPU per request)` : ''
-  const read = (what: string, path: string, goal: string, floorMs?: number) => {
-    const lat = autocannon(`${base}${path}`, { connections: 1 })
-    const thr = autocannon(`${base}${path}`, { pid: server.pid })
+  /** A GET, or the request given (`post`: an MCP message), measured for latency and for throughput. */
+  const read = (
+    what: string,
+    path: string,
+    goal: string,
+    floorMs?: number,
+    post?: { body: string; headers: string[] },
+  ) => {
+    const request = post ? { method: 'POST', ...post } : {}
+    const lat = autocannon(`${base}${path}`, { connections: 1, ...request })
+    const thr = autocannon(`${base}${path}`, { pid: server.pid, ...request })
     const errors = lat.errors + thr.errors
     say(`${what}: p50 ${lat.p50} ms p99 ${lat.p99} ms; ${fmt(thr.rps)} req/s${errors ? ` (${errors} errors)` : ''}`)
     rows.push({
@@ -195,6 +203,16 @@ async function main() {
     if (sample?.session_id) {
       read('GET /sessions/{id}', `/sessions/${encodeURIComponent(sample.session_id)}`, 'p50 ≤ 10 ms')
     }
+    // What a coding assistant asks first: an MCP tools/call of search_traces, one stateless POST /mcp.
+    read('POST /mcp tools/call search_traces (status=failed)', '/mcp', 'p50 ≤ 20 ms', undefined, {
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'search_traces', arguments: { status: 'failed' } },
+      }),
+      headers: ['content-type=application/json', 'accept=application/json, text/event-stream'],
+    })
   }
   if (wants('search')) {
     // A rare word (one small-talk prompt of ten, in German) and a common one; the rare one also by cost, whose index

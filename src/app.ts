@@ -25,6 +25,7 @@ import annotationQueues from './routes/annotation-queues.js'
 import apiKeys from './routes/api-keys.js'
 import evaluators from './routes/evaluators.js'
 import health from './routes/health.js'
+import mcp from './routes/mcp.js'
 import metrics from './routes/metrics.js'
 import models from './routes/models.js'
 import otlp from './routes/otlp.js'
@@ -170,6 +171,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   await app.register(projects)
   await app.register(apiKeys)
   await app.register(alerts)
+  await app.register(mcp)
   await app.register(ws)
   await app.register(ui, { root: options.uiRoot })
 

@@ -13,7 +13,7 @@ const LAYERS: [name: string, paths: string[]][] = [
   ['pure pieces', ['src/lib/', 'src/errors.ts', 'src/analytics/', 'src/costs/']],
   ['store', ['src/store/']],
   ['services', ['src/services/', 'src/ingest/', 'src/otlp/', 'src/events/', 'src/seed/', 'src/evaluators/']],
-  ['HTTP', ['src/plugins/', 'src/routes/', 'src/app.ts', 'src/server.ts', 'src/config.ts']],
+  ['HTTP', ['src/plugins/', 'src/routes/', 'src/mcp/', 'src/app.ts', 'src/server.ts', 'src/config.ts']],
   ['CLI', ['src/cli/']],
 ]
 

@@ -57,7 +57,7 @@ function check(t: Test, r: Recorded) {
 
 /**
  * The routes an app serves, as `method path` in the document's spelling (`{id}` for `:id`), from Fastify's route
- * tree (`printRoutes`: one node a line, four characters a level); HEAD, the CORS preflight and /docs aside.
+ * tree (`printRoutes`: one node a line, four characters a level); HEAD, the CORS preflight, /docs and /mcp aside.
  */
 function servedRoutes(printed: string): string[] {
   const out: string[] = []
@@ -69,8 +69,9 @@ function servedRoutes(printed: string): string[] {
     stack[depth] = match[2] ?? ''
     stack.length = depth + 1
     const path = stack.join('').replace(/:(\w+)/g, '{$1}')
-    // The API docs and the viewer's files (/ui, /ui/*) are pages, not operations of the API.
-    if (path.startsWith('/docs') || path === '/ui' || path.includes('*')) continue
+    // The API docs and the viewer's files (/ui, /ui/*) are pages, not operations of the API; /mcp speaks JSON-RPC,
+    // the Model Context Protocol's (docs/api.md, MCP).
+    if (path.startsWith('/docs') || path === '/ui' || path.includes('*') || path === '/mcp') continue
     for (const method of (match[3] ?? '').split(', '))
       if (method !== 'HEAD') out.push(`${method.toLowerCase()} ${path}`)
   }
@@ -324,6 +325,18 @@ t.test('every answer matches the document, and every operation is exercised', as
     payload: { evaluator: evaluatorRule, trace_id: 'none-such' },
   })
   await record(open, 'get', '/evaluators/templates', '/evaluators/templates')
+  const run = await record(open, 'post', '/evaluators/{evaluator_id}/runs', `${evaluatorPath}/runs`, {
+    headers: jsonHeaders,
+    payload: { since: '2026-11-01T00:00:00Z' },
+  })
+  await record(open, 'post', '/evaluators/{evaluator_id}/runs', `${evaluatorPath}/runs`, {
+    headers: jsonHeaders,
+    payload: { since: 'yesterday' },
+  })
+  await record(open, 'get', '/evaluators/{evaluator_id}/runs', `${evaluatorPath}/runs`)
+  await record(open, 'get', '/evaluator-runs/{run_id}', `/evaluator-runs/${run.json().run_id}`)
+  await record(open, 'get', '/evaluator-runs/{run_id}', '/evaluator-runs/none-such')
+  await record(open, 'delete', '/evaluator-runs/{run_id}', `/evaluator-runs/${run.json().run_id}`)
   await record(open, 'delete', '/evaluators/{evaluator_id}', evaluatorPath)
   await record(open, 'delete', '/evaluators/{evaluator_id}', evaluatorPath)
   const queue = await record(open, 'post', '/annotation-queues', '/annotation-queues', {

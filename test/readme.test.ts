@@ -7,6 +7,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import t, { type Test } from 'tap'
 import { Loupe } from '../src/client/index.js'
 import { samplePoint } from '../src/evaluators/selection.js'
@@ -191,6 +195,44 @@ t.test('"Record and read a trace with curl": every curl command answers as its c
   t.equal(trace?.status, 201)
   t.match(trace?.json, { latency: 2330, token_count: 54, retry_count: 1, status: 'warning' })
   t.match(batch?.json, { accepted: 2, rejected: [], items: [{ status: 'success' }, { status: 'failed' }] })
+})
+
+t.test('"Ask from a coding assistant": both mcpServers entries connect and list the tools', async (t) => {
+  const ADMIN = 'admin-token-for-the-readme-mcp'
+  const { url } = await startTestServer(t, { config: { adminToken: ADMIN } })
+  const start = readme.indexOf('README-MCP-CONFIG')
+  const block = /```json\n([\s\S]*?)```/.exec(readme.slice(start))?.[1] ?? ''
+  // The example's server and credential, replaced by this test's.
+  const local = (text: string) => text.replace('http://127.0.0.1:3000', url).replace('loupe_sk_…', ADMIN)
+  const { mcpServers } = JSON.parse(block) as {
+    mcpServers: Record<string, { url?: string; headers?: Record<string, string>; command?: string; args?: string[] }>
+  }
+  const { loupe: http, 'loupe-local': stdio } = mcpServers
+  t.ok(http?.url && stdio?.command === 'npx' && stdio.args?.[0] === 'loupe', 'an HTTP entry and a `npx loupe` one')
+  const transports = [
+    new StreamableHTTPClientTransport(new URL(local(http?.url ?? '')), {
+      requestInit: { headers: Object.fromEntries(Object.entries(http?.headers ?? {}).map(([k, v]) => [k, local(v)])) },
+    }),
+    // `npx loupe` is this checkout's command: run from its source.
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', join(root, 'src/cli/index.ts'), ...(stdio?.args ?? []).slice(1).map(local)],
+      cwd: root,
+      stderr: 'pipe',
+    }),
+  ]
+  for (const transport of transports) {
+    const client = new Client({ name: 'readme', version: '1.0.0' })
+    await client.connect(transport)
+    t.teardown(() => client.close())
+    const { tools } = await client.listTools()
+    t.ok(
+      tools.some((tool) => tool.name === 'search_traces'),
+      `${transport.constructor.name}: the tools`,
+    )
+    const answer = (await client.callTool({ name: 'get_failures', arguments: {} })) as CallToolResult
+    t.notOk(answer.isError, `${transport.constructor.name}: the credential reads`)
+  }
 })
 
 t.test('"Layout" names every folder of src/ and every file of scripts/', async (t) => {

@@ -1,5 +1,6 @@
 // What every command of the CLI works with: the process's streams and environment (CliIo), writers and painters
 // over them, and the SDK's read client for the server at --url with --token.
+import type { Readable, Writable } from 'node:stream'
 import type { Command } from 'commander'
 import { Loupe } from '../client/index.js'
 import { type Column, type OutputStream, type Paint, painter, table } from './format.js'
@@ -12,6 +13,8 @@ export interface CliIo {
   interrupted: () => Promise<void>
   /** Asks the user a yes/no question (a terminal); absent when nobody can answer, so `--yes` is required. */
   confirm?: (question: string) => Promise<boolean>
+  /** The process's own stdin and stdout, for a command that speaks a protocol over them (`mcp`). */
+  stdio?: { stdin: Readable; stdout: Writable }
 }
 
 export interface GlobalOptions {

@@ -8,6 +8,7 @@ export function processIo(): CliIo {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
+    stdio: { stdin: process.stdin, stdout: process.stdout },
     interrupted: () =>
       new Promise((resolve) => {
         process.once('SIGINT', () => resolve())

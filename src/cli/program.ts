@@ -9,6 +9,7 @@ import { addDataCommands } from './commands/data.js'
 import { addEvaluatorsCommand } from './commands/evaluators.js'
 import { addExportCommand } from './commands/export.js'
 import { addKeysCommand } from './commands/keys.js'
+import { addMcpCommand } from './commands/mcp.js'
 import { addProjectsCommand } from './commands/projects.js'
 import { addScoresCommand } from './commands/scores.js'
 import { addSeedCommand } from './commands/seed.js'
@@ -61,6 +62,7 @@ export function buildProgram(io: CliIo): Command {
     addSeedCommand,
     addExportCommand,
     addDataCommands,
+    addMcpCommand,
   ]) {
     add(program, cx)
   }

@@ -73,6 +73,10 @@ const calls: Record<string, (l: Loupe) => Promise<unknown>> = {
       trace_id: 't1',
     }),
   listJudgeTemplates: (l) => l.evaluators.templates(),
+  startEvaluatorRun: (l) => l.evaluators.startRun('e1', { since: '2026-11-01' }),
+  listEvaluatorRuns: (l) => l.evaluators.runs('e1'),
+  getEvaluatorRun: (l) => l.evaluators.getRun('r1'),
+  cancelEvaluatorRun: (l) => l.evaluators.cancelRun('r1'),
   listAnnotationQueues: (l) => l.annotationQueues.list(),
   getAnnotationQueue: (l) => l.annotationQueues.get('q1'),
   createAnnotationQueue: (l) =>

@@ -165,6 +165,14 @@ export class Client {
   testEvaluator = (body: Body<'testEvaluator'>) =>
     this.call<Json<'testEvaluator', 200>>('POST', '/evaluators/test', body)
   listJudgeTemplates = () => this.call<Json<'listJudgeTemplates', 200>>('GET', '/evaluators/templates')
+  startEvaluatorRun = (id: Path<'startEvaluatorRun'>['evaluator_id'], body: Body<'startEvaluatorRun'>) =>
+    this.call<Json<'startEvaluatorRun', 202>>('POST', `/evaluators/${encodeURIComponent(id)}/runs`, body)
+  listEvaluatorRuns = (id: Path<'listEvaluatorRuns'>['evaluator_id']) =>
+    this.call<Json<'listEvaluatorRuns', 200>>('GET', `/evaluators/${encodeURIComponent(id)}/runs`)
+  getEvaluatorRun = (runId: Path<'getEvaluatorRun'>['run_id']) =>
+    this.call<Json<'getEvaluatorRun', 200>>('GET', `/evaluator-runs/${encodeURIComponent(runId)}`)
+  cancelEvaluatorRun = (runId: Path<'cancelEvaluatorRun'>['run_id']) =>
+    this.call<Json<'cancelEvaluatorRun', 200>>('DELETE', `/evaluator-runs/${encodeURIComponent(runId)}`)
 
   // Annotation queues.
   createAnnotationQueue = (body: Body<'createAnnotationQueue'>) =>

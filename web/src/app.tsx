@@ -9,6 +9,8 @@ import { UserDetail, Users } from './features/activity/users.js'
 import { Queues, QueueWalk } from './features/annotation/queues.js'
 import { TokenPrompt } from './features/auth/token-prompt.js'
 import { Dashboard } from './features/dashboard/dashboard.js'
+import { EvaluatorByName, EvaluatorPage, Evaluators } from './features/evaluators/evaluators.js'
+import { EditEvaluator, NewEvaluator } from './features/evaluators/rule-editor.js'
 import { Failures } from './features/failures/failures.js'
 import { Projects } from './features/projects/projects.js'
 import { TraceDetail } from './features/traces/trace-detail.js'
@@ -51,6 +53,7 @@ const NAV = [
   { href: '/users', label: 'Users' },
   { href: '/failures', label: 'Failures' },
   { href: '/queues', label: 'Queues' },
+  { href: '/evaluators', label: 'Evaluators' },
   { href: '/projects', label: 'Projects' },
 ] as const
 
@@ -119,6 +122,11 @@ export function App({ queryClient, live }: { queryClient: QueryClient; live: Liv
             <Route path="/failures" component={Failures} />
             <Route path="/queues" component={Queues} />
             <Route path="/queues/:id">{(params) => <QueueWalk id={params.id} />}</Route>
+            <Route path="/evaluators" component={Evaluators} />
+            <Route path="/evaluators/new" component={NewEvaluator} />
+            <Route path="/evaluators/named/:name">{(params) => <EvaluatorByName name={params.name} />}</Route>
+            <Route path="/evaluators/:id/edit">{(params) => <EditEvaluator id={params.id} />}</Route>
+            <Route path="/evaluators/:id">{(params) => <EvaluatorPage id={params.id} />}</Route>
             <Route path="/projects" component={Projects} />
             <Route>
               <div className="page">

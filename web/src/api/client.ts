@@ -62,7 +62,7 @@ export function withQuery(path: string, query: Query = {}): string {
 }
 
 export async function api<T>(
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   options: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
 ): Promise<T> {

@@ -7,13 +7,21 @@ import type {
   AnnotationQueue,
   ApiKey,
   ApiKeyCreated,
+  CreateEvaluatorRunBody,
   CreateProjectResponse,
   Environment,
+  Evaluator,
+  EvaluatorInput,
+  EvaluatorRun,
   FailuresResponse,
   ListAnnotationQueuesResponse,
   ListApiKeysResponse,
+  ListEvaluatorRunsResponse,
+  ListEvaluatorsResponse,
+  ListJudgeTemplatesResponse,
   ListProjectsResponse,
   ListScoreConfigsResponse,
+  ListScoresResponse,
   ListSessionsQuery,
   ListSessionsResponse,
   ListTraceSummariesResponse,
@@ -21,6 +29,7 @@ import type {
   ListUsersResponse,
   Score,
   SessionDetailResponse,
+  TestEvaluatorResponse,
   Trace,
   UserDetailResponse,
 } from '../../../schemas/index.js'
@@ -44,6 +53,12 @@ export const keys = {
   queues: ['annotation-queues'] as const,
   queue: (id: string) => ['annotation-queues', id] as const,
   apiKeys: ['api-keys'] as const,
+  evaluators: ['evaluators'] as const,
+  evaluator: (id: string) => ['evaluators', id] as const,
+  evaluatorRuns: (id: string) => ['evaluators', id, 'runs'] as const,
+  evaluatorScores: (author: string, scoreName: string) => ['scores', 'evaluator', author, scoreName] as const,
+  judgeTemplates: ['judge-templates'] as const,
+  latestTraces: (projectId: string | null) => ['latest-traces', projectId] as const,
 }
 
 export function useTraceList(filter: TraceFilter) {
@@ -234,4 +249,118 @@ export const queueWalk = {
       `/annotation-queues/${encodeURIComponent(queueId)}/items/${encodeURIComponent(traceId)}/${what}`,
       { body: { annotator } },
     ),
+}
+
+/**
+ * Evaluator figures (pending jobs, errors, a backfill's progress) move as the worker runs, with no event on /ws: they
+ * are read again this often while their page is open and shown (a hidden tab stops asking).
+ */
+export const EVALUATOR_REFRESH_MS = 2000
+
+export function useEvaluators() {
+  return useQuery({
+    queryKey: keys.evaluators,
+    queryFn: ({ signal }) => api<ListEvaluatorsResponse>('GET', '/evaluators', { signal }),
+    refetchInterval: EVALUATOR_REFRESH_MS,
+  })
+}
+
+export function useEvaluator(id: string) {
+  return useQuery({
+    queryKey: keys.evaluator(id),
+    queryFn: ({ signal }) => api<Evaluator>('GET', `/evaluators/${encodeURIComponent(id)}`, { signal }),
+    refetchInterval: EVALUATOR_REFRESH_MS,
+  })
+}
+
+export function useJudgeTemplates() {
+  return useQuery({
+    queryKey: keys.judgeTemplates,
+    queryFn: ({ signal }) => api<ListJudgeTemplatesResponse>('GET', '/evaluators/templates', { signal }),
+    staleTime: Number.POSITIVE_INFINITY,
+  })
+}
+
+/** A rule's backfills and how far they have got. */
+export function useEvaluatorRuns(id: string) {
+  return useQuery({
+    queryKey: keys.evaluatorRuns(id),
+    queryFn: ({ signal }) =>
+      api<ListEvaluatorRunsResponse>('GET', `/evaluators/${encodeURIComponent(id)}/runs`, { signal }),
+    refetchInterval: EVALUATOR_REFRESH_MS,
+  })
+}
+
+/** The latest scores a rule wrote: source `evaluator`, author the rule's name. */
+export function useEvaluatorScores(author: string, scoreName: string, limit = 50) {
+  return useQuery({
+    queryKey: keys.evaluatorScores(author, scoreName),
+    queryFn: ({ signal }) =>
+      api<ListScoresResponse>('GET', '/scores', {
+        query: { source: 'evaluator', author, name: scoreName, limit },
+        signal,
+      }),
+    refetchInterval: EVALUATOR_REFRESH_MS,
+  })
+}
+
+/** The newest traces (of a project, or of all), to pick one to try a rule on. */
+export function useLatestTraces(projectId: string | null, limit = 10) {
+  return useQuery({
+    queryKey: keys.latestTraces(projectId),
+    queryFn: ({ signal }) =>
+      api<ListTraceSummariesResponse>('GET', '/traces', {
+        query: { project_id: projectId, fields: 'summary', limit },
+        signal,
+      }),
+    staleTime: 5_000,
+  })
+}
+
+/** Creates a rule (no id) or replaces one. */
+export function useSaveEvaluator() {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: ({ id, input }: { id: string | null; input: EvaluatorInput }) =>
+      id === null
+        ? api<Evaluator>('POST', '/evaluators', { body: input })
+        : api<Evaluator>('PUT', `/evaluators/${encodeURIComponent(id)}`, { body: input }),
+    onSuccess: (saved) => {
+      client.setQueryData(keys.evaluator(saved.evaluator_id), saved)
+      return client.invalidateQueries({ queryKey: keys.evaluators })
+    },
+  })
+}
+
+export function useDeleteEvaluator() {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (id: string) => api<null>('DELETE', `/evaluators/${encodeURIComponent(id)}`),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.evaluators }),
+  })
+}
+
+/** A dry run: the unsaved rule on one trace, nothing stored. */
+export function useTestEvaluator() {
+  return useMutation({
+    mutationFn: (body: { evaluator: EvaluatorInput; trace_id: string }) =>
+      api<TestEvaluatorResponse>('POST', '/evaluators/test', { body }),
+  })
+}
+
+export function useStartEvaluatorRun(id: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (body: CreateEvaluatorRunBody) =>
+      api<EvaluatorRun>('POST', `/evaluators/${encodeURIComponent(id)}/runs`, { body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.evaluatorRuns(id) }),
+  })
+}
+
+export function useCancelEvaluatorRun(id: string) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (runId: string) => api<EvaluatorRun>('DELETE', `/evaluator-runs/${encodeURIComponent(runId)}`),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.evaluatorRuns(id) }),
+  })
 }

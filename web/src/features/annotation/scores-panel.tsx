@@ -2,6 +2,7 @@
 // typed, for a number), a comment, Enter to save — without a reload. A selected step is scored instead of the trace.
 // Saving again under the same name replaces the person's own score (useSaveScore).
 import { useEffect, useState } from 'react'
+import { Link } from 'wouter'
 import type { Score, ScoreConfig, Trace } from '../../../../schemas/index.js'
 import { useSaveScore, useScoreConfigs } from '../../api/queries.js'
 import { formatTime } from '../../ui/format.js'
@@ -65,8 +66,18 @@ function ScoreTable({ scores }: { scores: readonly Score[] }) {
             </td>
             <td>{s.step_index === null ? '—' : `#${s.step_index}`}</td>
             <td>{s.source}</td>
-            <td>{s.author ?? '—'}</td>
-            <td className="muted">{s.comment ?? ''}</td>
+            <td data-author>
+              {s.source === 'evaluator' && s.author !== null ? (
+                <Link href={`/evaluators/named/${encodeURIComponent(s.author)}`} title="The evaluator that wrote it">
+                  {s.author}
+                </Link>
+              ) : (
+                (s.author ?? '—')
+              )}
+            </td>
+            <td className={s.source === 'evaluator' ? 'reasoning' : 'muted'} data-comment>
+              {s.comment ?? ''}
+            </td>
           </tr>
         ))}
       </tbody>

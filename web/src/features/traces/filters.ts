@@ -27,7 +27,7 @@ const SCORE_LABEL_MAX = 256
 const SCORE_SORT_MAX = 70
 
 export const STATUS_LABELS: Record<TraceStatus, string> = { success: 'Success', warning: 'Warning', failed: 'Failed' }
-const ENVIRONMENTS: Record<NonNullable<TraceFilter['environment']>, true> = {
+export const ENVIRONMENTS: Record<NonNullable<TraceFilter['environment']>, true> = {
   development: true,
   staging: true,
   production: true,

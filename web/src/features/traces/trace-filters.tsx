@@ -8,7 +8,8 @@ import { ProjectFilter } from '../../ui/project-options.js'
 import { parseFilter, STATUS_LABELS, type TraceFilter, traceListHref } from './filters.js'
 import { scoreChoices, scoreControl } from './score-choices.js'
 
-const FIELDS: {
+/** The filter bar's fields beside search, status and project (the evaluator form offers them too). */
+export const FILTER_FIELDS: {
   name: keyof TraceFilter
   label: string
   type?: string
@@ -72,7 +73,7 @@ export function TraceFilters({ search }: { search: string }) {
         </select>
       </label>
       <ProjectFilter chosen={filter.project_id} onPick={(project_id) => apply({ ...filter, project_id })} />
-      {FIELDS.map((f) => (
+      {FILTER_FIELDS.map((f) => (
         <label key={f.name}>
           {f.label}
           <input
