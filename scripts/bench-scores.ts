@@ -1,6 +1,7 @@
 // npm run bench's scores rows: POST /scores/batch beside POST /traces/batch in the same run, then as many scores as
-// traces stored (one a trace, through the batch door), and the reads they feed: /analytics with scores, and the list
-// filtered by a score.
+// traces stored (one a trace, through the batch door), and the reads they feed: /analytics with scores, the list
+// filtered and ordered by a score, and the next item of an annotation queue over traces that all carry a score.
+import { annotationNext } from './bench-annotation.js'
 import { autocannon, fetch, syntheticInput } from './bench-harness.js'
 import { TRACES } from './bench-options.js'
 import type { BenchRow } from './bench-viewer.js'
@@ -30,12 +31,38 @@ async function traceIds(base: string, headers: Record<string, string>, limit: nu
   return ids.slice(0, limit)
 }
 
+/** How many times a batch refused for the moment (429, 503: the server shedding load) is sent again. */
+const ATTEMPTS = 20
+
 /**
- * The scores rows. `read` measures a GET as every read row is measured (p50 with one connection, req/s with many).
+ * Sends one batch of scores as a client should: again, after the Retry-After it is told, while the server sheds load
+ * (an overloaded machine's event loop lags); how many it accepted. Anything else refused stops the bench.
+ */
+async function sendScores(base: string, body: string, say: (line: string) => void): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${base}/scores/batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
+    const text = await res.text()
+    if (res.ok) return (JSON.parse(text) as { accepted: number }).accepted
+    if ((res.status !== 429 && res.status !== 503) || attempt === ATTEMPTS) {
+      throw new Error(`POST /scores/batch answered ${res.status}: ${text.slice(0, 300)}`)
+    }
+    if (attempt === 1) say(`scores: a batch answered ${res.status}, sent again after its Retry-After`)
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)))
+  }
+}
+
+/**
+ * The scores rows. `read` measures a GET as every read row is measured (p50 with one connection, req/s with many);
+ * the annotation queue walks `projectId`'s traces.
  */
 export async function scoreRows(
   base: string,
   key: string,
+  projectId: string,
   serverPid: number,
   read: (what: string, path: string, goal: string) => void,
   say: (line: string) => void,
@@ -70,12 +97,9 @@ export async function scoreRows(
     const body = JSON.stringify({ scores: all.slice(i, i + 1000).map((id, j) => scoreOf(id, i + j)) })
     sends.push(
       (async () => {
-        const res = await fetch(`${base}/scores/batch`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body,
-        })
-        stored += ((await res.json()) as { accepted: number }).accepted
+        // Read `stored` only once the answer is in: `stored += await …` would add to the value before the wait.
+        const accepted = await sendScores(base, body, say)
+        stored += accepted
       })(),
     )
     if (sends.length >= CONCURRENT) await sends.shift()
@@ -97,5 +121,6 @@ export async function scoreRows(
     'p50 ≤ 10 ms',
   )
   read('GET /traces?sort=score:helpfulness&fields=summary', '/traces?sort=score:helpfulness&fields=summary', '—')
+  rows.push(await annotationNext(base, projectId, TRACES))
   return rows
 }

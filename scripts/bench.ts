@@ -283,7 +283,7 @@ async function main() {
   }
 
   // Scores: the batch door beside the traces', then one score a trace and the reads they feed.
-  if (wants('scores')) rows.push(...(await scoreRows(base, key, server.pid!, read, say)))
+  if (wants('scores')) rows.push(...(await scoreRows(base, key, topProject, server.pid!, read, say)))
 
   // Evaluators: on servers of their own, with a fake judge.
   if (wants('evaluators')) rows.push(...(await evaluatorRows(say)))

@@ -99,18 +99,61 @@ const scoredJoin = (name: string, bind: (value: unknown) => string) =>
   `join (select trace_id as scored_trace_id, mean as ${SCORE_MEAN} from trace_scores where name = ${bind(name)}) scored
    on scored.scored_trace_id = traces.trace_id`
 
-/**
- * A trace has a score of the filter's name that matches its bounds or label: through the scores index (name, value,
- * trace_id) or (name, label, trace_id).
- */
-function scoreCondition(f: TraceFilter, bind: (value: unknown) => string): string | undefined {
-  if (f.score_name === undefined) return undefined
+/** The conditions on a score row of the filter's score: its name, and its bounds or label. */
+function scoreTerms(f: TraceFilter & { score_name: string }, bind: (value: unknown) => string): string {
   const c = [`name = ${bind(f.score_name)}`]
   if (f.score_label !== undefined) c.push(`label = ${bind(f.score_label)}`)
   if (f.min_score !== undefined) c.push(`value >= ${bind(f.min_score)}`)
   if (f.max_score !== undefined) c.push(`value <= ${bind(f.max_score)}`)
-  return `trace_id in (select trace_id from scores where ${c.join(' and ')})`
+  return c.join(' and ')
 }
+
+/**
+ * A trace has a score of the filter's name that matches its bounds or label: every match collected through the
+ * scores index (name, value, trace_id) or (name, label, trace_id); or (`probe`) tested for the one trace through
+ * its scores (scores_trace) — what a walk that stops after a page wants.
+ */
+function scoreCondition(
+  f: TraceFilter,
+  bind: (value: unknown) => string,
+  probe: boolean | undefined,
+  probedScores: string,
+): string | undefined {
+  if (f.score_name === undefined) return undefined
+  const terms = scoreTerms({ ...f, score_name: f.score_name }, bind)
+  return probe
+    ? `exists (select 1 from ${probedScores} where scores.trace_id = traces.trace_id and ${terms})`
+    : `trace_id in (select trace_id from scores where ${terms})`
+}
+
+/**
+ * The exact number of traces a filter of scores alone matches, without reading a trace: `score_name` (with its
+ * bounds or label) and a score order of the same name. One walk of the scores index's range counts every matching
+ * score, less, for the few traces with more than one score of the name (trace_scores' partial index
+ * trace_scores_multi), their matching scores beyond the first. A name alone, or a score order alone, counts the
+ * name's rows of trace_scores (one a trace with such a score).
+ */
+export function scoredCountSql(f: TraceFilter, bind: (value: unknown) => string): string {
+  const bounded = f.min_score !== undefined || f.max_score !== undefined || f.score_label !== undefined
+  if (f.score_name === undefined || !bounded) {
+    return `select count(*) as n from trace_scores where name = ${bind(f.score_name ?? f.scored_by)}`
+  }
+  // Bound in the order the text names them.
+  const multi = `select trace_id from trace_scores where name = ${bind(f.score_name)} and scores > 1`
+  const terms = scoreTerms({ ...f, score_name: f.score_name }, bind)
+  return `select count(*) - count(multi) + count(distinct multi) as n from
+    (select case when trace_id in (${multi}) then trace_id end as multi from scores
+     where ${terms} and trace_id is not null) matching`
+}
+
+/** Whether a filter is of scores alone (scoredCountSql counts it): a score's conditions, a score order of its name. */
+export const scoresAlone = (f: TraceFilter): boolean =>
+  (f.score_name !== undefined || f.scored_by !== undefined) &&
+  (f.score_name === undefined || f.scored_by === undefined || f.score_name === f.scored_by) &&
+  Object.entries(f).every(
+    ([key, value]) =>
+      value === undefined || ['score_name', 'min_score', 'max_score', 'score_label', 'scored_by'].includes(key),
+  )
 
 /** The order of a selection: newest first unless told. */
 export interface Ordering {
@@ -147,8 +190,9 @@ export interface Selection {
   /** Which index should drive the walk, when the store's planner needs telling (SQLite does; PostgreSQL decides). */
   walk?: HistogramKind | 'created'
   /**
-   * Search by testing each trace walked (the order's index drives, and the walk stops after the page) instead of
-   * collecting every match from the search index and ordering them: the plan for a common word.
+   * Search, and test the score filter, by testing each trace walked (the order's index drives, and the walk stops
+   * after the page) instead of collecting every match from the search or scores index and ordering them: the plan
+   * for a common word or a common score.
    */
   probe?: boolean
   /**
@@ -221,6 +265,8 @@ export interface TraceReadQueries {
   hoursBetween(start: number, end: number, projectId?: string): Promise<HourRow[]>
   /** select count(*) of a filter. */
   count(filter: TraceFilter): Promise<number>
+  /** The count of a filter of scores alone (scoresAlone), through the scores' indexes (scoredCountSql). */
+  countScored(filter: TraceFilter): Promise<number>
   select(selection: Selection): Promise<Trace[]>
   /** The same page as `select`, each trace handed to `each` in order as it is read; what `each` returns, in order. */
   selectEach<T>(selection: Selection, each: (trace: Trace) => T): Promise<T[]>
@@ -243,6 +289,7 @@ export function traceWhere(
   bind: (value: unknown) => string,
   search?: SearchClause,
   probe?: boolean,
+  probedScores = 'scores',
 ): string {
   // The join's marker comes first: its text precedes the conditions'.
   const join = f.scored_by === undefined ? '' : scoredJoin(f.scored_by, bind)
@@ -270,7 +317,7 @@ export function traceWhere(
     if (!search) throw new Error('this store cannot search')
     clauses.push(search(f.q, bind, probe))
   }
-  const score = scoreCondition(f, bind)
+  const score = scoreCondition(f, bind, probe, probedScores)
   if (score) clauses.push(score)
   if (extra.retried) clauses.push('retry_count > 0')
   cmp('created_at', '<', extra.createdBefore)

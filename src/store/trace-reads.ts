@@ -16,14 +16,15 @@ import {
   toUsd,
 } from '../analytics/math.js'
 import { costNanos } from '../costs/pricing.js'
-import type {
-  BucketWindow,
-  ExtraConditions,
-  HistogramKind,
-  Ordering,
-  Selection,
-  TotalsRow,
-  TraceReadQueries,
+import {
+  type BucketWindow,
+  type ExtraConditions,
+  type HistogramKind,
+  type Ordering,
+  type Selection,
+  scoresAlone,
+  type TotalsRow,
+  type TraceReadQueries,
 } from './read-queries.js'
 import { bucketBounds, bucketOf, locateRank, planRange, sumRollups, UNKNOWN_MODEL } from './rollups.js'
 import type { AnalyticsParams, FailuresParams, Page, PageAfter, TraceFilter, TracePage } from './types.js'
@@ -59,6 +60,13 @@ const SEARCH_PROBE_COST = 1.5
  * trace; a rare word walked along cost took 2.2 s where its index took 37 ms).
  */
 const SEARCH_PROBE_RANDOM_COST = 10
+/**
+ * What a score filter costs per trace, in the same unit (measured on 500k traces with a score each, SQLite): testing
+ * one walked trace through its scores ≈ 1.2 µs (a page of 50 in 0.6 ms where a tenth match); collecting a match from
+ * the scores index and reading its row to order it ≈ 10 µs (the same page by collecting: 530 ms).
+ */
+const SCORE_PROBE_COST = 1.2
+const SCORE_COLLECT_COST = 10
 
 /** A filter's range of one histogram's column, in the histogram's units. */
 function rangeOf(f: TraceFilter, kind: HistogramKind): { min?: number; max?: number } {
@@ -172,6 +180,8 @@ export function createTraceReads(q: TraceReadQueries) {
     if (onlyProject && shape.time && shape.ranges.length === 0 && !shape.others) {
       return countTimeRange(f.project_id, f.since, f.until)
     }
+    // Scores alone are counted in their own indexes, never by reading the traces that match.
+    if (scoresAlone(f)) return q.countScored(f)
     return q.count(f)
   }
 
@@ -189,7 +199,15 @@ export function createTraceReads(q: TraceReadQueries) {
     const ordering: Ordering = { sort: p.sort ?? 'created_at', order: p.order ?? 'desc' }
     const extra: ExtraConditions = p.after ? { after: { ...ordering, at: p.after } } : {}
     // A common word is found by walking the order's index (from the cursor's position) and testing each trace.
-    const plan = await searchPlan(f, limit + p.offset, total, WALK_OF_SORT[ordering.sort])
+    const plan =
+      f.q === undefined
+        ? await scorePlan(
+            f,
+            limit + p.offset,
+            total,
+            ordering.sort === 'score' ? undefined : WALK_OF_SORT[ordering.sort],
+          )
+        : await searchPlan(f, limit + p.offset, total, WALK_OF_SORT[ordering.sort])
     return read({ filter: f, extra, limit, offset: p.offset, ordering, ...plan })
   }
 
@@ -223,6 +241,31 @@ export function createTraceReads(q: TraceReadQueries) {
     const walked = (wanted * scope) / total
     const probe = walk === 'created' ? SEARCH_PROBE_COST : SEARCH_PROBE_RANDOM_COST
     return walked * probe < total * SEARCH_COLLECT_COST ? { walk, probe: true } : { collect: true }
+  }
+
+  /**
+   * How a score filter is served (without a search: searchPlan decides then): by walking the order's index and
+   * testing each trace's scores until the page is full — about `wanted × scope / total` traces —, or by collecting
+   * every match from the scores index and ordering them; the exact number of matches says which. A score order
+   * (`walk` undefined) walks its own index, the score rollup's: only the test is chosen.
+   */
+  async function scorePlan(
+    f: TraceFilter,
+    wanted: number,
+    total: number,
+    walk: NonNullable<Selection['walk']> | undefined,
+  ): Promise<Pick<Selection, 'walk' | 'probe' | 'collect'>> {
+    if (f.score_name === undefined || total === 0) return {}
+    const scope = (await q.tally({ project_id: f.project_id })).traces
+    const walked = (wanted * scope) / total
+    const probe = walk === undefined || walk === 'created' ? SCORE_PROBE_COST : SEARCH_PROBE_RANDOM_COST
+    if (walked * probe >= total * SCORE_COLLECT_COST) return { collect: true }
+    // Only a walk the filter leaves to its order's index is named: another filter's own index may serve better.
+    const others = Object.entries(f).some(
+      ([key, value]) =>
+        value !== undefined && !['project_id', 'score_name', 'min_score', 'max_score', 'score_label'].includes(key),
+    )
+    return walk === undefined || others ? { probe: true } : { walk, probe: true }
   }
 
   /** A page in the order asked for, and whether more traces follow it. */
@@ -270,6 +313,7 @@ export function createTraceReads(q: TraceReadQueries) {
       walk = total * ROW_READ_COST_IN_INDEX_STEPS < newest ? range : 'created'
     }
     if (f.q !== undefined) ({ walk, ...plan } = await searchPlan(f, limit + offset, total))
+    else if (f.score_name !== undefined) ({ walk, ...plan } = await scorePlan(f, limit + offset, total, 'created'))
     const extra: ExtraConditions = {}
     let skip = offset
     const plain =

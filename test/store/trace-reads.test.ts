@@ -44,6 +44,7 @@ function fakeQueries(latencies: number[]) {
     hours: unused('hours'),
     hoursBetween: unused('hoursBetween'),
     count: unused('count (a scan)'),
+    countScored: unused('countScored'),
     select: async () => [],
     selectEach: async () => [],
     selectSummaries: async () => [],

@@ -3,8 +3,11 @@ import t from 'tap'
 import {
   activitySearch,
   costOfTotals,
+  meanText,
   pagesAround,
   parseActivityQuery,
+  scoreNamesOf,
+  scoreOf,
 } from '../../web/src/features/activity/activity-query.js'
 import { formatCost } from '../../web/src/ui/format.js'
 
@@ -47,4 +50,20 @@ t.test('costOfTotals: all unpriced says so; some unpriced are counted beside the
   t.equal(costOfTotals({ traces: 3, cost: 0.003, unpriced: 1 }), `${formatCost(0.003)} (+1 unpriced)`)
   t.equal(costOfTotals({ traces: 2, cost: 0.5, unpriced: 0 }), formatCost(0.5))
   t.equal(costOfTotals({ traces: 1, cost: 0, unpriced: 0 }), '$0', 'a reported cost of zero is zero')
+})
+
+t.test('score means: a column per name the rows carry, each cell the mean and how many make it', async (t) => {
+  const rows = [
+    { scores: { helpfulness: { count: 6, mean: 0.525 }, thumbs: { count: 2, mean: 0.5 } } },
+    { scores: {} },
+    { scores: JSON.parse('{"__proto__": {"count": 1, "mean": 3}, "accuracy": {"count": 1200, "mean": 1}}') },
+  ]
+  t.same(scoreNamesOf(rows), ['__proto__', 'accuracy', 'helpfulness', 'thumbs'], 'name ascending, each once')
+  t.same(scoreNamesOf([]), [])
+  t.equal(meanText(rows[0]!.scores, 'helpfulness'), '0.525 (6)')
+  t.equal(meanText(rows[2]!.scores, 'accuracy'), '1 (1,200)')
+  t.equal(meanText(rows[2]!.scores, '__proto__'), '3 (1)', 'any name is a name')
+  t.equal(meanText(rows[1]!.scores, 'helpfulness'), '—', 'a row without that score')
+  t.equal(scoreOf(rows[1]!.scores, 'constructor'), undefined, 'never an inherited member')
+  t.equal(meanText(rows[1]!.scores, 'toString'), '—')
 })

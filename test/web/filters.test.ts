@@ -2,18 +2,22 @@
 import t from 'tap'
 import type { Trace, TraceSummary } from '../../schemas/index.js'
 import {
+  belongsToList,
   filterToSearch,
   isNewestFirst,
   matchesFilter,
   matchesSearch,
   newestFirst,
   parseFilter,
+  scoreColumn,
+  scoreSort,
+  sortedScore,
   summarize,
   toggleSort,
   traceListHref,
 } from '../../web/src/features/traces/filters.js'
-import { fullSummary } from '../fixtures/traces.js'
-import { step } from './fixtures.js'
+import { fullSummary, fullTrace } from '../fixtures/traces.js'
+import { score, step } from './fixtures.js'
 
 const summary = (fields: Partial<TraceSummary> = {}): TraceSummary =>
   fullSummary({
@@ -180,4 +184,75 @@ t.test('cost ranges: inclusive, and an unpriced trace never matches one', async 
   t.notOk(matchesFilter(summary({ cost: null }), { max_cost: 100 }))
   t.notOk(matchesFilter(summary({ cost: null }), { min_cost: 0 }))
   t.ok(matchesFilter(summary({ cost: null }), {}))
+})
+
+t.test('the score filter lives in the URL under the API names; its bounds and label only with a name', async (t) => {
+  const filter = parseFilter(
+    'score_name=%20helpfulness%20&min_score=-1.5&max_score=0.5&score_label=good&sort=score:helpfulness',
+  )
+  t.same(filter, {
+    score_name: 'helpfulness',
+    min_score: -1.5,
+    max_score: 0.5,
+    score_label: 'good',
+    sort: 'score:helpfulness',
+  })
+  t.equal(
+    filterToSearch(filter),
+    'score_name=helpfulness&min_score=-1.5&max_score=0.5&score_label=good&sort=score%3Ahelpfulness',
+  )
+  t.same(parseFilter(filterToSearch(filter)), filter, 'round trip')
+  t.same(parseFilter('min_score=0&max_score=1&score_label=good'), {}, 'bounds and label without a name: refused')
+  t.same(parseFilter('score_name=q&min_score=abc&max_score=Infinity&score_label='), { score_name: 'q' })
+  t.same(parseFilter(`score_name=${'n'.repeat(65)}`), {}, 'a name longer than the API takes')
+  t.same(parseFilter(`score_name=n&score_label=${'l'.repeat(257)}`), { score_name: 'n' }, 'a label too long')
+  t.same(parseFilter('sort=score:'), {}, 'a score order without a name')
+  t.same(parseFilter('sort=score:%20x'), {}, 'a name with a space at its start, as the API refuses')
+  t.same(parseFilter(`sort=score:${'n'.repeat(65)}`), {}, 'an order longer than the API takes')
+  t.same(parseFilter('sort=score:a b'), { sort: 'score:a b' }, 'a space inside a name is fine')
+})
+
+t.test('the score column: the score ordered by, else the one filtered by; its heading toggles its order', async (t) => {
+  t.equal(scoreColumn({}), null)
+  t.equal(sortedScore({ sort: 'latency' }), null)
+  t.equal(scoreColumn({ score_name: 'a' }), 'a')
+  t.equal(scoreColumn({ score_name: 'a', sort: scoreSort('b') }), 'b', 'the order wins: it is the one shown')
+  t.equal(sortedScore({ sort: 'score:helpfulness' }), 'helpfulness')
+  t.same(toggleSort({ score_name: 'a' }, scoreSort('a')), { score_name: 'a', sort: 'score:a' })
+  t.same(toggleSort({ sort: 'score:a' }, scoreSort('a')), { sort: 'score:a', order: 'asc' })
+  t.same(toggleSort({ sort: 'score:a', order: 'asc' }, 'latency'), { sort: 'latency' })
+  t.notOk(isNewestFirst({ sort: 'score:a' }), 'a score order takes live traces as counted, not at the top')
+})
+
+t.test('a live trace matches a score filter only when one of its scores of the name does', async (t) => {
+  const scores = [
+    score({ name: 'helpfulness', data_type: 'numeric', value: 0.2, label: null }),
+    score({ name: 'helpfulness', data_type: 'numeric', value: 0.9, label: null, step_index: 1 }),
+    score({ name: 'quality', value: 2, label: 'good' }),
+    score({ name: 'thumbs', data_type: 'boolean', value: 0, label: 'false' }),
+  ]
+  const whole = fullTrace({ scores, session_id: 's1' })
+  const matches = (filter: Parameters<typeof belongsToList>[1]) => belongsToList(summarize(whole), filter, whole)
+  t.ok(matches({}), 'no score condition')
+  t.ok(matches({ score_name: 'helpfulness' }), 'any score of the name')
+  t.notOk(matches({ score_name: 'accuracy' }), 'no score of the name')
+  t.ok(matches({ score_name: 'helpfulness', max_score: 0.5 }), '0.2 of 0.2 and 0.9 matches ≤ 0.5')
+  t.ok(matches({ score_name: 'helpfulness', min_score: 0.9 }), 'bounds are inclusive; a step’s score counts')
+  t.notOk(matches({ score_name: 'helpfulness', min_score: 0.3, max_score: 0.8 }), 'neither lies between')
+  t.ok(matches({ score_name: 'quality', score_label: 'good' }))
+  t.notOk(matches({ score_name: 'quality', score_label: 'bad' }))
+  t.notOk(matches({ score_name: 'helpfulness', score_label: 'good' }), 'the label of another name does not count')
+  t.ok(matches({ score_name: 'thumbs', max_score: 0 }), 'a boolean false is 0')
+  t.ok(matches({ score_name: 'thumbs', score_label: 'false' }))
+  t.notOk(matches({ score_name: 'thumbs', min_score: 1 }))
+  t.ok(matches({ sort: 'score:quality' }), 'ordered by a score it has')
+  t.notOk(matches({ sort: 'score:accuracy' }), 'ordered by a score it lacks: the server lists it not')
+  const bare = fullTrace({ session_id: 's1' })
+  t.notOk(belongsToList(summarize(bare), { score_name: 'helpfulness' }, bare), 'pushed without scores: matches none')
+  t.notOk(belongsToList(summarize(bare), { sort: 'score:helpfulness' }, bare), 'nor belongs to a score order')
+  t.ok(belongsToList(summarize(bare), { session_id: 's1', sort: 'latency' }, bare))
+  t.ok(matchesFilter(summarize(whole), { score_name: 'quality', session_id: 's1' }, whole), 'through matchesFilter')
+  t.notOk(matchesFilter(summarize(whole), { score_name: 'quality', score_label: 'ok' }, whole))
+  t.notOk(matchesFilter(summarize(whole), { score_name: 'quality' }), 'the summary alone cannot say')
+  t.notOk(belongsToList(summarize(whole), { sort: 'score:quality' }), 'nor of a score order')
 })

@@ -1,7 +1,7 @@
 // How costs, compact numbers and search matches read in the viewer.
 import t from 'tap'
 import { axisWidth } from '../../web/src/features/dashboard/chart-data.js'
-import { formatCompact, formatCost } from '../../web/src/ui/format.js'
+import { formatCompact, formatCost, formatScore } from '../../web/src/ui/format.js'
 import { highlight } from '../../web/src/ui/highlight.js'
 
 t.test('formatCost: unpriced is said, never $0; small amounts keep two significant digits', async (t) => {
@@ -49,4 +49,17 @@ t.test('highlight marks every occurrence of every word, whatever the case', asyn
     [{ text: 'İstanbul', match: false }],
     'unmarked when lower-casing moves letters',
   )
+})
+
+t.test('formatScore: a mean to 3 decimals (or as told), trailing zeros dropped, none a dash', async (t) => {
+  t.equal(formatScore(0.525), '0.525')
+  t.equal(formatScore(0.5254), '0.525')
+  t.equal(formatScore(0.5), '0.5')
+  t.equal(formatScore(1), '1')
+  t.equal(formatScore(100), '100')
+  t.equal(formatScore(0), '0')
+  t.equal(formatScore(-2.5), '-2.5')
+  t.equal(formatScore(-0.0001), '0', 'no negative zero')
+  t.equal(formatScore(2 / 3, 2), '0.67')
+  t.equal(formatScore(null), '—')
 })

@@ -1,19 +1,9 @@
 // What a number key gives for a score config, and which score of a person's a change replaces.
 import t from 'tap'
-import type { Score, ScoreConfig } from '../../schemas/index.js'
 import { keyHints, ownScore, scoreText, valueForKey } from '../../web/src/features/annotation/score-keys.js'
+import { score, scoreConfig } from './fixtures.js'
 
-const config = (over: Partial<ScoreConfig>): ScoreConfig => ({
-  name: 'x',
-  data_type: 'numeric',
-  min: null,
-  max: null,
-  categories: null,
-  description: null,
-  created_at: '2026-11-28T09:00:00.000Z',
-  updated_at: '2026-11-28T09:00:00.000Z',
-  ...over,
-})
+const config = scoreConfig
 
 t.test('boolean: 1 is true, 0 false, other keys nothing', async (t) => {
   const c = config({ data_type: 'boolean' })
@@ -47,23 +37,6 @@ t.test('numeric: the digit as typed, within the config’s bounds', async (t) =>
 })
 
 t.test('a person’s own score of a name, trace or step: the one a change replaces', async (t) => {
-  const score = (over: Partial<Score>): Score => ({
-    score_id: 's',
-    project_id: 'p',
-    trace_id: 'tr',
-    step_index: null,
-    session_id: null,
-    name: 'quality',
-    data_type: 'categorical',
-    value: 0,
-    label: 'bad',
-    comment: null,
-    source: 'annotation',
-    author: 'ana',
-    created_at: '2026-11-28T09:00:00.000Z',
-    metadata: {},
-    ...over,
-  })
   const scores = [
     score({ score_id: 'a' }),
     score({ score_id: 'b', author: 'bob' }),

@@ -5,7 +5,15 @@ import type pg from 'pg'
 import type { QueryResultRow } from 'pg'
 import type { Trace, TraceSummary } from '../../../schemas/index.js'
 import { toUtcIso } from '../../lib/time.js'
-import { HISTOGRAMS, orderBy, rollupReads, type Selection, type TraceReadQueries, walkChunks } from '../read-queries.js'
+import {
+  HISTOGRAMS,
+  orderBy,
+  rollupReads,
+  type Selection,
+  scoredCountSql,
+  type TraceReadQueries,
+  walkChunks,
+} from '../read-queries.js'
 import { repriceAll } from '../reprice.js'
 import { keepsCount, REMOVALS_NOW } from '../search-counts.js'
 import { SUMMARY_KEYS } from '../stored-trace.js'
@@ -101,6 +109,16 @@ export function postgresTraceReadQueries(db: pg.ClientBase, searchCounts: Postgr
       const w = where(f)
       const rows = await prepared<{ n: number }>(db, `select count(*) as n from traces ${w.sql}`, w.params)
       return rows[0]?.n ?? 0
+    },
+
+    async countScored(f) {
+      const params: unknown[] = []
+      const text = scoredCountSql(f, (value) => {
+        params.push(typeof value === 'string' ? encodeText(value) : value)
+        return `$${params.length}`
+      })
+      const rows = await prepared<{ n: number | string }>(db, text, params)
+      return Number(rows[0]?.n ?? 0)
     },
 
     async select(selection) {

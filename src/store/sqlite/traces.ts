@@ -3,7 +3,15 @@
 // that no request scans the traces table.
 import type Database from 'better-sqlite3'
 import type { Trace } from '../../../schemas/index.js'
-import { HISTOGRAMS, orderBy, rollupReads, type Selection, type TraceReadQueries, walkChunks } from '../read-queries.js'
+import {
+  HISTOGRAMS,
+  orderBy,
+  rollupReads,
+  type Selection,
+  scoredCountSql,
+  type TraceReadQueries,
+  walkChunks,
+} from '../read-queries.js'
 import { repriceAll } from '../reprice.js'
 import { keepsCount, REMOVALS_NOW } from '../search-counts.js'
 import { SUMMARY_KEYS } from '../stored-trace.js'
@@ -98,6 +106,15 @@ export function sqliteTraceReadQueries({
     async count(f) {
       if (keepsCount(f)) return countSearch(f)
       return countNow(f)
+    },
+
+    async countScored(f) {
+      const params: unknown[] = []
+      const text = scoredCountSql(f, (value) => {
+        params.push(value)
+        return '?'
+      })
+      return (stmt(text).get(...params) as { n: number }).n
     },
 
     async select(selection) {

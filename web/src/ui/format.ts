@@ -64,3 +64,13 @@ export function formatCompact(n: number): string {
   }
   return String(n)
 }
+
+/** A score's value or mean: at most `decimals` decimals, trailing zeros dropped (0.525, 1, -2.5); null is "—". */
+export function formatScore(value: number | null, decimals = 3): string {
+  if (value === null) return '—'
+  const text = value
+    .toFixed(decimals)
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '')
+  return text === '-0' ? '0' : text
+}

@@ -8,7 +8,14 @@ import { useThrottledOnTrace } from '../../api/live.js'
 import { formatCount, formatMs, formatTime } from '../../ui/format.js'
 import { ErrorBox } from '../../ui/parts.js'
 import { LIVE_REFRESH_MS } from '../../ui/scoped-page.js'
-import { ACTIVITY_PAGE, type ActivityQuery, costOfTotals, parseActivityQuery } from './activity-query.js'
+import {
+  ACTIVITY_PAGE,
+  type ActivityQuery,
+  costOfTotals,
+  meanText,
+  parseActivityQuery,
+  scoreNamesOf,
+} from './activity-query.js'
 import { ActivityFilters, Pager, type Totals } from './activity-table.js'
 
 /** Reads `queryKey` again, at most every LIVE_REFRESH_MS, while traces that `matches` accepts arrive. */
@@ -81,8 +88,12 @@ export function ActivityList<T>({
   )
 }
 
-/** The facts every session and user has, from its totals; `cost` shows the cost (by default as text). */
+/**
+ * The facts every session and user has, from its totals, then its mean of each score name it has (and how many
+ * scores make it); `cost` shows the cost (by default as text).
+ */
 export function totalsFacts(t: Totals, cost: ReactNode = costOfTotals(t)): [string, ReactNode][] {
+  const scores = scoreNamesOf([t]).map((name): [string, ReactNode] => [`score: ${name}`, meanText(t.scores, name)])
   return [
     ['Traces', formatCount(t.traces)],
     ['From', formatTime(t.first_at)],
@@ -92,6 +103,7 @@ export function totalsFacts(t: Totals, cost: ReactNode = costOfTotals(t)): [stri
     ['Cost', cost],
     ['Failed', formatCount(t.failed)],
     ['Warnings', formatCount(t.warnings)],
+    ...scores,
   ]
 }
 

@@ -1,7 +1,7 @@
 // The sessions and users lists' filters and page live in the URL under the names GET /sessions and GET /users use,
 // so a filtered page is a link. Pure functions: URL ⇄ query, the pages around an offset.
-import type { ListSessionsQuery, SessionSummary } from '../../../../schemas/index.js'
-import { formatCost, formatCount } from '../../ui/format.js'
+import type { ListSessionsQuery, ScoreSummary, SessionSummary } from '../../../../schemas/index.js'
+import { formatCost, formatCount, formatScore } from '../../ui/format.js'
 
 /** Rows per page of the sessions and users lists. */
 export const ACTIVITY_PAGE = 50
@@ -49,4 +49,20 @@ export function pagesAround(offset: number, shown: number, total: number, size =
 export function costOfTotals(t: Pick<SessionSummary, 'traces' | 'cost' | 'unpriced'>): string {
   if (t.traces > 0 && t.unpriced === t.traces) return 'unpriced'
   return t.unpriced > 0 ? `${formatCost(t.cost)} (+${formatCount(t.unpriced)} unpriced)` : formatCost(t.cost)
+}
+
+/** Every score name the rows carry a mean of, name ascending: the page's score columns. */
+export function scoreNamesOf(rows: readonly { scores: ScoreSummary }[]): string[] {
+  const names = new Set<string>()
+  for (const row of rows) for (const name of Object.keys(row.scores)) names.add(name)
+  return [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
+/** A row's count and mean of a score name (its own entry only: a name such as `constructor` is a name). */
+export const scoreOf = (scores: ScoreSummary, name: string) => (Object.hasOwn(scores, name) ? scores[name] : undefined)
+
+/** A mean and how many scores make it, as a cell or a fact reads: `0.525 (6)`; none is "—". */
+export function meanText(scores: ScoreSummary, name: string): string {
+  const score = scoreOf(scores, name)
+  return score === undefined ? '—' : `${formatScore(score.mean)} (${formatCount(score.count)})`
 }

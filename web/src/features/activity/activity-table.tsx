@@ -6,7 +6,16 @@ import type { SessionSummary, UserSummary } from '../../../../schemas/index.js'
 import { formatCount, formatMs, formatTime } from '../../ui/format.js'
 import { FilterActions } from '../../ui/parts.js'
 import { ProjectFilter } from '../../ui/project-options.js'
-import { type ActivityQuery, activitySearch, costOfTotals, pagesAround, parseActivityQuery } from './activity-query.js'
+import {
+  type ActivityQuery,
+  activitySearch,
+  costOfTotals,
+  meanText,
+  pagesAround,
+  parseActivityQuery,
+  scoreNamesOf,
+  scoreOf,
+} from './activity-query.js'
 
 /** A session's or user's own page, in its project. */
 export const activityHref = (kind: 'sessions' | 'users', id: string, projectId: string) =>
@@ -15,10 +24,19 @@ export const activityHref = (kind: 'sessions' | 'users', id: string, projectId: 
 /** What a session and a user both sum up of their traces. */
 export type Totals = Pick<
   SessionSummary,
-  'traces' | 'first_at' | 'last_at' | 'latency_total' | 'token_count' | 'cost' | 'unpriced' | 'failed' | 'warnings'
+  | 'traces'
+  | 'first_at'
+  | 'last_at'
+  | 'latency_total'
+  | 'token_count'
+  | 'cost'
+  | 'unpriced'
+  | 'failed'
+  | 'warnings'
+  | 'scores'
 >
 
-function TotalsCells({ t }: { t: Totals }) {
+function TotalsCells({ t, scoreNames }: { t: Totals; scoreNames: readonly string[] }) {
   return (
     <>
       <td className="num">{formatCount(t.traces)}</td>
@@ -31,6 +49,16 @@ function TotalsCells({ t }: { t: Totals }) {
       </td>
       <td className="num">{t.failed > 0 ? <span className="badge failed">{formatCount(t.failed)}</span> : 0}</td>
       <td className="num">{t.warnings > 0 ? <span className="badge warning">{formatCount(t.warnings)}</span> : 0}</td>
+      {scoreNames.map((name) => (
+        <td
+          key={name}
+          className={scoreOf(t.scores, name) === undefined ? 'num muted' : 'num'}
+          data-score={name}
+          title={`Mean ${name} (how many scores)`}
+        >
+          {meanText(t.scores, name)}
+        </td>
+      ))}
     </>
   )
 }
@@ -51,11 +79,13 @@ const TOTALS_HEADINGS: Heading[] = [
   { label: 'Warnings', num: true },
 ]
 
-function Headings({ first }: { first: Heading[] }) {
+/** The headings: the row's own, the totals', then one per score name the page's rows carry (its mean). */
+function Headings({ first, scoreNames }: { first: Heading[]; scoreNames: readonly string[] }) {
+  const scores = scoreNames.map((name) => ({ label: `score: ${name}`, num: true }))
   return (
     <thead>
       <tr>
-        {[...first, ...TOTALS_HEADINGS].map((h) => (
+        {[...first, ...TOTALS_HEADINGS, ...scores].map((h) => (
           <th key={h.label} className={h.num ? 'num' : undefined}>
             {h.label}
           </th>
@@ -83,9 +113,13 @@ export function UserLink({ userId, projectId }: { userId: string | null; project
 }
 
 export function SessionTable({ sessions, showUser = true }: { sessions: SessionSummary[]; showUser?: boolean }) {
+  const scoreNames = scoreNamesOf(sessions)
   return (
     <table className="plain" aria-label="Sessions">
-      <Headings first={[{ label: 'Session' }, { label: 'Project' }, ...(showUser ? [{ label: 'User' }] : [])]} />
+      <Headings
+        first={[{ label: 'Session' }, { label: 'Project' }, ...(showUser ? [{ label: 'User' }] : [])]}
+        scoreNames={scoreNames}
+      />
       <tbody>
         {sessions.map((s) => (
           <tr key={`${s.project_id}/${s.session_id}`} data-session-id={s.session_id}>
@@ -95,7 +129,7 @@ export function SessionTable({ sessions, showUser = true }: { sessions: SessionS
                 <UserLink userId={s.user_id} projectId={s.project_id} />
               </td>
             )}
-            <TotalsCells t={s} />
+            <TotalsCells t={s} scoreNames={scoreNames} />
           </tr>
         ))}
       </tbody>
@@ -104,15 +138,19 @@ export function SessionTable({ sessions, showUser = true }: { sessions: SessionS
 }
 
 export function UserTable({ users }: { users: UserSummary[] }) {
+  const scoreNames = scoreNamesOf(users)
   return (
     <table className="plain" aria-label="Users">
-      <Headings first={[{ label: 'User' }, { label: 'Project' }, { label: 'Sessions', num: true }]} />
+      <Headings
+        first={[{ label: 'User' }, { label: 'Project' }, { label: 'Sessions', num: true }]}
+        scoreNames={scoreNames}
+      />
       <tbody>
         {users.map((u) => (
           <tr key={`${u.project_id}/${u.user_id}`} data-user-id={u.user_id}>
             <IdCells kind="users" id={u.user_id} projectId={u.project_id} />
             <td className="num">{formatCount(u.sessions)}</td>
-            <TotalsCells t={u} />
+            <TotalsCells t={u} scoreNames={scoreNames} />
           </tr>
         ))}
       </tbody>

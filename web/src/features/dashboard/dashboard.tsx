@@ -5,7 +5,7 @@ import { Link } from 'wouter'
 import type { BreakdownEntry, CostBreakdownEntry, ScoreAnalytics } from '../../../../schemas/index.js'
 import { keys, useAnalytics } from '../../api/queries.js'
 import { TimeChart } from '../../ui/chart.js'
-import { formatCompact, formatCost, formatCount, formatMs, formatPercent } from '../../ui/format.js'
+import { formatCompact, formatCost, formatCount, formatMs, formatPercent, formatScore } from '../../ui/format.js'
 import { ScopedPage, TraceRows, useScopedLiveQuery } from '../../ui/scoped-page.js'
 import { chartSeries, chartTimes } from './chart-data.js'
 
@@ -77,7 +77,7 @@ function ScoreCard({ score }: { score: ScoreAnalytics }) {
   const hours = score.series.filter((p) => p.mean !== null)
   const main =
     score.mean !== null
-      ? score.mean.toFixed(score.data_type === 'boolean' ? 2 : 3).replace(/\.?0+$/, '')
+      ? formatScore(score.mean, score.data_type === 'boolean' ? 2 : 3)
       : (score.labels[0]?.label ?? '—')
   return (
     <div className="card score-card" data-score-card={score.name}>
@@ -93,7 +93,7 @@ function ScoreCard({ score }: { score: ScoreAnalytics }) {
           score.labels.length > 0 &&
           ` · ${score.labels
             .slice(0, 4)
-            .map((l) => `${l.label} ${formatPercent(l.count / score.count)}`)
+            .map((l) => `${l.label} ${formatPercent((100 * l.count) / score.count)}`)
             .join(' · ')}`}
       </div>
       {hours.length > 1 && (

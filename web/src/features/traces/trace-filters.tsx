@@ -2,9 +2,11 @@
 import { type FormEvent, useMemo } from 'react'
 import { useLocation } from 'wouter'
 import type { TraceStatus } from '../../../../schemas/index.js'
+import { useAnalytics, useScoreConfigs } from '../../api/queries.js'
 import { FilterActions } from '../../ui/parts.js'
 import { ProjectFilter } from '../../ui/project-options.js'
 import { parseFilter, STATUS_LABELS, type TraceFilter, traceListHref } from './filters.js'
+import { scoreChoices, scoreControl } from './score-choices.js'
 
 /** The filter bar's fields beside search, status and project (the evaluator form offers them too). */
 export const FILTER_FIELDS: {
@@ -85,7 +87,80 @@ export function TraceFilters({ search }: { search: string }) {
           />
         </label>
       ))}
+      <ScoreFilter filter={filter} apply={apply} />
       <FilterActions onClear={() => apply({})} />
     </form>
+  )
+}
+
+/**
+ * The score filter: a score name (those configured, and those given in the project /analytics counts), then a range
+ * of values for a numeric score or a label for a categorical or boolean one. A new name starts without bounds.
+ */
+function ScoreFilter({ filter, apply }: { filter: TraceFilter; apply: (next: TraceFilter) => void }) {
+  const given = useAnalytics(filter.project_id).data?.scores
+  const configs = useScoreConfigs().data?.items
+  const name = filter.score_name
+  const choices = useMemo(() => scoreChoices(given ?? [], configs ?? [], name), [given, configs, name])
+  const choice = choices.find((c) => c.name === name)
+  const control = scoreControl(choice)
+  const { score_name: _n, min_score: _min, max_score: _max, score_label: _l, ...rest } = filter
+  return (
+    <>
+      <label>
+        Score
+        <select
+          name="score_name"
+          defaultValue={name ?? ''}
+          onChange={(e) => apply({ ...rest, ...(e.target.value ? { score_name: e.target.value } : {}) })}
+        >
+          <option value="">Any</option>
+          {choices.map((c) => (
+            <option key={c.name} value={c.name}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {name !== undefined && control.range && (
+        <>
+          <label>
+            Score ≥
+            <input name="min_score" type="number" step="any" defaultValue={filter.min_score ?? ''} />
+          </label>
+          <label>
+            Score ≤
+            <input name="max_score" type="number" step="any" defaultValue={filter.max_score ?? ''} />
+          </label>
+        </>
+      )}
+      {name !== undefined &&
+        control.label &&
+        (choice !== undefined && choice.labels.length > 0 ? (
+          <label>
+            Label
+            <select
+              name="score_label"
+              defaultValue={filter.score_label ?? ''}
+              onChange={(e) => apply({ ...filter, score_label: e.target.value === '' ? undefined : e.target.value })}
+            >
+              <option value="">Any</option>
+              {filter.score_label !== undefined && !choice.labels.includes(filter.score_label) && (
+                <option value={filter.score_label}>{filter.score_label}</option>
+              )}
+              {choice.labels.map((label) => (
+                <option key={label} value={label}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : (
+          <label>
+            Label
+            <input name="score_label" maxLength={256} defaultValue={filter.score_label ?? ''} />
+          </label>
+        ))}
+    </>
   )
 }

@@ -5,17 +5,20 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useEffect, useMemo, useRef, useState } from 'react'
 import { Link, useLocation, useSearch } from 'wouter'
-import type { Trace, TraceSort } from '../../../../schemas/index.js'
+import type { Trace, TraceSummary } from '../../../../schemas/index.js'
 import { useLiveTraces } from '../../api/live.js'
 import { keys, useTraceList } from '../../api/queries.js'
-import { formatCost, formatCount, formatMs, formatTime } from '../../ui/format.js'
+import { formatCost, formatCount, formatMs, formatScore, formatTime } from '../../ui/format.js'
 import { Marked } from '../../ui/marked.js'
 import { ErrorBox, StatusBadge } from '../../ui/parts.js'
 import { AddToDataset } from '../datasets/datasets.js'
 import {
+  belongsToList,
   isNewestFirst,
-  matchesFilter,
+  type ListSort,
   parseFilter,
+  scoreColumn,
+  scoreSort,
   summarize,
   type TraceFilter,
   toggleSort,
@@ -27,6 +30,20 @@ import { TraceFilters } from './trace-filters.js'
 const ROW_HEIGHT = 34
 const NONE_HELD: Held = { items: [], count: 0 }
 
+/** A trace's mean of a score (how many scores, on hover); "—" when it has none of that name. */
+function ScoreCell({ trace, name }: { trace: TraceSummary; name: string }) {
+  const score = trace.scores !== undefined && Object.hasOwn(trace.scores, name) ? trace.scores[name] : undefined
+  return score === undefined ? (
+    <span className="num muted" data-score="none">
+      —
+    </span>
+  ) : (
+    <span className="num" data-score={score.mean} title={`${formatCount(score.count)} × ${name}`}>
+      {formatScore(score.mean)}
+    </span>
+  )
+}
+
 /** A column heading that orders the list by its field (descending first; again: ascending). */
 function SortHeading({
   filter,
@@ -35,7 +52,7 @@ function SortHeading({
   num,
 }: {
   filter: TraceFilter
-  sort: TraceSort
+  sort: ListSort
   label: string
   num?: boolean
 }) {
@@ -70,6 +87,7 @@ export function TraceList() {
   // In another order than newest first, new traces belong somewhere in the middle: they are only counted.
   const [unshown, setUnshown] = useState(0)
   const newestFirst = isNewestFirst(filter)
+  const scored = scoreColumn(filter)
   const key = keys.traces(filter)
 
   // A new filter starts a new list: nothing held for the old one carries over.
@@ -86,7 +104,7 @@ export function TraceList() {
   useLiveTraces(
     (trace: Trace) => {
       const summary = summarize(trace)
-      if (!matchesFilter(summary, filter, trace)) return
+      if (!belongsToList(summary, filter, trace)) return
       if (!newestFirst) setUnshown((n) => n + 1)
       else if (paused) setHeld((h) => hold(h, summary))
       else addLive([summary])
@@ -180,7 +198,7 @@ export function TraceList() {
       </div>
       <TraceFilters search={search} />
       {list.isError && <ErrorBox error={list.error} />}
-      <section className="table" aria-label="Traces">
+      <section className={scored === null ? 'table' : 'table scored'} aria-label="Traces">
         <div className="thead">
           <span />
           <SortHeading filter={filter} sort="created_at" label="Time" />
@@ -192,6 +210,7 @@ export function TraceList() {
           <SortHeading filter={filter} sort="token_count" label="Tokens" num />
           <SortHeading filter={filter} sort="cost" label="Cost" num />
           <span className="num">Steps</span>
+          {scored !== null && <SortHeading filter={filter} sort={scoreSort(scored)} label={`score: ${scored}`} num />}
         </div>
         <div className="tbody" ref={body}>
           {list.isPending && (
@@ -248,6 +267,7 @@ export function TraceList() {
                     {formatCost(t.cost)}
                   </span>
                   <span className="num">{t.step_count}</span>
+                  {scored !== null && <ScoreCell trace={t} name={scored} />}
                 </Link>
               )
             })}

@@ -1,0 +1,1 @@
+CREATE INDEX `trace_scores_multi` ON `trace_scores` (`name`,`trace_id`) WHERE "trace_scores"."scores" > 1;
