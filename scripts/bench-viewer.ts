@@ -82,10 +82,10 @@ export async function benchViewer(base: string, key: string, say: (line: string)
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
   try {
-    // A 1000-step trace, nested ten deep, to open: each tenth step an agent (of 25) calling its tools and a model.
+    // A 1000-step trace, nested ten deep, to open: each tenth step an agent (of 5) calling its tools and a model.
     const start = Date.now() - 60_000
     const steps = Array.from({ length: 1000 }, (_, i) => ({
-      name: i % 10 === 0 ? `agent ${i % 25}` : `step ${i}`,
+      name: i % 10 === 0 ? `agent ${(i / 10) % 5}` : `step ${i}`,
       type: i % 10 === 0 ? 'agent' : i % 3 === 0 ? 'llm' : 'tool',
       tool: i % 3 === 0 ? null : `tool-${i % 11}`,
       latency: 20 + (i % 40),
@@ -111,7 +111,7 @@ export async function benchViewer(base: string, key: string, say: (line: string)
       'viewer: 1000-step trace as an agent graph, laid out',
       `/ui/traces/${bigId}?view=graph`,
       '[data-node]',
-      20,
+      10,
     )
 
     // A live trace: from the moment its POST was answered to its row in the open list.
