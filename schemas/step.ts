@@ -3,10 +3,13 @@ import { type Static, Type } from '@sinclair/typebox'
 import { BOUNDS, CostUsd, LatencyMs, Nullable, TimestampInput, TokenCount, UtcTimestamp } from './common.js'
 import { stepExamples, stepInputExamples } from './examples.js'
 
-export const STEP_TYPES = ['llm', 'tool', 'retrieval', 'function', 'other'] as const
+export const STEP_TYPES = ['llm', 'tool', 'retrieval', 'function', 'agent', 'other'] as const
 export const StepTypeSchema = Type.Union(
   STEP_TYPES.map((t) => Type.Literal(t)),
-  { description: 'Kind of step; unknown values sent by a client become `other`.' },
+  {
+    description:
+      'Kind of step (`agent`: an agent invocation, whose `name` is the agent); unknown values sent by a client become `other`.',
+  },
 )
 export type StepType = Static<typeof StepTypeSchema>
 

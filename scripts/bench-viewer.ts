@@ -1,7 +1,7 @@
 // The viewer's part of npm run bench: in the system's headless Chromium, against the server under test, the time to
-// the first rendered rows of /ui/traces, to a rendered dashboard and to a rendered 1000-step trace (each beside the
-// floor of the same run: the app's empty shell on the same server), a live trace's time on screen after its POST
-// was answered, and the JavaScript the first load ships (gzip).
+// the first rendered rows of /ui/traces, to a rendered dashboard, to a rendered 1000-step trace and to its agent graph
+// laid out (each beside the floor of the same run: the app's empty shell on the same server), a live trace's time on
+// screen after its POST was answered, and the JavaScript the first load ships (gzip).
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -82,11 +82,11 @@ export async function benchViewer(base: string, key: string, say: (line: string)
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
   try {
-    // A 1000-step trace, nested ten deep, to open.
+    // A 1000-step trace, nested ten deep, to open: each tenth step an agent (of 5) calling its tools and a model.
     const start = Date.now() - 60_000
     const steps = Array.from({ length: 1000 }, (_, i) => ({
-      name: `step ${i}`,
-      type: i % 3 === 0 ? 'llm' : 'tool',
+      name: i % 10 === 0 ? `agent ${(i / 10) % 5}` : `step ${i}`,
+      type: i % 10 === 0 ? 'agent' : i % 3 === 0 ? 'llm' : 'tool',
       tool: i % 3 === 0 ? null : `tool-${i % 11}`,
       latency: 20 + (i % 40),
       started_at: new Date(start + i * 50).toISOString(),
@@ -107,6 +107,12 @@ export async function benchViewer(base: string, key: string, say: (line: string)
     await measure('viewer: /ui/traces first rows', '/ui/traces', '[data-trace-id]', 10)
     await measure('viewer: /ui/ dashboard rendered', '/ui/', '.chart canvas', 4)
     await measure('viewer: 1000-step trace rendered', `/ui/traces/${bigId}`, '[data-step-index]', 20)
+    await measure(
+      'viewer: 1000-step trace as an agent graph, laid out',
+      `/ui/traces/${bigId}?view=graph`,
+      '[data-node]',
+      10,
+    )
 
     // A live trace: from the moment its POST was answered to its row in the open list.
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } })

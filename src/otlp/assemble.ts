@@ -104,6 +104,8 @@ const NO_MEANING: SpanMeaning = {
   type: 'other',
   tool: null,
   entity: null,
+  agent_name: null,
+  graph_node: null,
   function_id: null,
   model: null,
   response_model: null,
@@ -359,10 +361,11 @@ function spanIdentity(span: OtlpSpan): Record<string, unknown> {
 }
 
 /**
- * What a step is called: the entity the library names (an OpenLLMetry task or tool), the tool a Vercel AI SDK tool
+ * What a step is called: an agent step's agent, the entity the library names (an OpenLLMetry task or tool), the tool a Vercel AI SDK tool
  * call ran, else the span's name; a span without one is called by its tool or type.
  */
 function stepName({ span, meaning: m }: Node): string {
+  if (m.agent_name !== null) return m.agent_name
   const vercelTool = m.function_id !== null && m.type === 'tool' ? m.tool : null
   return m.entity ?? vercelTool ?? (span.name.trim() !== '' ? span.name : (m.tool ?? m.type))
 }
@@ -396,6 +399,31 @@ function toStep(node: Node, parent_index: number | null): StepInput {
 }
 
 /**
+ * LangGraph names no kind for its nodes: a node that calls a model (a model call anywhere below it) is an agent, named
+ * after the node; a node that only runs tools (LangGraph's `tools`) or code stays what its convention said.
+ */
+function promoteAgentNodes(nodes: Node[]) {
+  const byId = new Map(nodes.map((n) => [n.span.span_id, n]))
+  const callsModel = new Set<string>()
+  for (const n of nodes) {
+    if (n.meaning.type !== 'llm') continue
+    // Up the ancestry, stopping where an earlier walk passed (and at a cycle a broken exporter made).
+    let parent = n.span.parent_span_id
+    while (parent !== null && !callsModel.has(parent)) {
+      callsModel.add(parent)
+      parent = byId.get(parent)?.span.parent_span_id ?? null
+    }
+  }
+  for (const n of nodes) {
+    const node = n.meaning.graph_node
+    if (node === null || !callsModel.has(n.span.span_id)) continue
+    if (n.meaning.type === 'function' || n.meaning.type === 'other') {
+      n.meaning = { ...n.meaning, type: 'agent', agent_name: node }
+    }
+  }
+}
+
+/**
  * One trace from all the spans that arrived for it (at least one, in arrival order). The trace id is the OTLP trace id; the caller
  * normalizes and validates the result through the ingest service like any other trace.
  */
@@ -408,6 +436,7 @@ export function assembleTrace(arrived: readonly OtlpSpan[], records: readonly Ot
     arrival,
     ...tree.get(span.span_id)!,
   }))
+  promoteAgentNodes(nodes)
   const top = pickRoot(nodes)
   // When the root never came, no span speaks for the whole trace: the top-most one only names it, and every span
   // that did come is a step (so a failed first attempt is a step that can be retried, not the trace's failure).

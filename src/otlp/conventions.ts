@@ -27,7 +27,7 @@ import {
   toolCallsOf,
   vercelPrompt,
 } from './messages.js'
-import { stepType } from './step-types.js'
+import { agentName, graphNode, stepType } from './step-types.js'
 import { AttributeReader, asCount, asText, asUsd, hasText, isRecord, oneOrList, parseJsonText } from './values.js'
 
 /**
@@ -50,6 +50,10 @@ export interface SpanMeaning {
   entity: string | null
   /** The Vercel AI SDK's `ai.telemetry.functionId`: the application's name for the whole call. */
   function_id: string | null
+  /** An agent step's agent (`gen_ai.agent.name`, the entity, else the span's name); null for any other type. */
+  agent_name: string | null
+  /** The LangGraph node the span runs (its own span, not a call inside it), else null. */
+  graph_node: string | null
   /** The model asked for; without one, the model that answered. */
   model: string | null
   /** The model that answered (a dated snapshot, often), when it is not `model`. */
@@ -381,6 +385,8 @@ export function readSpanMeaning(span: OtlpSpan): SpanMeaning {
     tool: toolName,
     entity,
     function_id,
+    agent_name: type === 'agent' ? agentName(a, span.name) : null,
+    graph_node: graphNode(a, span.name),
     model,
     response_model,
     prompt_tokens: inputTokens,

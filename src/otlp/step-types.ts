@@ -1,9 +1,11 @@
 // The step type a span declares, by each convention's own name for its kind of span: GenAI operations, Langfuse
 // observation types, OpenInference span kinds, OpenLLMetry's span kinds and request types, Vercel AI SDK operations.
+// Every convention that marks an agent invocation makes an `agent` step; LangGraph's nodes, which name no kind, are
+// told from the tree (graphNode below, and assemble.ts).
 
 import type { StepType } from '../../schemas/step.js'
 import { own } from '../lib/own.js'
-import type { AttributeReader } from './values.js'
+import { type AttributeReader, hasText, isRecord, parseJsonText } from './values.js'
 
 /** `gen_ai.operation.name` → step type. */
 const GENAI_OPERATIONS: Record<string, StepType> = {
@@ -13,8 +15,8 @@ const GENAI_OPERATIONS: Record<string, StepType> = {
   execute_tool: 'tool',
   embeddings: 'retrieval',
   retrieval: 'retrieval',
-  invoke_agent: 'function',
-  create_agent: 'function',
+  invoke_agent: 'agent',
+  create_agent: 'agent',
 }
 
 /** Langfuse's `langfuse.observation.type` → step type. */
@@ -23,7 +25,7 @@ const LANGFUSE_TYPES: Record<string, StepType> = {
   embedding: 'retrieval',
   retriever: 'retrieval',
   tool: 'tool',
-  agent: 'function',
+  agent: 'agent',
   chain: 'function',
   span: 'function',
   evaluator: 'other',
@@ -39,7 +41,7 @@ const OPENINFERENCE_KINDS: Record<string, StepType> = {
   embedding: 'retrieval',
   reranker: 'retrieval',
   chain: 'function',
-  agent: 'function',
+  agent: 'agent',
   guardrail: 'other',
   evaluator: 'other',
   prompt: 'other',
@@ -51,7 +53,7 @@ const OPENINFERENCE_KINDS: Record<string, StepType> = {
 const TRACELOOP_KINDS: Record<string, StepType> = {
   workflow: 'function',
   task: 'function',
-  agent: 'function',
+  agent: 'agent',
   tool: 'tool',
 }
 
@@ -91,4 +93,32 @@ export function stepType(a: AttributeReader): StepType | null {
     a.first(['llm.request.type'], lookup(LLM_REQUEST_TYPES)) ??
     a.first(['ai.operationId'], lookup(VERCEL_OPERATIONS))
   )
+}
+
+/** A LangGraph library node (`__start__`, `__end__`, …) is the graph's own plumbing, never an agent. */
+const isLibraryNode = (name: string) => name.startsWith('__')
+
+/**
+ * The graph node a span runs, when it is one: LangGraph's `langgraph.node`, OpenInference's `graph.node.id`, or
+ * LangChain's run metadata (`metadata.langgraph_node`) on the span that runs the node itself (its name is the node's:
+ * the calls inside it carry the same metadata under their own names). Read without counting as used: the attributes
+ * stay in the step's metadata.
+ */
+export function graphNode(a: AttributeReader, spanName: string): string | null {
+  const named = [a.peek('langgraph.node'), a.peek('graph.node.name'), a.peek('graph.node.id')].find(
+    (v): v is string => typeof v === 'string' && v.trim() !== '',
+  )
+  if (named !== undefined) return isLibraryNode(named.trim()) ? null : named.trim()
+  const metadata = parseJsonText(a.peek('metadata'))
+  const node = isRecord(metadata) ? metadata.langgraph_node : undefined
+  return typeof node === 'string' && node === spanName && !isLibraryNode(node) ? node : null
+}
+
+/**
+ * The agent's name of an agent step: GenAI's `gen_ai.agent.name`, else the entity OpenLLMetry names, else the span's
+ * own name (OpenInference names an AGENT span after its agent). Read without counting as used.
+ */
+export function agentName(a: AttributeReader, spanName: string): string | null {
+  const named = [a.peek('gen_ai.agent.name'), a.peek('traceloop.entity.name')].find(hasText)
+  return named?.trim() ?? (hasText(spanName) ? spanName.trim() : null)
 }

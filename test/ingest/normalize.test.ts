@@ -122,7 +122,8 @@ t.test('step type is lower-cased and an unknown type becomes other', async (t) =
     ['RETRIEVAL', 'retrieval'],
     ['function', 'function'],
     ['other', 'other'],
-    ['agent', 'other'],
+    ['Agent', 'agent'],
+    ['planner', 'other'],
     ['', 'other'],
     [undefined, 'other'],
   ]
@@ -135,7 +136,8 @@ t.test('a step without a type that names a tool is a tool call; an explicit type
   t.equal(normalizeStep({ tool: 'search' }, 0).type, 'tool')
   t.equal(normalizeStep({ tool_name: 'search' }, 0).type, 'tool')
   t.equal(normalizeStep({ tool: 'search', type: 'retrieval' }, 0).type, 'retrieval')
-  t.equal(normalizeStep({ tool: 'search', type: 'agent' }, 0).type, 'other')
+  t.equal(normalizeStep({ tool: 'search', type: 'agent' }, 0).type, 'agent')
+  t.equal(normalizeStep({ tool: 'search', type: 'planner' }, 0).type, 'other')
   t.equal(normalizeStep({ tool: '  ' }, 0).type, 'other')
 })
 
@@ -145,7 +147,8 @@ t.test('step name defaults to the tool, else the normalized type', async (t) => 
     [{ tool: 'search', type: 'tool' }, 'search'],
     [{ tool_name: 'lookup' }, 'lookup'],
     [{ type: 'LLM' }, 'llm'],
-    [{ type: 'agent' }, 'other'],
+    [{ type: 'agent' }, 'agent'],
+    [{ type: 'planner' }, 'other'],
     [{}, 'other'],
     [{ name: '', type: 'retrieval' }, 'retrieval'],
   ]

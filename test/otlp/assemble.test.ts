@@ -233,3 +233,54 @@ t.test('without its root, the top-most spans are the top level of the steps', as
     ],
   )
 })
+
+t.test('agent steps: each convention names its agent; a LangGraph node that calls a model is an agent', async (t) => {
+  const { input } = assembleTrace([
+    span('root', { start: 0, duration: 1000, name: 'LangGraph' }),
+    // GenAI: the agent's name from gen_ai.agent.name, not the span's name.
+    span('g', {
+      parent: 'root',
+      start: 10,
+      name: 'invoke_agent planner',
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner' },
+    }),
+    // OpenInference: an AGENT span is named after its agent.
+    span('oi', { parent: 'g', start: 20, name: 'researcher', attributes: { 'openinference.span.kind': 'AGENT' } }),
+    // LangGraph: `writer` calls a model, `tools` only a tool, `__start__` is the graph's own.
+    span('w', { parent: 'root', start: 100, name: 'writer node', attributes: { 'langgraph.node': 'writer' } }),
+    span('wl', { parent: 'w', start: 110, name: 'ChatOpenAI', attributes: { 'gen_ai.operation.name': 'chat' } }),
+    span('tl', { parent: 'root', start: 200, name: 'tools', attributes: { 'langgraph.node': 'tools' } }),
+    span('tt', { parent: 'tl', start: 210, name: 'search', attributes: { 'gen_ai.operation.name': 'execute_tool' } }),
+    span('st', { parent: 'root', start: 300, name: '__start__', attributes: { 'langgraph.node': '__start__' } }),
+    span('sl', { parent: 'st', start: 310, name: 'ChatOpenAI', attributes: { 'gen_ai.operation.name': 'chat' } }),
+    // LangChain's run metadata names the node on the node's own span only; the calls inside carry it too.
+    span('m', {
+      parent: 'root',
+      start: 400,
+      name: 'critic',
+      attributes: { 'openinference.span.kind': 'CHAIN', metadata: '{"langgraph_node":"critic"}' },
+    }),
+    span('ml', {
+      parent: 'm',
+      start: 410,
+      name: 'ChatOpenAI',
+      attributes: { 'openinference.span.kind': 'LLM', metadata: '{"langgraph_node":"critic"}' },
+    }),
+  ])
+  t.same(
+    (input.steps ?? []).map((s) => [s.name, s.type]),
+    [
+      ['planner', 'agent'],
+      ['researcher', 'agent'],
+      ['writer', 'agent'],
+      ['ChatOpenAI', 'llm'],
+      ['tools', 'other'],
+      ['search', 'tool'],
+      ['__start__', 'other'],
+      ['ChatOpenAI', 'llm'],
+      ['critic', 'agent'],
+      ['ChatOpenAI', 'llm'],
+    ],
+  )
+  t.equal(input.steps?.[2]?.metadata?.['langgraph.node'], 'writer', 'the node attribute stays in the metadata')
+})

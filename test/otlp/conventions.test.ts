@@ -17,19 +17,19 @@ t.test('step type from the convention attributes, GenAI first', async (t) => {
     [{ 'gen_ai.operation.name': 'generate_content' }, 'llm'],
     [{ 'gen_ai.operation.name': 'execute_tool' }, 'tool'],
     [{ 'gen_ai.operation.name': 'embeddings' }, 'retrieval'],
-    [{ 'gen_ai.operation.name': 'invoke_agent' }, 'function'],
-    [{ 'gen_ai.operation.name': 'create_agent' }, 'function'],
+    [{ 'gen_ai.operation.name': 'invoke_agent' }, 'agent'],
+    [{ 'gen_ai.operation.name': 'create_agent' }, 'agent'],
     [{ 'openinference.span.kind': 'LLM' }, 'llm'],
     [{ 'openinference.span.kind': 'TOOL' }, 'tool'],
     [{ 'openinference.span.kind': 'RETRIEVER' }, 'retrieval'],
     [{ 'openinference.span.kind': 'EMBEDDING' }, 'retrieval'],
     [{ 'openinference.span.kind': 'RERANKER' }, 'retrieval'],
     [{ 'openinference.span.kind': 'CHAIN' }, 'function'],
-    [{ 'openinference.span.kind': 'AGENT' }, 'function'],
+    [{ 'openinference.span.kind': 'AGENT' }, 'agent'],
     [{ 'openinference.span.kind': 'GUARDRAIL' }, 'other'],
     [{ 'traceloop.span.kind': 'workflow' }, 'function'],
     [{ 'traceloop.span.kind': 'task' }, 'function'],
-    [{ 'traceloop.span.kind': 'agent' }, 'function'],
+    [{ 'traceloop.span.kind': 'agent' }, 'agent'],
     [{ 'traceloop.span.kind': 'tool' }, 'tool'],
     [{ 'llm.request.type': 'chat' }, 'llm'],
     [{ 'llm.request.type': 'embedding' }, 'retrieval'],
@@ -472,7 +472,7 @@ t.test("Langfuse's attributes: type, model, messages, usage, cost, level ERROR, 
   const types = ['embedding', 'retriever', 'tool', 'agent', 'chain', 'span', 'event'].map(
     (type) => meaning({ 'langfuse.observation.type': type }).type,
   )
-  t.same(types, ['retrieval', 'retrieval', 'tool', 'function', 'function', 'function', 'other'])
+  t.same(types, ['retrieval', 'retrieval', 'tool', 'agent', 'function', 'function', 'other'])
 })
 
 t.test('the newest GenAI conventions: provider, error class, evaluations, per-message events', async (t) => {

@@ -405,19 +405,20 @@ Object.assign(EXPECTED, {
       steps: [['ChatOpenAI', 'llm', null, 'failed', null]],
     },
     // A LangGraph ReAct agent: its state `{"messages":[…]}` in, the whole conversation out (the answer is its last).
+    // Its `agent` node calls the model, so it is an agent step; its `tools` node only runs tools.
     agent: {
       // LangChain's ChatOpenAI reports the model it asked for only.
       trace: { ...anonymousAgent('LangGraph'), metadata: {} },
       steps: [
         ['__start__', 'function', null, 'success', null],
-        ['agent', 'function', null, 'success', null],
+        ['agent', 'agent', null, 'success', null],
         ['RunnableSequence', 'function', null, 'success', null],
         ['prompt', 'function', null, 'success', null],
         ['ChatOpenAI', 'llm', null, 'success', 78],
         ['RunnableLambda', 'function', null, 'success', null],
         ['tools', 'function', null, 'success', null],
         ['get_weather', 'tool', 'get_weather', 'success', null],
-        ['agent', 'function', null, 'success', null],
+        ['agent', 'agent', null, 'success', null],
         ['RunnableSequence', 'function', null, 'success', null],
         ['prompt', 'function', null, 'success', null],
         ['ChatOpenAI', 'llm', null, 'success', 110],

@@ -1,5 +1,6 @@
 // One trace: its header, the steps as a waterfall tree on a time axis, and the selected step's input, output and
-// error beside it. The selected step is in the URL (?step=N); j/k move between steps.
+// error beside it. The selected step is in the URL (?step=N); j/k move between steps. "Graph" (?view=graph) shows the
+// agents and tools above the waterfall; picking one selects its calls there.
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useMemo, useState } from 'react'
 import { Link } from 'wouter'
@@ -11,6 +12,8 @@ import { CopyButton, ErrorBox, LongText, StatusBadge } from '../../ui/parts.js'
 import { useSearchParam } from '../../ui/url.js'
 import { activityHref } from '../activity/activity-table.js'
 import { ScoresPanel } from '../annotation/scores-panel.js'
+import { buildAgentGraph, layoutAgentGraph } from './agent-graph.js'
+import { AgentGraphView } from './agent-graph-view.js'
 import { buildWaterfall, moveSelection } from './waterfall.js'
 import { WaterfallView } from './waterfall-view.js'
 
@@ -186,7 +189,9 @@ export function TraceDetail({
     if (event.data.trace_id === id) client.invalidateQueries({ queryKey: keys.trace(id) })
   })
   const [stepParam, setStepParam] = useSearchParam('step')
+  const [view, setView] = useSearchParam('view')
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(new Set())
+  const [pickedNode, setPickedNode] = useState<string | null>(null)
   // Deleted while open (by someone else, or by retention): it stays on screen, marked, until the reader leaves.
   const [deleted, setDeleted] = useState(false)
   useLiveTraces(
@@ -198,6 +203,12 @@ export function TraceDetail({
   )
   const data = trace.data
   const waterfall = useMemo(() => (data ? buildWaterfall(data, collapsed) : null), [data, collapsed])
+  const graph = useMemo(() => (data && view === 'graph' ? buildAgentGraph(data) : null), [data, view])
+  const layout = useMemo(() => (graph ? layoutAgentGraph(graph) : null), [graph])
+  const highlighted = useMemo(
+    () => new Set(graph?.nodes.find((n) => n.key === pickedNode)?.steps ?? []),
+    [graph, pickedNode],
+  )
   const selected = stepParam === null ? null : Number(stepParam)
   const step = data && selected !== null ? (data.steps[selected] ?? null) : null
 
@@ -244,10 +255,40 @@ export function TraceDetail({
         <>
           <Header trace={data} />
           <ScoresPanel trace={data} stepIndex={step ? step.index : null} names={scoreNames} />
+          <div className="view-tabs" role="tablist" aria-label="Steps view">
+            {(['waterfall', 'graph'] as const).map((v) => (
+              <button
+                key={v}
+                type="button"
+                role="tab"
+                aria-selected={(view ?? 'waterfall') === v}
+                onClick={() => setView(v === 'waterfall' ? null : v)}
+              >
+                {v === 'waterfall' ? 'Waterfall' : 'Graph'}
+              </button>
+            ))}
+          </div>
+          {graph && layout && (
+            <AgentGraphView
+              graph={graph}
+              layout={layout}
+              selected={pickedNode}
+              onSelect={(key) => {
+                setPickedNode(key)
+                const first = graph.nodes.find((n) => n.key === key)?.steps[0]
+                if (first !== undefined) {
+                  // Its calls show: no collapsed step hides them.
+                  setCollapsed(new Set())
+                  setStepParam(String(first))
+                }
+              }}
+            />
+          )}
           <div className="detail">
             <WaterfallView
               waterfall={waterfall}
               selected={selected}
+              highlighted={highlighted}
               collapsed={collapsed}
               onSelect={(index) => setStepParam(String(index))}
               onToggle={toggle}

@@ -10,12 +10,15 @@ const ROW = 28
 export function WaterfallView({
   waterfall,
   selected,
+  highlighted,
   collapsed,
   onSelect,
   onToggle,
 }: {
   waterfall: Waterfall
   selected: number | null
+  /** Steps marked beside the selected one (the calls of a node picked in the agent graph). */
+  highlighted?: ReadonlySet<number>
   collapsed: ReadonlySet<number>
   onSelect: (index: number) => void
   onToggle: (index: number) => void
@@ -65,6 +68,7 @@ export function WaterfallView({
                 className="wrow"
                 aria-current={step.index === selected ? 'step' : undefined}
                 data-step-index={step.index}
+                data-highlighted={highlighted?.has(step.index) ? '' : undefined}
                 onClick={() => onSelect(step.index)}
                 style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)` }}
               >
