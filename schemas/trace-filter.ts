@@ -40,11 +40,52 @@ function matchesScore(scores: Trace['scores'], filter: TraceFilterFields): boole
   )
 }
 
+/** The filters that ask a field to equal a value. */
+const EQUALITY = [
+  'status',
+  'environment',
+  'project_id',
+  'model',
+  'session_id',
+  'user_id',
+  'experiment_id',
+  'dataset_item_id',
+] as const
+
+/**
+ * How each filter of GET /traces is decided here: a filter added to the contract fails the build until this file
+ * decides it too (a record must name every key).
+ */
+const DECIDED: Record<keyof TraceFilterFields, 'equal' | 'range' | 'time' | 'search' | 'score'> = {
+  status: 'equal',
+  environment: 'equal',
+  project_id: 'equal',
+  model: 'equal',
+  session_id: 'equal',
+  user_id: 'equal',
+  experiment_id: 'equal',
+  dataset_item_id: 'equal',
+  min_latency: 'range',
+  max_latency: 'range',
+  min_tokens: 'range',
+  max_tokens: 'range',
+  min_cost: 'range',
+  max_cost: 'range',
+  since: 'time',
+  until: 'time',
+  q: 'search',
+  score_name: 'score',
+  min_score: 'score',
+  max_score: 'score',
+  score_label: 'score',
+}
+/** The filters this file decides (the same keys as the contract's, checked above). */
+export const DECIDED_FILTERS = Object.keys(DECIDED) as (keyof TraceFilterFields)[]
+
 /** What the filters read of a trace: a summary of the light list and a whole trace both have it. */
-type FilteredFields = Pick<
-  TraceSummary,
-  'cost' | 'status' | 'environment' | 'project_id' | 'model' | 'session_id' | 'user_id' | 'latency' | 'token_count'
-> & { created_at: string }
+type FilteredFields = Pick<TraceSummary, (typeof EQUALITY)[number] | 'cost' | 'latency' | 'token_count'> & {
+  created_at: string
+}
 
 /**
  * Whether GET /traces would list this trace under the filter. A search (`q`) or a score filter needs the whole trace
@@ -55,9 +96,8 @@ export function matchesFilter(trace: FilteredFields, filter: TraceFilterFields, 
   if (filter.score_name !== undefined && (whole === undefined || !matchesScore(whole.scores, filter))) return false
   if (filter.min_cost !== undefined && (trace.cost === null || trace.cost < filter.min_cost)) return false
   if (filter.max_cost !== undefined && (trace.cost === null || trace.cost > filter.max_cost)) return false
-  const equal = (key: 'status' | 'environment' | 'project_id' | 'model' | 'session_id' | 'user_id') =>
-    filter[key] === undefined || trace[key] === filter[key]
-  if (!(['status', 'environment', 'project_id', 'model', 'session_id', 'user_id'] as const).every(equal)) return false
+  const equal = (key: (typeof EQUALITY)[number]) => filter[key] === undefined || trace[key] === filter[key]
+  if (!EQUALITY.every(equal)) return false
   if (filter.min_latency !== undefined && trace.latency < filter.min_latency) return false
   if (filter.max_latency !== undefined && trace.latency > filter.max_latency) return false
   if (filter.min_tokens !== undefined && trace.token_count < filter.min_tokens) return false

@@ -5,7 +5,7 @@
 // 5xx, timeouts) puts the job back with a growing pause — its Retry-After when it gives one — however long it stays
 // down; an answer that is no verdict is an evaluation error. Judge evaluations draw on a per-minute budget.
 import { randomUUID } from 'node:crypto'
-import { SCORE_LIMITS, type Score } from '../../schemas/index.js'
+import { SCORE_LIMITS, type Score, type Trace } from '../../schemas/index.js'
 import { NANOS_PER_USD, type Pricer } from '../costs/pricing.js'
 import { createTokenBuckets } from '../lib/token-bucket.js'
 import { createWaker } from '../lib/waker.js'
@@ -22,6 +22,8 @@ export interface WorkerDeps {
   /** The rule of a job, as it is now (null: deleted). */
   rule(evaluatorId: string): Promise<EvaluatorRecord | null>
   evaluate: EvaluateDeps
+  /** The expected output of an experiment's trace (a dataset item's), for a judge's `{{expected}}`. */
+  expected?: (trace: Trace) => Promise<unknown>
   pricer(): Promise<Pricer>
   /** Evaluations at once (default 4). */
   concurrency?: number
@@ -130,7 +132,8 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
       }
     }
     const config = await store.scores.getConfig(rule.score_name)
-    const evaluation = await evaluate(rule, trace, config, deps.evaluate)
+    const expected = trace.dataset_item_id && deps.expected ? await deps.expected(trace) : undefined
+    const evaluation = await evaluate(rule, trace, config, deps.evaluate, expected ?? null)
     const model = rule.kind === 'llm_judge' ? judgeModel(rule) : null
     const spent = spentOf(evaluation, model, await deps.pricer())
     if (evaluation.transient) {

@@ -64,6 +64,16 @@ export default fp(
     app.decorate('scores', scores)
     const traces = createTraceService(app.store.traces, app.store.scores)
     app.decorate('traces', traces)
+    const datasets = createDatasetService({ store: app.store, validators: app.validators, now: app.now })
+    app.decorate('datasets', datasets)
+    // Experiments wait for the evaluations of their traces; a judge reads an experiment trace's expected output.
+    const experiments = createExperimentService({
+      store: app.store,
+      datasets,
+      now: app.now,
+      pendingEvaluations: (e) => app.store.evaluations.pendingOfExperiment(e.experiment_id, e.project_id),
+    })
+    app.decorate('experiments', experiments)
     // Evaluator rules, and the worker that runs them on stored traces (and on past ones, in backfill runs).
     let backfillPoke = () => {}
     const evaluators = createEvaluatorService({
@@ -72,12 +82,14 @@ export default fp(
       config: app.config,
       now: app.now,
       runCreated: () => backfillPoke(),
+      expected: experiments.expectedOutput,
     })
     app.decorate('evaluators', evaluators)
     const worker = createEvaluationWorker({
       store: app.store,
       scores,
       rule: evaluators.rule,
+      expected: experiments.expectedOutput,
       evaluate: evaluateDepsOf(app.config, { transportAttempts: 2, maxWaitMs: 10_000 }),
       pricer: prices.pricer,
       concurrency: app.config.evaluatorConcurrency,
@@ -117,9 +129,6 @@ export default fp(
     })
     app.decorate('ingest', ingest)
     app.decorate('annotation', createAnnotationService({ store: app.store, now: app.now }))
-    const datasets = createDatasetService({ store: app.store, validators: app.validators, now: app.now })
-    app.decorate('datasets', datasets)
-    app.decorate('experiments', createExperimentService({ store: app.store, datasets, now: app.now }))
     const otlp = createOtlpService({
       store: app.store,
       ingest,

@@ -10,6 +10,7 @@ import {
   type EvaluatorRun,
   type TestEvaluatorBody,
   type TestEvaluatorResponse,
+  type Trace,
   TraceFilterQuery,
 } from '../../schemas/index.js'
 import { EvaluatorNotFound, EvaluatorRunNotFound, InvalidInput, ProjectNotFound, TraceNotFound } from '../errors.js'
@@ -53,6 +54,8 @@ export interface EvaluatorDeps {
   newId?: () => string
   /** A backfill run was created (its enumeration may start now). */
   runCreated?: () => void
+  /** The expected output of an experiment's trace (a dataset item's), for a judge's `{{expected}}`. */
+  expected?: (trace: Trace) => Promise<unknown>
   /** How long the rules read are used before they are read again (changes made here are seen at once). */
   rulesTtlMs?: number
 }
@@ -99,6 +102,7 @@ export function createEvaluatorService({
   now = Date.now,
   newId = uuidv7,
   runCreated = () => {},
+  expected = async () => undefined,
   rulesTtlMs = 2000,
 }: EvaluatorDeps): EvaluatorService {
   let cached: { rules: Promise<EvaluatorRecord[]>; at: number } | null = null
@@ -280,7 +284,8 @@ export function createEvaluatorService({
       const rule = checkRule(evaluator, 'body/evaluator')
       const trace = await store.traces.get(trace_id)
       if (!trace || !inScope(scope, trace.project_id)) throw new TraceNotFound(trace_id)
-      const out = await evaluate(rule, trace, await store.scores.getConfig(rule.score_name), deps)
+      const expectedOutput = (await expected(trace)) ?? null
+      const out = await evaluate(rule, trace, await store.scores.getConfig(rule.score_name), deps, expectedOutput)
       return { score: out.score, error: out.error, raw: out.raw }
     },
   }

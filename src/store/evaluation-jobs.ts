@@ -332,6 +332,14 @@ export function createEvaluationStore(
       }
       return out
     },
+    async pendingOfExperiment(experimentId, projectId) {
+      const [row] = await query<{ n: unknown }>(
+        (b) =>
+          `select count(*) as n from evaluation_jobs where trace_id in
+             (select trace_id from traces where experiment_id = ${b(experimentId)} and project_id = ${b(projectId)})`,
+      )
+      return Number(row?.n ?? 0)
+    },
     async pending() {
       const [row] = await query<{ n: unknown }>(() => 'select count(*) as n from evaluation_jobs')
       return Number(row?.n ?? 0)

@@ -691,6 +691,8 @@ export interface EvaluationStore {
   nextDue(): Promise<number | null>
   /** Jobs waiting, in all. */
   pending(): Promise<number>
+  /** Jobs waiting for the traces of an experiment (of a project). */
+  pendingOfExperiment(experimentId: string, projectId: string): Promise<number>
   /** Each rule's figures, with its jobs waiting (rules that did nothing yet are absent). */
   stats(): Promise<Map<string, EvaluatorStatsRecord>>
   /** A deleted rule's jobs and figures go; its running backfills are cancelled. */

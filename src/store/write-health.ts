@@ -87,6 +87,7 @@ const WRITES: { [S in SubStoreName]: Record<keyof Store[S], Writes> } = {
     retry: 'changes',
     nextDue: false,
     pending: false,
+    pendingOfExperiment: false,
     stats: false,
     forget: 'changes',
     createRun: 'adds',

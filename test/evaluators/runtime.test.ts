@@ -328,3 +328,51 @@ t.test('a deleted rule or trace leaves no job; a disabled rule takes no new trac
   )
   t.equal(await countRows(app.store, 'evaluation_jobs'), 0)
 })
+
+t.test(
+  'an experiment’s trace is judged against its item’s expected output, and the experiment waits for it',
+  async (t) => {
+    const { app, key, judge, project_id } = await setup(t)
+    const dataset = await app.inject({ method: 'POST', url: '/datasets', payload: { name: 'qa', project_id } })
+    const dataset_id = dataset.json().dataset_id as string
+    const added = await app.inject({
+      method: 'POST',
+      url: `/datasets/${dataset_id}/items`,
+      payload: { items: [{ input: 'What is 6×7?', expected_output: 'forty-two' }] },
+    })
+    const item = added.json().items[0].dataset_item_id as string
+    const experiment = await app.inject({ method: 'POST', url: '/experiments', payload: { dataset_id, name: 'v2' } })
+    const experiment_id = experiment.json().experiment_id as string
+    await addRule(app, {
+      name: 'correct',
+      score_name: 'correctness',
+      kind: 'llm_judge',
+      config: { template: 'Expected: {{expected}}. Answer: {{response}}' },
+      filter: { experiment_id },
+    })
+    judge.fallback = VERDICT(1)
+    await app.evaluationWorker.stop()
+    await postBatch(app, key, [trace('e-1', { response: '42', experiment_id, dataset_item_id: item }), trace('e-2')])
+    t.equal((await app.inject(`/experiments/${experiment_id}`)).json().pending_evaluations, 1, 'one evaluation to come')
+    await app.evaluationWorker.start()
+    await app.evaluationWorker.idle()
+    t.equal((await app.inject(`/experiments/${experiment_id}`)).json().pending_evaluations, 0)
+    t.equal(judge.requests.length, 1, 'only the experiment’s trace matched the rule')
+    t.match(JSON.stringify(judge.requests[0]!.body), /Expected: \\"forty-two\\"|Expected: forty-two/)
+    t.same(
+      (await scoresOf(app, 'name=correctness')).items.map((s) => [s.trace_id, s.value]),
+      [['e-1', 1]],
+    )
+    // The dry run reads the same expected output.
+    const dry = await app.inject({
+      method: 'POST',
+      url: '/evaluators/test',
+      payload: {
+        evaluator: { name: 'c', score_name: 'correctness', kind: 'llm_judge', config: { template: '{{expected}}' } },
+        trace_id: 'e-1',
+      },
+    })
+    t.equal(dry.statusCode, 200, dry.body)
+    t.match(JSON.stringify(judge.requests.at(-1)!.body), /forty-two/)
+  },
+)

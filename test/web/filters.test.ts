@@ -1,6 +1,6 @@
 // The trace list's filters: URL ⇄ filter with GET /traces' names, and which live traces join a filtered list.
 import t from 'tap'
-import type { Trace, TraceSummary } from '../../schemas/index.js'
+import { DECIDED_FILTERS, type Trace, TraceFilterQuery, type TraceSummary } from '../../schemas/index.js'
 import {
   belongsToList,
   filterToSearch,
@@ -255,4 +255,12 @@ t.test('a live trace matches a score filter only when one of its scores of the n
   t.notOk(matchesFilter(summarize(whole), { score_name: 'quality', score_label: 'ok' }, whole))
   t.notOk(matchesFilter(summarize(whole), { score_name: 'quality' }), 'the summary alone cannot say')
   t.notOk(belongsToList(summarize(whole), { sort: 'score:quality' }), 'nor of a score order')
+})
+
+t.test('every filter of GET /traces is decided by the shared matcher, experiment fields too', async (t) => {
+  t.same([...DECIDED_FILTERS].sort(), Object.keys(TraceFilterQuery.properties).sort())
+  const base = summary()
+  t.ok(matchesFilter({ ...base, experiment_id: 'x1' }, { experiment_id: 'x1' }))
+  t.notOk(matchesFilter({ ...base, experiment_id: null }, { experiment_id: 'x1' }))
+  t.notOk(matchesFilter({ ...base, dataset_item_id: 'i1' }, { dataset_item_id: 'i2' }))
 })

@@ -520,6 +520,8 @@ export const evaluationJobs = pgTable(
     index('evaluation_jobs_due').on(t.due_at, t.job_id),
     uniqueIndex('evaluation_jobs_rule_trace').on(t.evaluator_id, t.trace_id),
     index('evaluation_jobs_run').on(t.run_id),
+    // A trace's jobs (an experiment's evaluations still to come).
+    index('evaluation_jobs_trace').on(t.trace_id),
   ],
 )
 

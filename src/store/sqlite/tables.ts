@@ -459,6 +459,8 @@ export const evaluationJobs = sqliteTable(
     uniqueIndex('evaluation_jobs_rule_trace').on(t.evaluator_id, t.trace_id),
     // A run's jobs (cancel).
     index('evaluation_jobs_run').on(t.run_id),
+    // A trace's jobs (an experiment's evaluations still to come).
+    index('evaluation_jobs_trace').on(t.trace_id),
   ],
 )
 

@@ -1,0 +1,1 @@
+CREATE INDEX "evaluation_jobs_trace" ON "evaluation_jobs" USING btree ("trace_id");

@@ -1,0 +1,1 @@
+CREATE INDEX `evaluation_jobs_trace` ON `evaluation_jobs` (`trace_id`);
