@@ -57,12 +57,14 @@ await whereViewerRuns(t, 'datasets and experiments in the viewer', async () => {
     // The grid from the dataset's page: pick both runs, compare.
     const datasets = (await app.inject('/datasets')).json()
     await page.goto(`${url}/ui/datasets/${datasets.items[0].dataset_id}`)
+    // The page reads the dataset after it is shown: its rows are waited for, then counted.
+    await page.getByTestId('dataset-items').locator('tbody tr').nth(2).waitFor()
     t.equal(await page.getByTestId('dataset-items').locator('tbody tr').count(), 3)
     await page.getByLabel('Pick v1').check()
     await page.getByLabel('Pick v2').check()
     await page.getByRole('button', { name: 'Compare' }).click()
     const grid = page.getByTestId('experiment-grid')
-    await grid.waitFor()
+    await grid.locator('tbody tr').nth(2).waitFor()
     t.equal(await grid.locator('tbody tr').count(), 3)
     t.equal(await grid.locator('[data-trend="regressed"]').count(), 1, 'Spain regressed')
     t.match(await grid.locator('[data-trend="regressed"]').innerText(), /Barcelona/)
