@@ -21,6 +21,8 @@ export interface WorkerDeps {
   scores: Pick<ScoreService, 'recordEach'>
   /** The rule of a job, as it is now (null: deleted). */
   rule(evaluatorId: string): Promise<EvaluatorRecord | null>
+  /** Every rule as it is now (the judge's rules are passed over while its budget is spent). */
+  rules(): Promise<readonly EvaluatorRecord[]>
   evaluate: EvaluateDeps
   /** The expected output of an experiment's trace (a dataset item's), for a judge's `{{expected}}`. */
   expected?: (trace: Trace) => Promise<unknown>
@@ -188,11 +190,18 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
           const due = await store.evaluations.nextDue()
           const at = now()
           if (due !== null && due <= at) {
-            const jobs = await store.evaluations.claim(free, at, leaseMs, worker)
+            // While the judge's budget is spent, its rules' jobs stay where they are: claiming them only to put them
+            // back would be two writes a job, over and over, against ingest.
+            const skip = budget.hasAny('judge', at)
+              ? []
+              : (await deps.rules()).filter((r) => r.kind === 'llm_judge').map((r) => r.evaluator_id)
+            const jobs = await store.evaluations.claim(free, at, leaseMs, worker, skip)
             for (const job of jobs) spawn(job)
             // More may be due: look again as soon as a slot is free.
             if (jobs.length === free) next = pollMs
             else if (jobs.length > 0) next = 0
+            // Nothing could be taken (what is due waits for the judge's budget) and nothing runs: idle.
+            else if (running.size === 0) for (const idle of idlers.splice(0)) idle()
           } else if (due !== null) next = Math.min(pollMs, due - at)
           if ((due === null || due > at) && running.size === 0) for (const idle of idlers.splice(0)) idle()
         }

@@ -89,6 +89,7 @@ export default fp(
       store: app.store,
       scores,
       rule: evaluators.rule,
+      rules: evaluators.rules,
       expected: experiments.expectedOutput,
       evaluate: evaluateDepsOf(app.config, { transportAttempts: 2, maxWaitMs: 10_000 }),
       pricer: prices.pricer,

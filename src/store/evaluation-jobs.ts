@@ -91,10 +91,18 @@ function* enqueue(jobs: readonly NewEvaluationJob[]): Plan<number> {
 }
 
 /** The next jobs due, each leased to `worker` until `now + leaseMs` (its attempts counted). */
-function* claim(d: PlanDialect, limit: number, now: number, leaseMs: number, worker: string): Plan<EvaluationJob[]> {
+function* claim(
+  d: PlanDialect,
+  limit: number,
+  now: number,
+  leaseMs: number,
+  worker: string,
+  skip: readonly string[],
+): Plan<EvaluationJob[]> {
   const due = yield* run(
     (b) =>
       `select job_id, project_id from evaluation_jobs where due_at <= ${b(now)}
+       ${skip.length === 0 ? '' : `and not (${d.inList(b, 'evaluator_id', skip)})`}
        order by due_at, job_id limit ${b(limit)} ${d.skipLocked}`,
   )
   const claimed: EvaluationJob[] = []
@@ -275,7 +283,7 @@ export function createEvaluationStore(
 ): EvaluationStore {
   return {
     enqueue: (jobs) => (jobs.length === 0 ? Promise.resolve(0) : write(enqueue(jobs))),
-    claim: (limit, now, leaseMs, worker) => write(claim(d, limit, now, leaseMs, worker)),
+    claim: (limit, now, leaseMs, worker, skip = []) => write(claim(d, limit, now, leaseMs, worker, skip)),
     release: (worker, now) =>
       write(
         (function* () {
@@ -335,8 +343,11 @@ export function createEvaluationStore(
     async pendingOfExperiment(experimentId, projectId) {
       const [row] = await query<{ n: unknown }>(
         (b) =>
-          `select count(*) as n from evaluation_jobs where trace_id in
-             (select trace_id from traces where experiment_id = ${b(experimentId)} and project_id = ${b(projectId)})`,
+          // Through the (rule, trace) index: the rules are few, the experiment's traces found by their own index.
+          `select count(*) as n from evaluation_jobs
+           where evaluator_id in (select evaluator_id from evaluators)
+             and trace_id in (select trace_id from traces
+                              where experiment_id = ${b(experimentId)} and project_id = ${b(projectId)})`,
       )
       return Number(row?.n ?? 0)
     },

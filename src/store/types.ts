@@ -667,8 +667,11 @@ export interface EvaluatorRunRecord {
 export interface EvaluationStore {
   /** Adds jobs, skipping a (rule, trace) already waiting: how many were added. */
   enqueue(jobs: readonly NewEvaluationJob[]): Promise<number>
-  /** Up to `limit` jobs due at `now`, each leased to `worker` until `now + leaseMs`. */
-  claim(limit: number, now: number, leaseMs: number, worker: string): Promise<EvaluationJob[]>
+  /**
+   * Up to `limit` jobs due at `now`, each leased to `worker` until `now + leaseMs`; none of the rules `skip` (those
+   * whose turn has not come: the judge's budget is spent).
+   */
+  claim(limit: number, now: number, leaseMs: number, worker: string, skip?: readonly string[]): Promise<EvaluationJob[]>
   /**
    * Jobs held by `worker` (null: by any worker — SQLite at start, where no other process can hold one) are due again
    * at `now`: how many.

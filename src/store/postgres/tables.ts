@@ -519,9 +519,8 @@ export const evaluationJobs = pgTable(
     primaryKey({ columns: [t.project_id, t.job_id] }),
     index('evaluation_jobs_due').on(t.due_at, t.job_id),
     uniqueIndex('evaluation_jobs_rule_trace').on(t.evaluator_id, t.trace_id),
-    index('evaluation_jobs_run').on(t.run_id),
-    // A trace's jobs (an experiment's evaluations still to come).
-    index('evaluation_jobs_trace').on(t.trace_id),
+    // A run's jobs (cancel, the end of a run): live jobs, the most, are not in it.
+    index('evaluation_jobs_run').on(t.run_id).where(sql`run_id is not null`),
   ],
 )
 

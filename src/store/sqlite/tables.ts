@@ -455,12 +455,11 @@ export const evaluationJobs = sqliteTable(
   (t) => [
     // The next jobs due, in order (the claim).
     index('evaluation_jobs_due').on(t.due_at, t.job_id),
-    // One job per rule and trace (a backfill skips a trace already waiting); a rule's jobs (pending counts, deletion).
+    // One job per rule and trace (a backfill skips a trace already waiting); a rule's jobs (pending counts, deletion,
+    // an experiment's evaluations still to come).
     uniqueIndex('evaluation_jobs_rule_trace').on(t.evaluator_id, t.trace_id),
-    // A run's jobs (cancel).
-    index('evaluation_jobs_run').on(t.run_id),
-    // A trace's jobs (an experiment's evaluations still to come).
-    index('evaluation_jobs_trace').on(t.trace_id),
+    // A run's jobs (cancel, the end of a run): live jobs, the most, are not in it.
+    index('evaluation_jobs_run').on(t.run_id).where(sql`run_id is not null`),
   ],
 )
 

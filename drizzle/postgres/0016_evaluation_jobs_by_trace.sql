@@ -1,1 +1,0 @@
-CREATE INDEX "evaluation_jobs_trace" ON "evaluation_jobs" USING btree ("trace_id");

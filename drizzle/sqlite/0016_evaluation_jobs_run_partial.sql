@@ -1,0 +1,2 @@
+DROP INDEX `evaluation_jobs_run`;--> statement-breakpoint
+CREATE INDEX `evaluation_jobs_run` ON `evaluation_jobs` (`run_id`) WHERE run_id is not null;
