@@ -79,6 +79,10 @@ for (const mode of ['protected', 'open'] as const) {
       name: 'helpfulness',
       rule_id: 'r-1',
       evaluator_id: 'e-1',
+      run_id: 'run-1',
+      dataset_id: 'd-1',
+      item_id: 'i-1',
+      experiment_id: 'x-1',
       queue_id: 'q-1',
     })
     t.ok(routes.length >= 60, `${routes.length} routes from the document`)
