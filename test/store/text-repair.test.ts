@@ -43,19 +43,27 @@ function previousRelease(t: Test): string {
 }
 
 /**
- * This release's store, unmigrated, writing rows into the previous release's file. It prepares its statements of keys
- * at open, which name the column `kind` that a later migration added: the column is there while it writes, and gone
- * again once it is closed.
+ * This release's store, unmigrated, writing rows into the previous release's file. It prepares statements at open
+ * that name what later migrations added (the keys' `kind`, the traces' experiment columns, the evaluation jobs): they
+ * are there while it writes, and gone again once it is closed.
  */
 async function writeWithThisStore(file: string, write: (store: ReturnType<typeof createSqliteStore>) => Promise<void>) {
   const before = openDatabase(file)
-  before.exec(`alter table api_keys add kind text default 'secret' not null`)
+  before.exec(`alter table api_keys add kind text default 'secret' not null;
+    alter table traces add experiment_id text;
+    alter table traces add dataset_item_id text;
+    create table evaluation_jobs (job_id integer primary key autoincrement, project_id text, evaluator_id text,
+      trace_id text, run_id text, attempts integer, due_at integer, claimed_by text, last_error text,
+      created_at integer, unique (evaluator_id, trace_id));`)
   before.close()
   const store = createSqliteStore(file, { migrate: false })
   await write(store)
   await store.close()
   const after = openDatabase(file)
-  after.exec('alter table api_keys drop column kind')
+  after.exec(`alter table api_keys drop column kind;
+    alter table traces drop column experiment_id;
+    alter table traces drop column dataset_item_id;
+    drop table evaluation_jobs;`)
   after.close()
 }
 
