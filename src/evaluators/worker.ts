@@ -64,6 +64,9 @@ function spentOf(evaluation: Evaluation, model: string | null, price: Pricer) {
   return { ...usage, cost: nanos === null ? 0 : nanos / NANOS_PER_USD }
 }
 
+/** How long a queue found with nothing more to take is left alone, whatever pokes it. */
+const CLAIM_PAUSE_MS = 200
+
 export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
   const {
     store,
@@ -184,6 +187,8 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
     while (!stopped) {
       waker.reset()
       let next = pollMs
+      /** The last look took less than it could (or nothing): the queue holds nothing more to take now. */
+      let quiet = false
       try {
         const free = concurrency - running.size
         if (free > 0) {
@@ -198,6 +203,7 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
             const jobs = await store.evaluations.claim(free, at, leaseMs, worker, skip)
             for (const job of jobs) spawn(job)
             // More may be due: look again as soon as a slot is free.
+            quiet = jobs.length < free
             if (jobs.length === free) next = pollMs
             else if (jobs.length > 0) next = 0
             // Nothing could be taken (what is due waits for the judge's budget) and nothing runs: idle.
@@ -208,6 +214,9 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
       } catch (err) {
         log.warn({ err }, 'evaluation: the queue could not be read; trying again')
       }
+      // Ingest pokes at every request; a queue just found with nothing more to take is not looked at again for a
+      // moment, so that a stream of requests is not a stream of claims (each one a write transaction).
+      if (!stopped && quiet && next > 0) await new Promise((resolve) => setTimeout(resolve, CLAIM_PAUSE_MS))
       if (!stopped) await waker.pause(next)
     }
   }
