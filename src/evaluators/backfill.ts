@@ -4,10 +4,9 @@
 // takes its lease next. A trace the rule has already scored, or one already waiting for it, is not enqueued again.
 import type { TraceFilterQuery } from '../../schemas/index.js'
 import { createWaker } from '../lib/waker.js'
-import { derivedScoreId } from '../services/scores.js'
 import type { TraceService } from '../services/traces.js'
 import type { EvaluatorRunRecord, NewEvaluationJob, Store } from '../store/types.js'
-import { sampled } from './selection.js'
+import { evaluatorScoreId, sampled } from './selection.js'
 
 export interface BackfillDeps {
   store: Store
@@ -54,24 +53,22 @@ export function createBackfill(deps: BackfillDeps): Backfill {
       ...(run.cursor === null ? {} : { cursor: run.cursor }),
     }
     const found = await traces.list(query, run.project_id ?? rule.project_id)
-    const ids = found.items.map((t) => t.trace_id).filter((id) => sampled(id, rule.sample_rate))
-    const scored = await store.scores.ofTraces(ids)
+    // The rule's sample of the page, less what it has scored already.
+    const taken = found.items.filter((t) => sampled(t.trace_id, rule.sample_rate))
+    const scored = await store.scores.ofTraces(taken.map((t) => t.trace_id))
     const at = now()
-    const jobs: NewEvaluationJob[] = found.items.flatMap((t) => {
-      if (!sampled(t.trace_id, rule.sample_rate)) return []
-      const mine = derivedScoreId('evaluator', rule.evaluator_id, t.trace_id)
-      if (scored.get(t.trace_id)?.some((s) => s.score_id === mine)) return []
-      return [
-        {
-          project_id: t.project_id,
-          evaluator_id: rule.evaluator_id,
-          trace_id: t.trace_id,
-          run_id: run.run_id,
-          due_at: at,
-          created_at: at,
-        },
-      ]
-    })
+    const jobs: NewEvaluationJob[] = taken
+      .filter(
+        (t) => !scored.get(t.trace_id)?.some((s) => s.score_id === evaluatorScoreId(rule.evaluator_id, t.trace_id)),
+      )
+      .map((t) => ({
+        project_id: t.project_id,
+        evaluator_id: rule.evaluator_id,
+        trace_id: t.trace_id,
+        run_id: run.run_id,
+        due_at: at,
+        created_at: at,
+      }))
     const next = found.next_cursor
     const added = await store.evaluations.advanceRun(run.run_id, jobs, next, at, at + leaseMs)
     if (added > 0) deps.enqueued()

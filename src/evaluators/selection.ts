@@ -2,6 +2,7 @@
 // GET /traces would match it (schemas/trace-filter.ts), and within the rule's sample — chosen by the trace id alone,
 // so a re-run picks the same traces, and two rules at the same rate pick the same traces (their verdicts compare).
 import { matchesFilter, type Trace, type TraceFilterFields } from '../../schemas/index.js'
+import { derivedScoreId } from '../services/scores.js'
 import type { EvaluatorRecord } from '../store/types.js'
 
 /** Where a trace id falls in [0, 1): FNV-1a (32 bits) of its UTF-16 code units. */
@@ -33,3 +34,7 @@ export function dueRules(rules: readonly EvaluatorRecord[], trace: Trace): strin
   }
   return due
 }
+
+/** The id of the score a rule gives a trace: the same every time, so a job run twice records one score. */
+export const evaluatorScoreId = (evaluatorId: string, traceId: string): string =>
+  derivedScoreId('evaluator', evaluatorId, traceId)

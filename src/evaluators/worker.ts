@@ -9,9 +9,10 @@ import { SCORE_LIMITS, type Score, type Trace } from '../../schemas/index.js'
 import { NANOS_PER_USD, type Pricer } from '../costs/pricing.js'
 import { createTokenBuckets } from '../lib/token-bucket.js'
 import { createWaker } from '../lib/waker.js'
-import { derivedScoreId, type ScoreService } from '../services/scores.js'
+import type { ScoreService } from '../services/scores.js'
 import type { EvaluationJob, EvaluatorRecord, JobVerdict, Store } from '../store/types.js'
 import { type EvaluateDeps, type Evaluation, evaluate } from './evaluate.js'
+import { evaluatorScoreId } from './selection.js'
 
 /** What a finished job came to, as the metrics count it. */
 export type EvaluationOutcome = 'scored' | 'error' | 'retried' | 'dropped'
@@ -88,6 +89,10 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
   let loop: Promise<void> | null = null
   const waker = createWaker()
   const idlers: (() => void)[] = []
+  /** Tells whoever waits for the worker to be idle. */
+  const settle = () => {
+    for (const idle of idlers.splice(0)) idle()
+  }
 
   /** The verdict of a job whose evaluation gave a score: recorded through the score road. */
   async function record(job: EvaluationJob, evaluation: Evaluation, cost: number | null): Promise<string | null> {
@@ -100,7 +105,7 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
           comment: score.comment === null ? null : score.comment.slice(0, SCORE_LIMITS.comment),
           author: score.author.slice(0, SCORE_LIMITS.author),
           metadata: cost === null ? score.metadata : { ...score.metadata, judge_cost: cost },
-          score_id: derivedScoreId('evaluator', job.evaluator_id, job.trace_id),
+          score_id: evaluatorScoreId(job.evaluator_id, job.trace_id),
           trace_id: job.trace_id,
           project_id: job.project_id,
         } satisfies Partial<Score>,
@@ -207,9 +212,9 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
             if (jobs.length === free) next = pollMs
             else if (jobs.length > 0) next = 0
             // Nothing could be taken (what is due waits for the judge's budget) and nothing runs: idle.
-            else if (running.size === 0) for (const idle of idlers.splice(0)) idle()
+            else if (running.size === 0) settle()
           } else if (due !== null) next = Math.min(pollMs, due - at)
-          if ((due === null || due > at) && running.size === 0) for (const idle of idlers.splice(0)) idle()
+          if ((due === null || due > at) && running.size === 0) settle()
         }
       } catch (err) {
         log.warn({ err }, 'evaluation: the queue could not be read; trying again')
@@ -239,7 +244,7 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
       const ending = Promise.allSettled([...running])
       await Promise.race([ending, new Promise((resolve) => setTimeout(resolve, 5000).unref())])
       await store.evaluations.release(worker, now()).catch(() => {})
-      for (const idle of idlers.splice(0)) idle()
+      settle()
     },
 
     idle() {
