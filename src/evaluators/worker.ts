@@ -85,6 +85,10 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
   const worker = `w_${randomUUID()}`
   const budget = createTokenBuckets(judgePerMinute)
   const running = new Set<Promise<void>>()
+  /** Jobs claimed and not started yet (claimSize), in the order claimed, with when. */
+  const held: { job: EvaluationJob; at: number }[] = []
+  /** Until when the judge's budget is spent and every rule is a judge: the queue is not looked at before. */
+  let starvedUntil = 0
   let stopped = true
   let loop: Promise<void> | null = null
   const waker = createWaker()
@@ -183,9 +187,32 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
       })
       .finally(() => {
         running.delete(task)
+        startHeld()
         waker.poke()
       })
     running.add(task)
+  }
+
+  /**
+   * How many jobs to claim with `free` slots: a few more than the free slots (at most `concurrency` more, held until a
+   * slot frees), so that claims — each a write transaction beside ingest's — come once for several jobs rather than
+   * once a job; but no more judge jobs than the judge's budget can run now, which would only be put back (two writes
+   * a job). Zero while the budget is spent and every rule is a judge: nothing could be run, so nothing is claimed.
+   */
+  function claimSize(free: number, tokens: number, judgeOnly: boolean): number {
+    const wanted = free + Math.min(concurrency, Math.max(0, tokens - free))
+    return judgeOnly ? Math.min(wanted, tokens) : wanted
+  }
+
+  /**
+   * Starts held jobs in the free slots. One held past half its lease is let go instead (its lease runs out, and it is
+   * claimed again): started now, it could outlive its lease and be taken by another replica while it runs.
+   */
+  function startHeld() {
+    while (!stopped && held.length > 0 && running.size < concurrency) {
+      const { job, at } = held.shift()!
+      if (now() - at <= leaseMs / 2) spawn(job)
+    }
   }
 
   async function run() {
@@ -195,24 +222,34 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
       /** The last look took less than it could (or nothing): the queue holds nothing more to take now. */
       let quiet = false
       try {
+        startHeld()
         const free = concurrency - running.size
-        if (free > 0) {
+        if (free > 0 && now() < starvedUntil) {
+          next = starvedUntil - now()
+          if (running.size === 0) settle()
+        } else if (free > 0) {
           const due = await store.evaluations.nextDue()
           const at = now()
           if (due !== null && due <= at) {
+            const rules = await deps.rules()
+            const judges = rules.filter((r) => r.kind === 'llm_judge').map((r) => r.evaluator_id)
+            const { tokens, nextInMs } = budget.level('judge', at)
+            const limit = claimSize(free, tokens, judges.length === rules.length)
             // While the judge's budget is spent, its rules' jobs stay where they are: claiming them only to put them
             // back would be two writes a job, over and over, against ingest.
-            const skip = budget.hasAny('judge', at)
-              ? []
-              : (await deps.rules()).filter((r) => r.kind === 'llm_judge').map((r) => r.evaluator_id)
-            const jobs = await store.evaluations.claim(free, at, leaseMs, worker, skip)
-            for (const job of jobs) spawn(job)
+            const jobs =
+              limit === 0 ? [] : await store.evaluations.claim(limit, at, leaseMs, worker, tokens < 1 ? judges : [])
+            for (const job of jobs) held.push({ job, at })
+            startHeld()
             // More may be due: look again as soon as a slot is free.
-            quiet = jobs.length < free
-            if (jobs.length === free) next = pollMs
+            quiet = jobs.length < limit
+            if (limit === 0) {
+              starvedUntil = at + nextInMs
+              next = nextInMs
+            } else if (jobs.length === limit) next = pollMs
             else if (jobs.length > 0) next = 0
             // Nothing could be taken (what is due waits for the judge's budget) and nothing runs: idle.
-            else if (running.size === 0) settle()
+            if (jobs.length === 0 && running.size === 0) settle()
           } else if (due !== null) next = Math.min(pollMs, due - at)
           if ((due === null || due > at) && running.size === 0) settle()
         }
@@ -240,6 +277,8 @@ export function createEvaluationWorker(deps: WorkerDeps): EvaluationWorker {
       stopped = true
       waker.poke()
       await loop
+      // Held jobs are never started: the release below hands them back with the rest.
+      held.length = 0
       // An evaluation under way gets a while to end; what is still held after that is handed back.
       const ending = Promise.allSettled([...running])
       await Promise.race([ending, new Promise((resolve) => setTimeout(resolve, 5000).unref())])

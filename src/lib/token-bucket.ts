@@ -14,6 +14,8 @@ export interface TokenBuckets {
   take(key: string, count: number, at: number): Take
   /** Whether `key` has at least one token at `at` (a cheap check before a request's body is read). */
   hasAny(key: string, at: number): boolean
+  /** The whole tokens `key` has at `at`, and the ms until it has one more. */
+  level(key: string, at: number): { tokens: number; nextInMs: number }
   /** Forgets full buckets (they are what a new key starts with): bounds memory by the keys that sent lately. */
   sweep(at: number): void
   readonly size: number
@@ -44,6 +46,10 @@ export function createTokenBuckets(perMinute: number): TokenBuckets {
     },
     hasAny(key, at) {
       return level(key, at) >= 1
+    },
+    level(key, at) {
+      const tokens = level(key, at)
+      return { tokens: Math.floor(tokens), nextInMs: Math.ceil((Math.floor(tokens) + 1 - tokens) / perMs) }
     },
     sweep(at) {
       for (const key of buckets.keys()) if (level(key, at) >= capacity) buckets.delete(key)

@@ -54,3 +54,13 @@ t.test(
     t.equal(b.size, 0, 'full again: forgotten')
   },
 )
+
+t.test('the level says the whole tokens left and when the next one comes', async (t) => {
+  const b = createTokenBuckets(60) // one a second
+  t.same(b.level('k', 0).tokens, 60, 'a new key starts full')
+  b.take('k', 59, 0)
+  t.same(b.level('k', 0), { tokens: 1, nextInMs: 1000 })
+  b.take('k', 1, 0)
+  t.same(b.level('k', 250), { tokens: 0, nextInMs: 750 }, 'a quarter of a token back after 250 ms')
+  t.same(b.level('k', 1000).tokens, 1)
+})
