@@ -56,6 +56,8 @@ export async function waitFor(url: string, child: ChildProcess, seconds = 120): 
 
 export interface LoadResult {
   rps: number
+  /** 2xx answers a second: a server shedding load (503 at once) answers fast, and rps counts those too. */
+  okRps: number
   p50: number
   p99: number
   errors: number
@@ -73,11 +75,19 @@ export function cpuTimeUs(pid: number): number {
 /** One autocannon run, in a separate process so that the load generator does not share the server's core time. */
 export function autocannon(
   url: string,
-  options: { method?: string; body?: string; headers?: string[]; connections?: number; pid?: number } = {},
+  options: {
+    method?: string
+    body?: string
+    headers?: string[]
+    connections?: number
+    pid?: number
+    /** Seconds (default: --duration). */
+    duration?: number
+  } = {},
 ): LoadResult {
   const cpuBefore = options.pid ? cpuTimeUs(options.pid) : 0
   const cli = join(root, 'node_modules', 'autocannon', 'autocannon.js')
-  const argv = [cli, '-j', '-c', String(options.connections ?? CONNECTIONS), '-d', String(DURATION)]
+  const argv = [cli, '-j', '-c', String(options.connections ?? CONNECTIONS), '-d', String(options.duration ?? DURATION)]
   if (options.method) argv.push('-m', options.method)
   for (const h of options.headers ?? []) argv.push('-H', h)
   if (options.body) argv.push('-b', options.body)
@@ -90,6 +100,7 @@ export function autocannon(
   const r = JSON.parse(out)
   return {
     rps: r.requests.average,
+    okRps: r['2xx'] / r.duration,
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: (r.errors ?? 0) + (r.non2xx ?? 0) + (r.timeouts ?? 0),
