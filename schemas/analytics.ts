@@ -1,10 +1,11 @@
 // Analytics and failures shapes.
 import { type Static, Type } from '@sinclair/typebox'
-import { LimitQuery, Ref } from './common.js'
+import { LimitQuery, Nullable, Ref } from './common.js'
 import {
   analyticsExample,
   analyticsSummaryExample,
   breakdownEntryExample,
+  callBreakdownEntryExample,
   chartPointExample,
   costBreakdownEntryExample,
   failuresExample,
@@ -63,6 +64,22 @@ export const CostBreakdownEntrySchema = Type.Object(
 )
 export type CostBreakdownEntry = Static<typeof CostBreakdownEntrySchema>
 
+export const CallBreakdownEntrySchema = Type.Object(
+  {
+    key: Type.String({
+      description: 'The agent’s name (a step of type `agent`), or the tool’s (a `tool` step’s `tool`).',
+    }),
+    traces: Type.Integer({ description: 'Traces with a call of it.' }),
+    calls: Type.Integer({ description: 'Its calls: the steps invoking it.' }),
+    failures: Type.Integer({ description: 'Of them, steps with status `failed`.' }),
+    mean_latency: Nullable(
+      Type.Number({ description: 'Mean latency of its calls that report one, ms, 2 decimals; null when none does.' }),
+    ),
+  },
+  { $id: 'CallBreakdownEntrySchema', additionalProperties: false, examples: [callBreakdownEntryExample] },
+)
+export type CallBreakdownEntry = Static<typeof CallBreakdownEntrySchema>
+
 // GET /analytics
 export const AnalyticsQuery = Type.Object({
   project_id: Type.Optional(Type.String({ description: 'Only this project.' })),
@@ -80,6 +97,12 @@ export const AnalyticsResponse = Type.Object(
     project_breakdown: Type.Array(Ref(BreakdownEntrySchema)),
     cost_breakdown: Type.Array(Ref(CostBreakdownEntrySchema), {
       description: 'Per model with traces: cost desc, then traces desc, then model asc.',
+    }),
+    agent_breakdown: Type.Array(Ref(CallBreakdownEntrySchema), {
+      description: 'Per agent invoked by a step (type `agent`): calls desc, then name asc.',
+    }),
+    tool_breakdown: Type.Array(Ref(CallBreakdownEntrySchema), {
+      description: 'Per tool called by a step (type `tool`): calls desc, then name asc.',
     }),
     recent_failures: Type.Array(Ref(TraceSchema), { description: 'The 10 newest failed traces.' }),
     scores: Type.Array(Ref(ScoreAnalyticsSchema), {

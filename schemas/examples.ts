@@ -208,6 +208,8 @@ export const scoreAnalyticsExample = {
   series: [{ timestamp: '2026-11-28T10:00:00.000Z', count: 2, mean: 0.7 }],
 }
 
+export const callBreakdownEntryExample = { key: 'researcher', traces: 3, calls: 5, failures: 1, mean_latency: 812.4 }
+
 export const analyticsExample = {
   summary: analyticsSummaryExample,
   charts: [chartPointExample],
@@ -218,6 +220,8 @@ export const analyticsExample = {
   model_breakdown: [breakdownEntryExample, { key: 'gpt-4o', count: 1 }],
   project_breakdown: [{ key: 'support-bot', count: 3 }],
   cost_breakdown: [costBreakdownEntryExample, { key: 'gpt-4o-mini', cost: 0.0000039, count: 2, unpriced: 1 }],
+  agent_breakdown: [callBreakdownEntryExample],
+  tool_breakdown: [{ key: 'search', traces: 2, calls: 4, failures: 0, mean_latency: 120.5 }],
   recent_failures: [failedTraceExample],
   scores: [scoreAnalyticsExample],
 }

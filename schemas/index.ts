@@ -3,6 +3,7 @@
 import {
   AnalyticsSummarySchema,
   BreakdownEntrySchema,
+  CallBreakdownEntrySchema,
   ChartPointSchema,
   CostBreakdownEntrySchema,
 } from './analytics.js'
@@ -24,6 +25,7 @@ import { SessionSummarySchema, UserSummarySchema } from './session.js'
 import { StepInputSchema, StepSchema } from './step.js'
 import { TraceInputSchema, TraceSchema, TraceSummarySchema } from './trace.js'
 
+export * from './agent-calls.js'
 export * from './alert.js'
 export * from './analytics.js'
 export * from './annotation.js'
@@ -61,6 +63,7 @@ export const componentSchemas = [
   ChartPointSchema,
   BreakdownEntrySchema,
   CostBreakdownEntrySchema,
+  CallBreakdownEntrySchema,
   ModelPriceSchema,
   SessionSummarySchema,
   UserSummarySchema,

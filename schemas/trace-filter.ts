@@ -2,6 +2,7 @@
 // trace pushed by /ws belong in the list on screen?) and the evaluators (is a trace just stored due for a rule?) decide
 // as the stores' queries do. Part of the contract for the same reason as search.ts; types only from trace.ts, so the
 // viewer's bundle takes no schema runtime.
+import { callsAgent } from './agent-calls.js'
 import { searchText, searchWords } from './search.js'
 import type { ListTracesQuery, Trace, TraceSummary } from './trace.js'
 
@@ -56,7 +57,7 @@ const EQUALITY = [
  * How each filter of GET /traces is decided here: a filter added to the contract fails the build until this file
  * decides it too (a record must name every key).
  */
-const DECIDED: Record<keyof TraceFilterFields, 'equal' | 'range' | 'time' | 'search' | 'score'> = {
+const DECIDED: Record<keyof TraceFilterFields, 'equal' | 'range' | 'time' | 'search' | 'score' | 'steps'> = {
   status: 'equal',
   environment: 'equal',
   project_id: 'equal',
@@ -78,6 +79,7 @@ const DECIDED: Record<keyof TraceFilterFields, 'equal' | 'range' | 'time' | 'sea
   min_score: 'score',
   max_score: 'score',
   score_label: 'score',
+  agent: 'steps',
 }
 /** The filters this file decides (the same keys as the contract's, checked above). */
 export const DECIDED_FILTERS = Object.keys(DECIDED) as (keyof TraceFilterFields)[]
@@ -88,10 +90,11 @@ type FilteredFields = Pick<TraceSummary, (typeof EQUALITY)[number] | 'cost' | 'l
 }
 
 /**
- * Whether GET /traces would list this trace under the filter. A search (`q`) or a score filter needs the whole trace
- * (`whole`, with its scores); without it, such a filter matches nothing.
+ * Whether GET /traces would list this trace under the filter. A search (`q`), a score or an agent filter needs the
+ * whole trace (`whole`, with its scores and steps); without it, such a filter matches nothing.
  */
 export function matchesFilter(trace: FilteredFields, filter: TraceFilterFields, whole?: Trace): boolean {
+  if (filter.agent !== undefined && (whole === undefined || !callsAgent(whole.steps, filter.agent))) return false
   if (filter.q !== undefined && (whole === undefined || !matchesSearch(whole, filter.q))) return false
   if (filter.score_name !== undefined && (whole === undefined || !matchesScore(whole.scores, filter))) return false
   if (filter.min_cost !== undefined && (trace.cost === null || trace.cost < filter.min_cost)) return false

@@ -223,6 +223,13 @@ export const ListTracesQuery = Type.Object({
   user_id: Type.Optional(Type.String()),
   experiment_id: Type.Optional(Type.String({ description: 'Keep only the runs of this experiment.' })),
   dataset_item_id: Type.Optional(Type.String({ description: 'Keep only the runs of this dataset item.' })),
+  agent: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'Keep only traces with a step invoking the agent of this name (a step of type `agent` so named).',
+    }),
+  ),
   environment: Type.Optional(EnvironmentSchema),
   since: Type.Optional(TimestampQuery('created_at ≥ since.')),
   until: Type.Optional(TimestampQuery('created_at < until.')),

@@ -3,7 +3,15 @@
 // the dialect's parameter markers.
 import type { Trace, TraceSummary } from '../../schemas/index.js'
 import { NANOS_PER_USD } from '../costs/pricing.js'
-import { type HistogramRow, type RollupSums, SUM_COLUMNS, TOTALS_COUNTS, type TotalsDelta } from './rollups.js'
+import {
+  CALL_COUNTED,
+  type CallDelta,
+  type HistogramRow,
+  type RollupSums,
+  SUM_COLUMNS,
+  TOTALS_COUNTS,
+  type TotalsDelta,
+} from './rollups.js'
 import type { PageAfter, ReadSort, SortOrder, TraceFilter } from './types.js'
 
 /** A statement built with the store's parameter markers (`bind` returns the marker of a value). */
@@ -244,9 +252,14 @@ function histogramWhere(
   return { where: clauses.length ? `where ${clauses.join(' and ')}` : '', params }
 }
 
+/** A call_totals row: the totals of one agent or tool of one project. */
+export type CallTotalsRow = CallDelta
+
 /** The primitive queries a store answers in its own dialect. */
 export interface TraceReadQueries {
   totals(projectId?: string): Promise<TotalsRow[]>
+  /** The call rollup's rows of a project (or all); only those of one agent or tool if `only` names it. */
+  callTotals(projectId?: string, only?: Pick<CallTotalsRow, 'kind' | 'name'>): Promise<CallTotalsRow[]>
   /** The totals rollup summed over the rows of these dimensions. */
   tally(dims: TallyDims): Promise<Tally>
   /** Histogram rows of a project (or all, summed per bucket), bucket ascending; only a window of buckets if given. */
@@ -317,6 +330,10 @@ export function traceWhere(
     if (!search) throw new Error('this store cannot search')
     clauses.push(search(f.q, bind, probe))
   }
+  // An agent: through its calls' rows (trace_calls_name), the traces of one project or of all.
+  if (f.agent !== undefined) {
+    clauses.push(`trace_id in (select trace_id from trace_calls where kind = 'agent' and name = ${bind(f.agent)})`)
+  }
   const score = scoreCondition(f, bind, probe, probedScores)
   if (score) clauses.push(score)
   if (extra.retried) clauses.push('retry_count > 0')
@@ -329,7 +346,7 @@ export function traceWhere(
 /** The reads of the rollups (TraceReadQueries' totals, tally, histogram, hours, hoursBetween), through `query`. */
 export function rollupReads(
   query: Query,
-): Pick<TraceReadQueries, 'totals' | 'tally' | 'histogram' | 'hours' | 'hoursBetween'> {
+): Pick<TraceReadQueries, 'totals' | 'callTotals' | 'tally' | 'histogram' | 'hours' | 'hoursBetween'> {
   /** `where project_id = …` when a project is given (after `conditions`). */
   const scoped = (projectId: string | undefined, bind: (value: unknown) => string, conditions: string[] = []) => {
     const all = projectId === undefined ? conditions : [...conditions, `project_id = ${bind(projectId)}`]
@@ -341,6 +358,12 @@ export function rollupReads(
         (bind) =>
           `select project_id, environment, model, status, ${TOTALS_COUNTS.join(', ')} from rollup_totals ${scoped(projectId, bind)}`,
       ),
+
+    callTotals: (projectId, only) =>
+      query<CallTotalsRow>((bind) => {
+        const conditions = only ? [`kind = ${bind(only.kind)}`, `name = ${bind(only.name)}`] : []
+        return `select project_id, kind, name, ${CALL_COUNTED.join(', ')} from call_totals ${scoped(projectId, bind, conditions)}`
+      }),
 
     async tally(dims) {
       const [row] = await query<Tally>((bind) => {

@@ -12,7 +12,9 @@
 //   integer bounds, so that a rank or a range is found by summing whole buckets and counting one boundary bucket
 //   through an index: exact, and cheap.
 // - per session and per user: their totals (GET /sessions, GET /users).
-import type { Trace } from '../../schemas/index.js'
+// - per agent and per tool (schemas/agent-calls.ts): the traces calling it, its calls, failures and latency, summed
+//   from each trace's rows of trace_calls (one per agent or tool it calls), which deletions read back to subtract.
+import { type CallKind, callOf, type Step, type Trace } from '../../schemas/index.js'
 import { HOUR_MS } from '../analytics/math.js'
 import { costNanos } from '../costs/pricing.js'
 
@@ -112,8 +114,107 @@ export const TOTALS_COUNTS = ['traces', 'retries', 'tokens_unreported', 'unprice
 export const addExcluded = (table: string, columns: readonly string[]) =>
   columns.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')
 
-/** What the rollups count of a trace. */
-export type RollupInput = Pick<
+/**
+ * What one trace's calls of one agent or tool add up to. The latency is the sum of the calls that report one
+ * (`timed`), in whole microseconds: at most 1000 steps of at most 7 days each, so one integer holds it exactly.
+ */
+export interface CallTotals {
+  kind: CallKind
+  name: string
+  calls: number
+  failures: number
+  latency_micros: number
+  timed: number
+}
+
+/** A trace's calls of each agent or tool it calls, in the order of their first call. */
+export function callTotals(
+  steps: readonly Pick<Step, 'type' | 'name' | 'tool' | 'status' | 'latency'>[],
+): CallTotals[] {
+  const totals = new Map<string, CallTotals>()
+  for (const step of steps) {
+    const call = callOf(step)
+    if (call === null) continue
+    const row = rowOf(totals, `${call.kind}\u0000${call.name}`, () => ({
+      kind: call.kind,
+      name: call.name,
+      calls: 0,
+      failures: 0,
+      latency_micros: 0,
+      timed: 0,
+    }))
+    row.calls += 1
+    row.failures += step.status === 'failed' ? 1 : 0
+    if (step.latency !== null) {
+      row.latency_micros += latencyMicros(step.latency)
+      row.timed += 1
+    }
+  }
+  return [...totals.values()]
+}
+
+/** A row of trace_calls: a trace's calls of one agent or tool, which a deletion reads back to subtract. */
+export interface TraceCallRow extends CallTotals {
+  trace_id: string
+  project_id: string
+}
+
+/** A stored trace's rows of trace_calls. */
+export const traceCallRows = (t: Pick<Trace, 'trace_id' | 'project_id' | 'steps'>): TraceCallRow[] =>
+  callTotals(t.steps).map((c) => Object.assign({ trace_id: t.trace_id, project_id: t.project_id }, c))
+
+/** The totals of one agent or tool of a project: the traces calling it, its calls, failures and exact latency. */
+export interface CallDelta {
+  project_id: string
+  kind: CallKind
+  name: string
+  traces: number
+  calls: number
+  failures: number
+  latency_hi: number
+  latency_lo: number
+  timed: number
+}
+
+/** The counted columns of the call rollup. */
+export const CALL_COUNTED = ['traces', 'calls', 'failures', 'latency_hi', 'latency_lo', 'timed'] as const
+
+/** Adds `sign` × one trace's calls of an agent or a tool to the call rollup's rows. */
+function addCall(map: Map<string, CallDelta>, project_id: string, c: CallTotals, sign: number) {
+  const row = rowOf(map, JSON.stringify([project_id, c.kind, c.name]), () => ({
+    project_id,
+    kind: c.kind,
+    name: c.name,
+    traces: 0,
+    calls: 0,
+    failures: 0,
+    latency_hi: 0,
+    latency_lo: 0,
+    timed: 0,
+  }))
+  const latency = splitValue(c.latency_micros)
+  row.traces += sign
+  row.calls += sign * c.calls
+  row.failures += sign * c.failures
+  row.latency_hi += sign * latency.hi
+  row.latency_lo += sign * latency.lo
+  row.timed += sign * c.timed
+}
+
+/**
+ * The call rollup recounted from trace_calls in one statement (the same text on both stores): each row split into
+ * hi and lo as addCalls splits it, so that a rebuild gives exactly what ingesting every trace again would.
+ */
+export const REBUILD_CALL_TOTALS = `insert into call_totals (project_id, kind, name, ${CALL_COUNTED.join(', ')})
+  select project_id, kind, name, count(*), sum(calls), sum(failures), sum(latency_micros / ${SPLIT}),
+    sum(latency_micros % ${SPLIT}), sum(timed)
+  from trace_calls group by project_id, kind, name`
+
+/**
+ * What the rollups count of a trace. A trace with its steps counts its calls of agents and tools too; a row read back
+ * for a deletion or a rebuild has none (the store reads its trace_calls rows instead).
+ */
+export type RollupInput = { steps?: Trace['steps'] } & Pick<
   Trace,
   | 'project_id'
   | 'environment'
@@ -228,6 +329,7 @@ export interface RollupDeltas {
   cost: HistogramDelta[]
   sessions: SessionDelta[]
   users: UserDelta[]
+  calls: CallDelta[]
 }
 
 // New rows get their further fields from Object.assign, which adds them one by one, so that every row of a table ends
@@ -293,7 +395,11 @@ function addToBucket(map: Map<string, HistogramDelta>, project_id: string, bucke
  * in `removed` is taken away instead (a trace re-priced is its old form removed and its new one added). A deletion
  * batch runs this on the event loop: each trace is parsed and split once.
  */
-export function rollupDeltas(traces: readonly RollupInput[], removed: readonly RollupInput[] = []): RollupDeltas {
+export function rollupDeltas(
+  traces: readonly RollupInput[],
+  removed: readonly RollupInput[] = [],
+  removedCalls: readonly TraceCallRow[] = [],
+): RollupDeltas {
   const totals = new Map<string, TotalsDelta>()
   const hourly = new Map<string, HourlyDelta>()
   const latency = new Map<string, HistogramDelta>()
@@ -301,6 +407,7 @@ export function rollupDeltas(traces: readonly RollupInput[], removed: readonly R
   const cost = new Map<string, HistogramDelta>()
   const sessions = new Map<string, SessionDelta>()
   const users = new Map<string, UserDelta>()
+  const calls = new Map<string, CallDelta>()
   const count = (t: RollupInput, sign: number) => {
     const model = t.model ?? UNKNOWN_MODEL
     const at = Date.parse(t.created_at)
@@ -341,9 +448,11 @@ export function rollupDeltas(traces: readonly RollupInput[], removed: readonly R
       const user = rowOf(users, JSON.stringify([t.project_id, user_id]), () => newUser(t.project_id, user_id, at))
       addActivity(user, t, sign, at, sums)
     }
+    if (t.steps !== undefined) for (const c of callTotals(t.steps)) addCall(calls, t.project_id, c, sign)
   }
   for (const t of traces) count(t, 1)
   for (const t of removed) count(t, -1)
+  for (const c of removedCalls) addCall(calls, c.project_id, c, -1)
   return {
     totals: [...totals.values()],
     hourly: [...hourly.values()],
@@ -352,6 +461,7 @@ export function rollupDeltas(traces: readonly RollupInput[], removed: readonly R
     cost: [...cost.values()],
     sessions: [...sessions.values()],
     users: [...users.values()],
+    calls: [...calls.values()],
   }
 }
 
@@ -362,7 +472,8 @@ export function rollupDeltas(traces: readonly RollupInput[], removed: readonly R
  * a user's first_at and last_at (a minimum and a maximum) and a session's user — the store works out again from the
  * traces left, and rows left with no trace go (see ROLLUP_KEYS).
  */
-export const removalDeltas = (traces: readonly RollupInput[]): RollupDeltas => rollupDeltas([], traces)
+export const removalDeltas = (traces: readonly RollupInput[], calls: readonly TraceCallRow[]): RollupDeltas =>
+  rollupDeltas([], traces, calls)
 
 /** The columns that identify a row of each rollup table, in the order of its primary key. */
 export const ROLLUP_KEYS = {
@@ -373,6 +484,7 @@ export const ROLLUP_KEYS = {
   cost_histogram: ['project_id', 'bucket'],
   session_totals: ['project_id', 'session_id'],
   user_totals: ['project_id', 'user_id'],
+  call_totals: ['project_id', 'kind', 'name'],
 } as const
 
 /** Each rollup table with the rows of a RollupDeltas that write it. */
@@ -384,6 +496,7 @@ export const deltaRows = (d: RollupDeltas): [keyof typeof ROLLUP_KEYS, readonly 
   ['cost_histogram', d.cost],
   ['session_totals', d.sessions],
   ['user_totals', d.users],
+  ['call_totals', d.calls],
 ]
 
 /** Every rollup table. */
@@ -395,6 +508,7 @@ export const ROLLUP_TABLES = [
   'cost_histogram',
   'session_totals',
   'user_totals',
+  'call_totals',
 ] as const
 
 export interface HistogramRow {

@@ -1,7 +1,15 @@
 // The read side of traces, shared by every store: how GET /traces, /analytics and /failures are answered from the
 // rollups (src/store/rollups.ts) plus a few indexed seeks, so that no request scans the traces table. Each store
 // supplies the primitive queries in its own dialect (TraceReadQueries); the plan and the arithmetic live here once.
-import type { CostBreakdownEntry, FailuresResponse, Trace, TraceAnalytics, TraceSummary } from '../../schemas/index.js'
+import type {
+  CallBreakdownEntry,
+  CallKind,
+  CostBreakdownEntry,
+  FailuresResponse,
+  Trace,
+  TraceAnalytics,
+  TraceSummary,
+} from '../../schemas/index.js'
 import {
   CHART_BUCKETS,
   chartPoints,
@@ -18,6 +26,7 @@ import {
 import { costNanos } from '../costs/pricing.js'
 import {
   type BucketWindow,
+  type CallTotalsRow,
   type ExtraConditions,
   type HistogramKind,
   type Ordering,
@@ -26,7 +35,7 @@ import {
   type TotalsRow,
   type TraceReadQueries,
 } from './read-queries.js'
-import { bucketBounds, bucketOf, locateRank, planRange, sumRollups, UNKNOWN_MODEL } from './rollups.js'
+import { bucketBounds, bucketOf, exactValue, locateRank, planRange, sumRollups, UNKNOWN_MODEL } from './rollups.js'
 import type { AnalyticsParams, FailuresParams, Page, PageAfter, TraceFilter, TracePage } from './types.js'
 
 /** The index that walks each order (SQLite's name for it: traces_[project_]<walk>). */
@@ -92,7 +101,8 @@ function shapeOf(f: TraceFilter) {
     set('dataset_item_id') ||
     set('q') ||
     set('score_name') ||
-    set('scored_by')
+    set('scored_by') ||
+    set('agent')
   const ranges = [latency && 'latency', tokens && 'tokens', cost && 'cost'].filter(
     (r): r is HistogramKind => typeof r === 'string',
   )
@@ -123,6 +133,31 @@ function costBreakdown(rows: readonly TotalsRow[]): CostBreakdownEntry[] {
         : b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
     )
     .map(({ key, nanos, count, unpriced }) => ({ key, cost: toUsd(nanos), count, unpriced }))
+}
+
+/** Per agent or per tool (summed over projects): calls desc, then name asc; the mean latency exact to 2 decimals. */
+function callBreakdown(rows: readonly CallTotalsRow[], kind: CallKind): CallBreakdownEntry[] {
+  const map = new Map<string, { traces: number; calls: number; failures: number; timed: number; micros: bigint }>()
+  for (const r of rows) {
+    if (r.kind !== kind) continue
+    const entry = map.get(r.name) ?? { traces: 0, calls: 0, failures: 0, timed: 0, micros: 0n }
+    entry.traces += r.traces
+    entry.calls += r.calls
+    entry.failures += r.failures
+    entry.timed += r.timed
+    entry.micros += exactValue({ hi: r.latency_hi, lo: r.latency_lo })
+    map.set(r.name, entry)
+  }
+  return [...map]
+    .filter(([, e]) => e.traces > 0)
+    .sort(([a, x], [b, y]) => y.calls - x.calls || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, e]) => ({
+      key,
+      traces: e.traces,
+      calls: e.calls,
+      failures: e.failures,
+      mean_latency: e.timed === 0 ? null : meanLatencyMs(e.micros, e.timed),
+    }))
 }
 
 function breakdown(rows: readonly TotalsRow[], key: (r: TotalsRow) => string) {
@@ -182,6 +217,11 @@ export function createTraceReads(q: TraceReadQueries) {
     }
     // Scores alone are counted in their own indexes, never by reading the traces that match.
     if (scoresAlone(f)) return q.countScored(f)
+    // An agent alone (within at most a project): its traces are counted in the call rollup.
+    const agentAlone = Object.entries(f).every(([k, v]) => v === undefined || k === 'agent' || k === 'project_id')
+    if (f.agent !== undefined && agentAlone) {
+      return sum(await q.callTotals(f.project_id, { kind: 'agent', name: f.agent }), (r) => r.traces)
+    }
     return q.count(f)
   }
 
@@ -233,6 +273,7 @@ export function createTraceReads(q: TraceReadQueries) {
       f.dataset_item_id === undefined &&
       f.score_name === undefined &&
       f.scored_by === undefined &&
+      f.agent === undefined &&
       shape.ranges.length === 0 &&
       !shape.time &&
       shape.dims.every((d) => d === 'project_id')
@@ -383,6 +424,7 @@ export function createTraceReads(q: TraceReadQueries) {
 
     async analytics({ project_id, now, slowThresholdMs }: AnalyticsParams): Promise<TraceAnalytics> {
       const c = await counts(project_id, slowThresholdMs)
+      const calls = await q.callTotals(project_id)
       const { start, end } = chartWindow(now)
       const hours = await q.hoursBetween(start, end, project_id)
       return {
@@ -410,6 +452,8 @@ export function createTraceReads(q: TraceReadQueries) {
         model_breakdown: breakdown(c.rows, (r) => r.model),
         project_breakdown: breakdown(c.rows, (r) => r.project_id),
         cost_breakdown: costBreakdown(c.rows),
+        agent_breakdown: callBreakdown(calls, 'agent'),
+        tool_breakdown: callBreakdown(calls, 'tool'),
         recent_failures: await newest({ project_id, status: 'failed' }, RECENT_FAILURES),
       }
     },

@@ -1,17 +1,19 @@
 // Deletion keeps every figure exact, on the store under test: after random deletions — single traces, random filters,
-// whole projects — the rollup tables, /analytics (costs included), /failures, list totals (full-text search and cost
-// ranges included), /sessions and /users equal those of a fresh store holding only the surviving traces (rollups
-// counted from scratch by ingest).
+// whole projects — the rollup tables, /analytics (costs, agents and tools included), /failures, list totals (full-text
+// search, cost ranges and agents included), /sessions and /users equal those of a fresh store holding only the
+// surviving traces (rollups counted from scratch by ingest).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import type { Score, Trace } from '../../schemas/index.js'
+import { callOf, callsAgent, type Score, type Step, type Trace } from '../../schemas/index.js'
+import { meanLatencyMs } from '../../src/analytics/math.js'
 import { mulberry32, seed } from '../../src/seed/seed.js'
 import { unreported } from '../../src/store/reported-cost.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import type { Store, TraceFilter } from '../../src/store/types.js'
-import { createTestStore, storeUnderTest, TEST_DATABASE } from '../helper.js'
+import { fullStep, fullTrace } from '../fixtures/traces.js'
+import { createTestStore, storeUnderTest, TEST_DATABASE, tableRows } from '../helper.js'
 import {
   everyScore,
   everyTrace,
@@ -25,6 +27,8 @@ import {
 
 const NOW = NOW_FOR_SCORES
 const SLOW = 5000
+// Each check recounts into a fresh store; on PostgreSQL, on a busy machine, the whole takes minutes.
+t.setTimeout(600_000)
 
 async function sameFigures(t: Test, store: Store, what: string, filters: TraceFilter[]) {
   const survivors = await everyTrace(store)
@@ -32,12 +36,24 @@ async function sameFigures(t: Test, store: Store, what: string, filters: TraceFi
   const fresh = await recount(t, survivors, scores)
   t.same(await rollups(store), await rollups(fresh), `${what}: every rollup row equals a recount`)
   t.same(await scoreRollups(store), await scoreRollups(fresh), `${what}: every score rollup row equals a recount`)
+  t.same(
+    await callRows(store),
+    await callRows(fresh),
+    `${what}: every trace's calls of agents and tools equal a recount`,
+  )
   await scoresEqualRecount(t, store, what, [undefined, 'support-bot', 'code-assistant'], survivors, scores)
   for (const project_id of [undefined, 'support-bot', 'code-assistant']) {
     t.same(
       await store.traces.analytics({ project_id, now: NOW, slowThresholdMs: SLOW }),
       await fresh.traces.analytics({ project_id, now: NOW, slowThresholdMs: SLOW }),
       `${what}: /analytics ${project_id ?? 'all'}`,
+    )
+    const analytics = await store.traces.analytics({ project_id, now: NOW, slowThresholdMs: SLOW })
+    const mine = survivors.filter((x) => project_id === undefined || x.project_id === project_id)
+    t.same(
+      { agents: analytics.agent_breakdown, tools: analytics.tool_breakdown },
+      { agents: countCalls(mine, 'agent'), tools: countCalls(mine, 'tool') },
+      `${what}: /analytics agents and tools ${project_id ?? 'all'} equal a count of the survivors' steps`,
     )
     t.same(
       await store.scores.analytics(project_id, NOW),
@@ -56,6 +72,15 @@ async function sameFigures(t: Test, store: Store, what: string, filters: TraceFi
       (await fresh.traces.list(f, { limit: 1, offset: 0 })).total,
       `${what}: list total ${JSON.stringify(f)}`,
     )
+  }
+  for (const f of filters.filter((x) => x.agent !== undefined)) {
+    const { agent, ...rest } = f
+    const want = survivors.filter(
+      (x) =>
+        callsAgent(x.steps, agent!) &&
+        Object.entries(rest).every(([k, v]) => (x as unknown as Record<string, unknown>)[k] === v),
+    ).length
+    t.equal((await store.traces.list(f, { limit: 1, offset: 0 })).total, want, `${what}: ${JSON.stringify(f)} counted`)
   }
   const every = { limit: 100_000, offset: 0 }
   for (const project_id of [undefined, 'code-assistant']) {
@@ -77,6 +102,77 @@ async function sameFigures(t: Test, store: Store, what: string, filters: TraceFi
     `${what}: the session of several users`,
   )
   return survivors
+}
+
+/** The rows of trace_calls, as plain sorted JSON. */
+async function callRows(store: Store) {
+  return (await tableRows(store, 'trace_calls'))
+    .map((r) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, Number(v) || v])))
+    .sort()
+}
+
+/** Per agent or tool, counted step by step from the traces themselves (calls desc, then name asc). */
+function countCalls(traces: readonly Trace[], kind: 'agent' | 'tool') {
+  const by = new Map<string, { traces: Set<string>; calls: number; failures: number; micros: bigint; timed: number }>()
+  for (const trace of traces) {
+    for (const step of trace.steps) {
+      const call = callOf(step)
+      if (call?.kind !== kind) continue
+      const e = by.get(call.name) ?? { traces: new Set(), calls: 0, failures: 0, micros: 0n, timed: 0 }
+      by.set(call.name, e)
+      e.traces.add(trace.trace_id)
+      e.calls++
+      if (step.status === 'failed') e.failures++
+      if (step.latency !== null) {
+        e.micros += BigInt(Math.round(step.latency * 1000))
+        e.timed++
+      }
+    }
+  }
+  return [...by]
+    .sort(([a, x], [b, y]) => y.calls - x.calls || (a < b ? -1 : 1))
+    .map(([key, e]) => ({
+      key,
+      traces: e.traces.size,
+      calls: e.calls,
+      failures: e.failures,
+      mean_latency: e.timed === 0 ? null : meanLatencyMs(e.micros, e.timed),
+    }))
+}
+
+const AGENTS = ['planner', 'researcher', 'writer']
+const TOOLS = ['search', 'fetch', 'python']
+
+/** Multi-agent traces: agents calling agents and tools, some calls failed, some without a latency. */
+function agentTraces(rnd: () => number, n: number): Trace[] {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
+  return Array.from({ length: n }, (_, i) => {
+    const steps: Step[] = Array.from({ length: 1 + Math.floor(rnd() * 8) }, (_, index) => {
+      const agent = rnd() < 0.4
+      const name = agent ? pick(AGENTS) : pick(TOOLS)
+      return fullStep({
+        index,
+        name: agent ? name : `call ${name}`,
+        type: agent ? 'agent' : rnd() < 0.8 ? 'tool' : 'llm',
+        tool: agent ? null : rnd() < 0.7 ? name : null,
+        status: rnd() < 0.15 ? 'failed' : 'success',
+        latency: rnd() < 0.1 ? null : Math.round(rnd() * 5_000_000) / 1000,
+        parent_index: index === 0 ? null : Math.floor(rnd() * index),
+      })
+    })
+    const failed = steps.at(-1)!.status === 'failed'
+    return fullTrace({
+      trace_id: `agents-${i}`,
+      project_id: i % 3 ? 'code-assistant' : 'support-bot',
+      name: 'agent.run',
+      prompt: `task ${i}`,
+      latency: 1000 + i,
+      status: failed ? 'failed' : 'success',
+      failure_reason: failed ? 'step failed' : null,
+      created_at: new Date(NOW - 7_200_000 + i * 10_000).toISOString(),
+      steps,
+    })
+  })
 }
 
 /** A session of several users (and traces naming none), some unpriced: deletions move its user and its span. */
@@ -160,6 +256,7 @@ async function randomDeletions(t: Test, store: Store) {
   const mixed = mixedSession()
   await store.traces.insert(mixed.map(unreported))
   const rnd = mulberry32(99)
+  await store.traces.insert(agentTraces(rnd, 120).map(unreported))
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!
   await scoreAtRandom(store, rnd, 400)
   const filters: TraceFilter[] = [
@@ -173,6 +270,10 @@ async function randomDeletions(t: Test, store: Store) {
     { q: ['turn', 'conversation'], project_id: 'code-assistant' },
     { min_cost: 0.000_002 },
     { max_cost: 0.000_01, status: 'success' },
+    { agent: 'planner' },
+    { agent: 'researcher', project_id: 'code-assistant' },
+    { agent: 'writer', status: 'failed' },
+    { agent: 'no-such-agent' },
   ]
   let traces = await everyTrace(store)
   const before = traces.length
@@ -210,6 +311,7 @@ async function randomDeletions(t: Test, store: Store) {
       { min_latency: sample.latency },
       { until: Date.parse(sample.created_at) },
       { environment: sample.environment, max_tokens: sample.token_count },
+      { agent: pick(AGENTS) },
     ])
     const matching = (await store.traces.list(f, { limit: 1, offset: 0 })).total
     let deleted = 0

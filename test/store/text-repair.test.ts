@@ -44,7 +44,8 @@ function previousRelease(t: Test): string {
 
 /**
  * This release's store, unmigrated, writing rows into the previous release's file. It prepares statements at open
- * that name what later migrations added (the keys' `kind`, the traces' experiment columns, the evaluation jobs): they
+ * that name what later migrations added (the keys' `kind`, the traces' experiment columns, the evaluation jobs, the
+ * calls of agents and tools): they
  * are there while it writes, and gone again once it is closed.
  */
 async function writeWithThisStore(file: string, write: (store: ReturnType<typeof createSqliteStore>) => Promise<void>) {
@@ -54,7 +55,11 @@ async function writeWithThisStore(file: string, write: (store: ReturnType<typeof
     alter table traces add dataset_item_id text;
     create table evaluation_jobs (job_id integer primary key autoincrement, project_id text, evaluator_id text,
       trace_id text, run_id text, attempts integer, due_at integer, claimed_by text, last_error text,
-      created_at integer, unique (evaluator_id, trace_id));`)
+      created_at integer, unique (evaluator_id, trace_id));
+    create table trace_calls (trace_id text, project_id text, kind text, name text, calls integer, failures integer,
+      latency_micros integer, timed integer, primary key (trace_id, kind, name));
+    create table call_totals (project_id text, kind text, name text, traces integer, calls integer, failures integer,
+      latency_hi integer, latency_lo integer, timed integer, primary key (project_id, kind, name));`)
   before.close()
   const store = createSqliteStore(file, { migrate: false })
   await write(store)
@@ -63,7 +68,9 @@ async function writeWithThisStore(file: string, write: (store: ReturnType<typeof
   after.exec(`alter table api_keys drop column kind;
     alter table traces drop column experiment_id;
     alter table traces drop column dataset_item_id;
-    drop table evaluation_jobs;`)
+    drop table evaluation_jobs;
+    drop table trace_calls;
+    drop table call_totals;`)
   after.close()
 }
 

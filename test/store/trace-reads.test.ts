@@ -27,6 +27,7 @@ function fakeQueries(latencies: number[]) {
   }
   const q: TraceReadQueries = {
     totals: async () => [],
+    callTotals: unused('callTotals'),
     tally: async () => ({ traces: 0, retries: 0, failed: 0 }),
     // Only the window's buckets, as a store answers: a range counted from a window too narrow comes out short.
     histogram: async (kind, _project, window) => {

@@ -116,6 +116,20 @@ const SEARCHABLE_STEPS = JSON.stringify([
     started_at: null,
     metadata: {},
   },
+  {
+    index: 1,
+    name: 'planner',
+    type: 'agent',
+    tool: null,
+    status: 'failed',
+    latency: 3.5,
+    token_count: null,
+    input: null,
+    output: null,
+    error: 'gave up',
+    started_at: null,
+    metadata: {},
+  },
 ])
 
 /** What later releases added, on an upgraded database: costs (unpriced), search, sessions, scores, datasets. */
@@ -126,8 +140,21 @@ async function checkAdditions(t: Test, store: Store) {
   const b = await store.traces.get('b')
   t.strictSame(
     b?.steps.map((s) => s.cost),
-    [null],
+    [null, null],
     'their steps gain a null cost',
+  )
+  t.same(
+    { agents: a.agent_breakdown, tools: a.tool_breakdown },
+    {
+      agents: [{ key: 'planner', traces: 1, calls: 1, failures: 1, mean_latency: 3.5 }],
+      tools: [{ key: 'search', traces: 2, calls: 3, failures: 0, mean_latency: 12 }],
+    },
+    'the agents and tools of older traces are counted',
+  )
+  t.strictSame(
+    (await store.traces.list({ agent: 'planner' }, { limit: 10, offset: 0 })).items.map((tr) => tr.trace_id),
+    ['b'],
+    'older traces are found by their agents',
   )
   const found = await store.traces.list({ q: ['needle in an old'] }, { limit: 10, offset: 0 })
   t.strictSame(
@@ -186,6 +213,13 @@ async function checkAdditions(t: Test, store: Store) {
   t.match(await store.scores.analytics(undefined, T0), [{ name: 'helpfulness', count: 1, mean: 0.5 }])
   await store.traces.delete({ filter: {}, trace_ids: ['b'], limit: 10 })
   t.same(await store.scores.analytics(undefined, T0), [], 'and its score goes with it')
+  const after = await analyticsOf(store)
+  t.same(
+    { agents: after.agent_breakdown, tools: after.tool_breakdown },
+    { agents: [], tools: [{ key: 'search', traces: 1, calls: 2, failures: 0, mean_latency: 12 }] },
+    'an older trace deleted takes its calls away',
+  )
+  t.equal((await store.traces.list({ agent: 'planner' }, { limit: 10, offset: 0 })).total, 0)
   t.equal(await store.scores.get('upgraded-1'), null)
 }
 

@@ -264,3 +264,17 @@ t.test('every filter of GET /traces is decided by the shared matcher, experiment
   t.notOk(matchesFilter({ ...base, experiment_id: null }, { experiment_id: 'x1' }))
   t.notOk(matchesFilter({ ...base, dataset_item_id: 'i1' }, { dataset_item_id: 'i2' }))
 })
+
+t.test(
+  'an agent filter: in the URL, and a live trace joins the list when one of its steps invokes that agent',
+  async (t) => {
+    t.same(parseFilter('?agent=planner'), { agent: 'planner' })
+    t.equal(filterToSearch({ agent: 'planner', model: 'm' }), 'model=m&agent=planner')
+    const whole = fullTrace({
+      steps: [step(0, { name: 'planner', type: 'agent' }), step(1, { name: 'search', type: 'tool', tool: 'search' })],
+    })
+    t.ok(matchesFilter(summarize(whole), { agent: 'planner' }, whole))
+    t.notOk(matchesFilter(summarize(whole), { agent: 'search' }, whole), 'a tool is no agent')
+    t.notOk(matchesFilter(summarize(whole), { agent: 'planner' }), 'the summary alone cannot say')
+  },
+)

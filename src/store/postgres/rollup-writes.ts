@@ -4,6 +4,7 @@ import {
   ACTIVITY_COUNTED,
   activityUpsertSet,
   addExcluded,
+  CALL_COUNTED,
   type HistogramDelta,
   type RollupDeltas,
   SUM_COLUMNS,
@@ -136,6 +137,7 @@ function rollupUpserts(deltas: RollupDeltas): RollupUpsert[] {
   const span = { first_at: 'int8', last_at: 'int8' }
   const sessions = sortedBy(deltas.sessions, (r) => JSON.stringify([r.project_id, r.session_id]))
   const users = sortedBy(deltas.users, (r) => JSON.stringify([r.project_id, r.user_id]))
+  const calls = sortedBy(deltas.calls, (r) => JSON.stringify([r.project_id, r.kind, r.name]))
   return [
     {
       table: 'rollup_totals',
@@ -172,6 +174,12 @@ function rollupUpserts(deltas: RollupDeltas): RollupUpsert[] {
       counted: ACTIVITY_COUNTED,
       rows: users.map((r) => ({ ...r, user_id: encodeText(r.user_id) })),
       more: { columns: span, set: activityUpsertSet('user_totals', ACTIVITY_COUNTED, 'least', 'greatest') },
+    },
+    {
+      table: 'call_totals',
+      keys: { project_id: 'text', kind: 'text', name: 'text' },
+      counted: CALL_COUNTED,
+      rows: calls.map((r) => ({ ...r, name: encodeText(r.name) })),
     },
   ]
 }

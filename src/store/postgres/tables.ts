@@ -309,6 +309,48 @@ export const userTotals = pgTable(
 )
 
 /**
+ * Each trace's calls of each agent and tool it calls (src/store/rollups.ts, traceCallRows), written with the trace:
+ * what GET /traces?agent= finds traces through, and what a deletion subtracts from call_totals.
+ */
+export const traceCalls = pgTable(
+  'trace_calls',
+  {
+    trace_id: id('trace_id').notNull(),
+    project_id: id('project_id').notNull(),
+    kind: text('kind').notNull(),
+    name: id('name').notNull(),
+    calls: integer('calls').notNull(),
+    failures: integer('failures').notNull(),
+    latency_micros: bigint('latency_micros', { mode: 'number' }).notNull(),
+    timed: integer('timed').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.trace_id, t.kind, t.name] }),
+    index('trace_calls_name').on(t.kind, t.name, t.project_id, t.trace_id),
+  ],
+)
+
+/** Per agent and per tool of a project (/analytics' agent and tool breakdowns, GET /traces?agent= totals). */
+export const callTotals = pgTable(
+  'call_totals',
+  {
+    project_id: id('project_id').notNull(),
+    kind: text('kind').notNull(),
+    name: id('name').notNull(),
+    /** Traces calling it. */
+    traces: bigint('traces', { mode: 'number' }).notNull(),
+    calls: bigint('calls', { mode: 'number' }).notNull(),
+    failures: bigint('failures', { mode: 'number' }).notNull(),
+    /** Σ latency of the calls that report one, µs, exact (ExactSum in rollups.ts). */
+    latency_hi: bigint('latency_hi', { mode: 'number' }).notNull(),
+    latency_lo: bigint('latency_lo', { mode: 'number' }).notNull(),
+    /** Calls that report a latency. */
+    timed: bigint('timed', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.project_id, t.kind, t.name] })],
+)
+
+/**
  * How many sessions and users each project has, kept with their rollup rows (a row created counts one, a row deleted
  * takes one away): the totals of GET /sessions and GET /users without counting every row of those rollups.
  */

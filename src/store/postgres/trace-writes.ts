@@ -8,7 +8,17 @@ import { jobRowsOf } from '../evaluation-jobs.js'
 import { type PricedTrace, parseReportedCosts, REPORTED_COST, reportedCostJson } from '../reported-cost.js'
 import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } from '../reprice.js'
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
-import { type ActivityDelta, deltaRows, ROLLUP_KEYS, ROLLUP_TABLES, removalDeltas, rollupDeltas } from '../rollups.js'
+import {
+  type ActivityDelta,
+  deltaRows,
+  REBUILD_CALL_TOTALS,
+  ROLLUP_KEYS,
+  ROLLUP_TABLES,
+  removalDeltas,
+  rollupDeltas,
+  type TraceCallRow,
+  traceCallRows,
+} from '../rollups.js'
 import { deleteScoresOfTraces } from '../score-writes.js'
 import { BUMP_REMOVALS, BUMP_REMOVALS_RETURNING, type PassedCount, passRemoval } from '../search-counts.js'
 import type { StoredKey } from '../stored-trace.js'
@@ -161,6 +171,25 @@ export async function insertTraces(
       ],
     )
   }
+  const calls = created.flatMap(traceCallRows)
+  if (calls.length > 0) {
+    // Each trace's calls of agents and tools (rollups.ts), in its transaction.
+    await db.query(
+      `insert into trace_calls (trace_id, project_id, kind, name, calls, failures, latency_micros, timed)
+       select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int4[], $6::int4[], $7::int8[],
+         $8::int4[])`,
+      [
+        calls.map((c) => c.trace_id),
+        calls.map((c) => c.project_id),
+        calls.map((c) => c.kind),
+        calls.map((c) => encodeText(c.name)),
+        calls.map((c) => c.calls),
+        calls.map((c) => c.failures),
+        calls.map((c) => c.latency_micros),
+        calls.map((c) => c.timed),
+      ],
+    )
+  }
   const seqs = inserted.rows.map((r) => r.seq)
   await applyDeltas(
     db,
@@ -183,6 +212,7 @@ export async function rebuildRollups(db: Queryable): Promise<void> {
     await applyDeltas(db, rollupDeltas(rows.map(rollupInput)))
     cursor = rows.at(-1)!.cursor
   }
+  await db.query(REBUILD_CALL_TOTALS)
   await db.query(`delete from loupe_meta where key = 'rollups_stale'`)
 }
 
@@ -273,6 +303,8 @@ const KEY_TYPES: Record<string, string> = {
   bucket: 'int4',
   session_id: 'text',
   user_id: 'text',
+  kind: 'text',
+  name: 'text',
 }
 
 /**
@@ -343,7 +375,12 @@ export async function deleteTraces(
       rows.map((r) => r.trace_id),
     ),
   )
-  const deltas = removalDeltas(rows.map(rollupInput))
+  const { rows: calls } = await db.query<TraceCallRow>(
+    `delete from trace_calls where trace_id = any($1::text[])
+     returning trace_id, project_id, kind, name, calls, failures, latency_micros, timed`,
+    [rows.map((r) => encodeText(r.trace_id))],
+  )
+  const deltas = removalDeltas(rows.map(rollupInput), calls)
   await applyDeltas(db, deltas)
   const gone: Record<string, { project_id: string }[]> = {}
   for (const [table, touched] of deltaRows(deltas)) {

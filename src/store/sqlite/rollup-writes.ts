@@ -5,6 +5,7 @@ import {
   ACTIVITY_COUNTED,
   activityUpsertSet,
   addExcluded,
+  CALL_COUNTED,
   type RollupDeltas,
   SUM_COLUMNS,
   sessionUserSet,
@@ -49,6 +50,7 @@ export function createRollupWrites(db: Database.Database): (deltas: RollupDeltas
     [],
     activityUpsertSet('user_totals', ACTIVITY_COUNTED, 'min', 'max'),
   )
+  const upsertCalls = upsert('call_totals', ['project_id', 'kind', 'name'], CALL_COUNTED)
 
   return (deltas: RollupDeltas) => {
     for (const row of deltas.totals) upsertTotals.run(row)
@@ -58,5 +60,6 @@ export function createRollupWrites(db: Database.Database): (deltas: RollupDeltas
     for (const row of deltas.cost) upsertCost.run(row)
     for (const row of deltas.sessions) upsertSession.run(row)
     for (const row of deltas.users) upsertUser.run(row)
+    for (const row of deltas.calls) upsertCalls.run(row)
   }
 }

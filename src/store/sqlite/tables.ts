@@ -255,6 +255,48 @@ export const userTotals = sqliteTable(
   ],
 )
 
+/**
+ * Each trace's calls of each agent and tool it calls (src/store/rollups.ts, traceCallRows), written with the trace:
+ * what GET /traces?agent= finds traces through, and what a deletion subtracts from call_totals.
+ */
+export const traceCalls = sqliteTable(
+  'trace_calls',
+  {
+    trace_id: text('trace_id').notNull(),
+    project_id: text('project_id').notNull(),
+    kind: text('kind').notNull(),
+    name: text('name').notNull(),
+    calls: integer('calls').notNull(),
+    failures: integer('failures').notNull(),
+    latency_micros: integer('latency_micros').notNull(),
+    timed: integer('timed').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.trace_id, t.kind, t.name] }),
+    index('trace_calls_name').on(t.kind, t.name, t.project_id, t.trace_id),
+  ],
+)
+
+/** Per agent and per tool of a project (/analytics' agent and tool breakdowns, GET /traces?agent= totals). */
+export const callTotals = sqliteTable(
+  'call_totals',
+  {
+    project_id: text('project_id').notNull(),
+    kind: text('kind').notNull(),
+    name: text('name').notNull(),
+    /** Traces calling it. */
+    traces: integer('traces').notNull(),
+    calls: integer('calls').notNull(),
+    failures: integer('failures').notNull(),
+    /** Σ latency of the calls that report one, µs, exact (ExactSum in rollups.ts). */
+    latency_hi: integer('latency_hi').notNull(),
+    latency_lo: integer('latency_lo').notNull(),
+    /** Calls that report a latency. */
+    timed: integer('timed').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.project_id, t.kind, t.name] })],
+)
+
 /** Operators' prices per model-name pattern (src/costs/pricing.ts), ahead of the price database. */
 export const modelPrices = sqliteTable('model_prices', {
   pattern: text('pattern').primaryKey(),

@@ -10,11 +10,14 @@ import { costsDiffer, REPRICE_CHUNK, type RepriceChunk, type RepricePosition } f
 import { REBUILD_CHUNK, ROLLUP_SOURCE_COLUMNS, type RollupRow, rollupInput } from '../rollup-rebuild.js'
 import {
   deltaRows,
+  REBUILD_CALL_TOTALS,
   ROLLUP_KEYS,
   ROLLUP_TABLES,
   removalDeltas,
   rollupDeltas,
   type SessionDelta,
+  type TraceCallRow,
+  traceCallRows,
   type UserDelta,
 } from '../rollups.js'
 import { deleteScoresOfTraces } from '../score-writes.js'
@@ -51,6 +54,15 @@ export function createTraceWrites(db: Database.Database) {
   // The searchable text of each trace, under the trace's rowid, in the same transaction (schemas/search.ts).
   const insertSearch = db.prepare('insert into traces_search (rowid, body) values (?, ?)')
   const applyDeltas = createRollupWrites(db)
+  // Each trace's calls of agents and tools (rollups.ts), in its transaction.
+  const insertCalls = db.prepare(
+    `insert into trace_calls (trace_id, project_id, kind, name, calls, failures, latency_micros, timed)
+     values (@trace_id, @project_id, @kind, @name, @calls, @failures, @latency_micros, @timed)`,
+  )
+  const deleteCalls = db.prepare(
+    `delete from trace_calls where trace_id = ?
+     returning trace_id, project_id, kind, name, calls, failures, latency_micros, timed`,
+  )
   // The evaluations a new trace is due for, in its transaction (evaluation-jobs.ts).
   const insertJob = db.prepare(
     `insert into evaluation_jobs (project_id, evaluator_id, trace_id, run_id, attempts, due_at, created_at)
@@ -67,6 +79,7 @@ export function createTraceWrites(db: Database.Database) {
       const inserted = insertTrace.run(toRow(priced))
       if (inserted.changes === 1) {
         insertSearch.run(inserted.lastInsertRowid, searchText(trace))
+        for (const call of traceCallRows(trace)) insertCalls.run(call)
         created.push(trace)
         createdPriced.push(priced)
         return { kind: 'created', trace }
@@ -138,9 +151,11 @@ export function createTraceWrites(db: Database.Database) {
       if (rows.length === 0) return { deleted: [], counts: [] }
       const { value: bumped } = bumpRemovalsReturning.get() as { value: string }
       const counts = lessOfCounts(rows, bumped, kept)
+      const calls: TraceCallRow[] = []
       for (const row of rows) {
         deleteByRowid.run(row.row_id)
         deleteSearch.run(row.row_id)
+        calls.push(...(deleteCalls.all(row.trace_id) as TraceCallRow[]))
       }
       runPlan(
         stmt,
@@ -151,7 +166,7 @@ export function createTraceWrites(db: Database.Database) {
       )
       // A freed rowid is given again only above the highest one left: the counts kept end there at most.
       const { top } = lastRowid.get() as { top: number }
-      const deltas = removalDeltas(rows.map(rollupInput))
+      const deltas = removalDeltas(rows.map(rollupInput), calls)
       applyDeltas(deltas)
       for (const [table, touched] of deltaRows(deltas)) {
         const keys = ROLLUP_KEYS[table]
@@ -205,6 +220,7 @@ export function createTraceWrites(db: Database.Database) {
       applyDeltas(rollupDeltas(rows.map(rollupInput)))
       cursor = rows.at(-1)!.cursor
     }
+    db.prepare(REBUILD_CALL_TOTALS).run()
     db.prepare(`delete from loupe_meta where key = 'rollups_stale'`).run()
   })
 

@@ -2,7 +2,12 @@
 // given: the summary, each score name's card and trend, the charts, the breakdowns and the recent failures.
 import { useMemo } from 'react'
 import { Link } from 'wouter'
-import type { BreakdownEntry, CostBreakdownEntry, ScoreAnalytics } from '../../../../schemas/index.js'
+import type {
+  BreakdownEntry,
+  CallBreakdownEntry,
+  CostBreakdownEntry,
+  ScoreAnalytics,
+} from '../../../../schemas/index.js'
 import { keys, useAnalytics } from '../../api/queries.js'
 import { TimeChart } from '../../ui/chart.js'
 import { formatCompact, formatCost, formatCount, formatMs, formatPercent, formatScore } from '../../ui/format.js'
@@ -67,6 +72,47 @@ function CostBreakdown({ entries, link }: { entries: CostBreakdownEntry[]; link:
             </div>
           ))}
         </div>
+      )}
+    </section>
+  )
+}
+
+/** Agents or tools: each one's calls, failures and mean latency, busiest first; an agent links to its traces. */
+function CallBreakdown({
+  title,
+  entries,
+  link,
+}: {
+  title: string
+  entries: CallBreakdownEntry[]
+  link?: (key: string) => string
+}) {
+  return (
+    <section className="panel" aria-label={title}>
+      <h3>{title}</h3>
+      {entries.length === 0 ? (
+        <p className="muted">None called yet.</p>
+      ) : (
+        <table className="plain">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th className="num">Calls</th>
+              <th className="num">Failures</th>
+              <th className="num">Mean latency</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.slice(0, 10).map((e) => (
+              <tr key={e.key} data-call={e.key}>
+                <td>{link ? <Link href={link(e.key)}>{e.key}</Link> : e.key}</td>
+                <td className="num">{formatCount(e.calls)}</td>
+                <td className="num">{formatCount(e.failures)}</td>
+                <td className="num">{e.mean_latency === null ? '—' : formatMs(e.mean_latency)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
     </section>
   )
@@ -210,6 +256,16 @@ export function Dashboard() {
             entries={data.cost_breakdown}
             link={(k) => scoped(k === 'unknown' ? 'sort=cost' : `model=${encodeURIComponent(k)}&sort=cost`)}
           />
+        </section>
+      )}
+      {data && (data.agent_breakdown.length > 0 || data.tool_breakdown.length > 0) && (
+        <section className="grid-3">
+          <CallBreakdown
+            title="Agents"
+            entries={data.agent_breakdown}
+            link={(k) => scoped(`agent=${encodeURIComponent(k)}`)}
+          />
+          <CallBreakdown title="Tools" entries={data.tool_breakdown} />
         </section>
       )}
       {data && (

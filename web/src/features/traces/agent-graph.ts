@@ -1,6 +1,7 @@
 // The agent graph of a trace: its agents and tools as nodes, who called whom as edges, from the step tree
 // (parent_index), each with its calls, failures, mean latency and tokens; then a layered layout of it. Pure, so a
 // 1000-step trace is built and laid out without a browser, and tested so.
+import { callOf } from '../../../../schemas/agent-calls.js'
 import type { Step, Trace } from '../../../../schemas/index.js'
 
 export type GraphNodeKind = 'trace' | 'agent' | 'tool'
@@ -36,14 +37,10 @@ export interface AgentGraph {
 
 const ROOT = 'trace'
 
-/** The node a step is a call of, or null for a step that only runs inside one (a model call, a chain, …). */
+/** The node a step is a call of (schemas/agent-calls.ts), or null for a step that only runs inside one. */
 function nodeKeyOf(step: Step): { key: string; kind: GraphNodeKind; name: string } | null {
-  if (step.type === 'agent') return { key: `agent:${step.name}`, kind: 'agent', name: step.name }
-  if (step.type === 'tool') {
-    const name = step.tool ?? step.name
-    return { key: `tool:${name}`, kind: 'tool', name }
-  }
-  return null
+  const call = callOf(step)
+  return call === null ? null : { key: `${call.kind}:${call.name}`, ...call }
 }
 
 interface Sums {

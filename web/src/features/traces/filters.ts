@@ -15,7 +15,7 @@ export { matchesFilter, matchesSearch } from '../../../../schemas/trace-filter.j
 /** The filters and order of GET /traces the viewer offers (paging and `fields` are the list's own business). */
 export type TraceFilter = Omit<ListTracesQuery, 'limit' | 'offset' | 'fields' | 'cursor'>
 
-const TEXT_KEYS = ['q', 'project_id', 'model', 'session_id', 'user_id', 'since', 'until'] as const
+const TEXT_KEYS = ['q', 'project_id', 'model', 'agent', 'session_id', 'user_id', 'since', 'until'] as const
 const NUMBER_KEYS = ['min_latency', 'max_latency', 'min_tokens', 'max_tokens', 'min_cost', 'max_cost'] as const
 /** The score filter's keys: its bounds and label mean something only with `score_name` (the API refuses them alone). */
 const SCORE_KEYS = ['score_name', 'min_score', 'max_score', 'score_label'] as const

@@ -18,6 +18,7 @@ export const FILTER_FIELDS: {
   placeholder?: string
 }[] = [
   { name: 'model', label: 'Model' },
+  { name: 'agent', label: 'Agent' },
   { name: 'min_latency', label: 'Latency ≥ (ms)', type: 'number' },
   { name: 'max_latency', label: 'Latency ≤ (ms)', type: 'number' },
   { name: 'min_tokens', label: 'Tokens ≥', type: 'number' },
