@@ -103,7 +103,7 @@ export function* projectDeletion(
   yield remove('project_retention')
   for (const table of rollupTables) yield remove(table)
   // Its scores (those of sessions: its traces' went with them) and their rollups, its annotation queues.
-  for (const table of ['scores', 'score_hourly', 'trace_scores']) yield remove(table)
+  for (const table of ['scores', 'score_hourly', 'trace_scores', 'score_values']) yield remove(table)
   yield {
     sql: 'delete from annotation_items where queue_id in (select queue_id from annotation_queues where project_id = ?)',
     read: false,

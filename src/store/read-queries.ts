@@ -101,18 +101,27 @@ const tieColumn = (sort: ReadSort): string => (sort === 'score' ? 'scored.scored
 /**
  * The traces with a score of a name, each with its mean of it, from the per-trace score rollup (trace_scores), as a
  * join: its index (name, mean, trace_id) serves the order. Its columns are renamed so that no traces column
- * named in a filter becomes ambiguous.
+ * named in a filter becomes ambiguous. `lead` (a store whose planner needs telling, SQLite): the text is the whole
+ * FROM, the rollup's index walked first (`lead` names it) and each trace looked up by its id — the first page read
+ * without reading every trace with the score; else a join for `from traces` to take.
  */
-const scoredJoin = (name: string, bind: (value: unknown) => string) =>
-  `join (select trace_id as scored_trace_id, mean as ${SCORE_MEAN} from trace_scores where name = ${bind(name)}) scored
-   on scored.scored_trace_id = traces.trace_id`
+const scoredJoin = (name: string, bind: (value: unknown) => string, lead?: string) => {
+  const means = `(select trace_id as scored_trace_id, mean as ${SCORE_MEAN} from ${lead ?? 'trace_scores'}
+    where name = ${bind(name)}) scored`
+  const on = 'on scored.scored_trace_id = traces.trace_id'
+  return lead === undefined ? `join ${means} ${on}` : `${means} cross join traces ${on}`
+}
 
-/** The conditions on a score row of the filter's score: its name, and its bounds or label. */
-function scoreTerms(f: TraceFilter & { score_name: string }, bind: (value: unknown) => string): string {
-  const c = [`name = ${bind(f.score_name)}`]
-  if (f.score_label !== undefined) c.push(`label = ${bind(f.score_label)}`)
-  if (f.min_score !== undefined) c.push(`value >= ${bind(f.min_score)}`)
-  if (f.max_score !== undefined) c.push(`value <= ${bind(f.max_score)}`)
+/**
+ * The conditions on a score row of the filter's score: its name, and its bounds or label. `of`: the table the
+ * columns are read from, when the statement reads another with columns of the same names.
+ */
+function scoreTerms(f: TraceFilter & { score_name: string }, bind: (value: unknown) => string, of = ''): string {
+  const column = (name: string) => (of === '' ? name : `${of}.${name}`)
+  const c = [`${column('name')} = ${bind(f.score_name)}`]
+  if (f.score_label !== undefined) c.push(`${column('label')} = ${bind(f.score_label)}`)
+  if (f.min_score !== undefined) c.push(`${column('value')} >= ${bind(f.min_score)}`)
+  if (f.max_score !== undefined) c.push(`${column('value')} <= ${bind(f.max_score)}`)
   return c.join(' and ')
 }
 
@@ -135,32 +144,43 @@ function scoreCondition(
 }
 
 /**
- * The exact number of traces a filter of scores alone matches, without reading a trace: `score_name` (with its
- * bounds or label) and a score order of the same name. One walk of the scores index's range counts every matching
- * score, less, for the few traces with more than one score of the name (trace_scores' partial index
- * trace_scores_multi), their matching scores beyond the first. A name alone, or a score order alone, counts the
- * name's rows of trace_scores (one a trace with such a score).
+ * The exact number of traces a filter of scores alone matches (with at most a project), without reading a trace or
+ * a score of it: `score_name` with its bounds or label (or none: every trace with a score of the name), or a score
+ * order. The score_values rollup counts the matching scores of traces, one row a distinct value (booleans and
+ * ratings: a few rows, where the scores index holds one a score); from that, for each of the few traces with more
+ * than one score of the name (trace_scores' partial index trace_scores_multi), its matching scores beyond the first
+ * are taken away, read through its own scores (`probedScores`: how the store names the scores table so that its
+ * trace index is the one read). One statement: both parts read the same snapshot.
  */
-export function scoredCountSql(f: TraceFilter, bind: (value: unknown) => string): string {
-  const bounded = f.min_score !== undefined || f.max_score !== undefined || f.score_label !== undefined
-  if (f.score_name === undefined || !bounded) {
-    return `select count(*) as n from trace_scores where name = ${bind(f.score_name ?? f.scored_by)}`
-  }
+export function scoredCountSql(f: TraceFilter, bind: (value: unknown) => string, probedScores = 'scores'): string {
+  const scored = { ...f, score_name: (f.score_name ?? f.scored_by) as string }
+  // Bounds and a label apply to the filter's score only (a score order alone keeps every trace with the name).
+  if (f.score_name === undefined)
+    Object.assign(scored, { min_score: undefined, max_score: undefined, score_label: undefined })
   // Bound in the order the text names them.
-  const multi = `select trace_id from trace_scores where name = ${bind(f.score_name)} and scores > 1`
-  const terms = scoreTerms({ ...f, score_name: f.score_name }, bind)
-  return `select count(*) - count(multi) + count(distinct multi) as n from
-    (select case when trace_id in (${multi}) then trace_id end as multi from scores
-     where ${terms} and trace_id is not null) matching`
+  const matching = `select coalesce(sum(scores), 0) from score_values where ${scoreTerms(scored, bind)}${
+    f.project_id === undefined ? '' : ` and project_id = ${bind(f.project_id)}`
+  }`
+  const several = `select count(*) as matching from trace_scores multi join ${probedScores}
+      on scores.trace_id = multi.trace_id
+    where multi.name = ${bind(scored.score_name)} and multi.scores > 1${
+      f.project_id === undefined ? '' : ` and multi.project_id = ${bind(f.project_id)}`
+    } and ${scoreTerms(scored, bind, 'scores')}
+    group by multi.trace_id`
+  return `select (${matching}) - (select coalesce(sum(matching - 1), 0) from (${several}) several) as n`
 }
 
-/** Whether a filter is of scores alone (scoredCountSql counts it): a score's conditions, a score order of its name. */
+/**
+ * Whether a filter is of scores alone, within at most a project (scoredCountSql counts it): a score's conditions, a
+ * score order of its name.
+ */
 export const scoresAlone = (f: TraceFilter): boolean =>
   (f.score_name !== undefined || f.scored_by !== undefined) &&
   (f.score_name === undefined || f.scored_by === undefined || f.score_name === f.scored_by) &&
   Object.entries(f).every(
     ([key, value]) =>
-      value === undefined || ['score_name', 'min_score', 'max_score', 'score_label', 'scored_by'].includes(key),
+      value === undefined ||
+      ['project_id', 'score_name', 'min_score', 'max_score', 'score_label', 'scored_by'].includes(key),
   )
 
 /** The order of a selection: newest first unless told. */
@@ -295,7 +315,11 @@ export interface TraceReadQueries {
  */
 export type SearchClause = (words: readonly string[], bind: (value: unknown) => string, probe?: boolean) => string
 
-/** The WHERE clause of a filter: fixed column names, every value bound through `bind` (which returns its marker). */
+/**
+ * The WHERE clause of a filter: fixed column names, every value bound through `bind` (which returns its marker),
+ * after the join of a score order. `scoredLead`: the score order's rollup leads (scoredJoin), and the text is the
+ * whole FROM and WHERE.
+ */
 export function traceWhere(
   f: TraceFilter,
   extra: ExtraConditions,
@@ -303,9 +327,10 @@ export function traceWhere(
   search?: SearchClause,
   probe?: boolean,
   probedScores = 'scores',
+  scoredLead?: string,
 ): string {
   // The join's marker comes first: its text precedes the conditions'.
-  const join = f.scored_by === undefined ? '' : scoredJoin(f.scored_by, bind)
+  const join = f.scored_by === undefined ? '' : scoredJoin(f.scored_by, bind, scoredLead)
   const clauses: string[] = []
   const cmp = (column: string, op: string, value: unknown) => {
     if (value !== undefined) clauses.push(`${column} ${op} ${bind(value)}`)

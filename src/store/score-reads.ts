@@ -236,11 +236,12 @@ export function createScoreReads(query: Query, d: Pick<PlanDialect, 'inList' | '
 
     async means(name: string, traceIds: readonly string[]): Promise<Map<string, number>> {
       if (traceIds.length === 0) return new Map()
-      const rows = await query<{ trace_id: string; mean: number }>(
-        (b) =>
-          `select trace_id, mean from trace_scores where name = ${b(name)} and ${d.inList(b, 'trace_id', traceIds)}`,
+      // Every name of these traces, through the key (trace_id, name): with the name in the statement, SQLite walked
+      // the name's whole index (name, mean, trace_id) for each page's cursor (0.8 s at 1M scores).
+      const rows = await query<{ trace_id: string; name: string; mean: number }>(
+        (b) => `select trace_id, name, mean from trace_scores where ${d.inList(b, 'trace_id', traceIds)}`,
       )
-      return new Map(rows.map((r) => [r.trace_id, Number(r.mean)]))
+      return new Map(rows.filter((r) => r.name === name).map((r) => [r.trace_id, Number(r.mean)]))
     },
 
     async windowMean(name: string, projectId: string | undefined, since: number) {

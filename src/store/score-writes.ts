@@ -1,7 +1,8 @@
 // Score writes, written once for both databases as plans (plan.ts). The rollups of scores move in the same
 // transaction as the scores:
 // - score_hourly per (project, name, data type, label, hour of created_at): how many, and the exact sum of values;
-// - trace_scores per (trace, name): how many, the exact sum, and their mean (the light list, the order by a score).
+// - trace_scores per (trace, name): how many, the exact sum, and their mean (the light list, the order by a score);
+// - score_values per (name, value, label, project) of the scores of traces: how many (the count of a score filter).
 // Sums are exact: each value counts as whole micro-units, held in two integer columns (as ExactSum in rollups.ts), so a
 // delete subtracts exactly what the insert added and every figure stays equal to a recount.
 import type { Score, ScoreConfig } from '../../schemas/index.js'
@@ -43,6 +44,7 @@ interface Delta {
 function deltasOf(scores: readonly Score[], sign: 1 | -1) {
   const hourly = new Map<string, ReturnType<typeof hourlyKey> & Delta>()
   const perTrace = new Map<string, { trace_id: string; name: string; project_id: string } & Delta>()
+  const perValue = new Map<string, { name: string; value: number; label: string; project_id: string } & Delta>()
   const add = (row: Delta, s: Score) => {
     const { hi, lo } = valueSum(s.value)
     row.scores += sign
@@ -60,12 +62,14 @@ function deltasOf(scores: readonly Score[], sign: 1 | -1) {
   }
   for (const s of scores) {
     add(rowOf(hourly, hourlyKey(s)), s)
-    if (s.trace_id !== null) add(rowOf(perTrace, { trace_id: s.trace_id, name: s.name, project_id: s.project_id }), s)
+    if (s.trace_id === null) continue
+    add(rowOf(perTrace, { trace_id: s.trace_id, name: s.name, project_id: s.project_id }), s)
+    add(rowOf(perValue, { name: s.name, value: s.value, label: s.label ?? '', project_id: s.project_id }), s)
   }
-  return { hourly: [...hourly.values()], perTrace: [...perTrace.values()] }
+  return { hourly: [...hourly.values()], perTrace: [...perTrace.values()], perValue: [...perValue.values()] }
 }
 
-/** Applies signed deltas to both rollups; rows left without a score go (a recount would not have them). */
+/** Applies signed deltas to the rollups; rows left without a score go (a recount would not have them). */
 function* applyDeltas(d: PlanDialect, deltas: ReturnType<typeof deltasOf>): Plan<void> {
   for (const h of deltas.hourly) {
     yield* run(
@@ -103,6 +107,21 @@ function* applyDeltas(d: PlanDialect, deltas: ReturnType<typeof deltasOf>): Plan
     if (t.scores < 0) {
       yield* run(
         (b) => `delete from trace_scores where trace_id = ${b(t.trace_id)} and name = ${b(t.name)} and scores = 0`,
+      )
+    }
+  }
+  for (const v of deltas.perValue) {
+    yield* run(
+      (b) =>
+        `insert into score_values (name, value, label, project_id, scores)
+         values (${b(v.name)}, ${b(v.value)}, ${b(v.label)}, ${b(v.project_id)}, ${b(v.scores)})
+         on conflict (name, value, label, project_id) do update set scores = score_values.scores + excluded.scores`,
+    )
+    if (v.scores < 0) {
+      yield* run(
+        (b) =>
+          `delete from score_values where name = ${b(v.name)} and value = ${b(v.value)} and label = ${b(v.label)}
+           and project_id = ${b(v.project_id)} and scores = 0`,
       )
     }
   }

@@ -127,6 +127,109 @@ t.test(
   },
 )
 
+t.test(
+  'the count of a score filter equals a recount after every write and delete: values repeated, bounds at a value, per project',
+  async (t) => {
+    const app = await buildTestApp(t)
+    const projects = [await createProject(app, 'Edges A'), await createProject(app, 'Edges B')]
+    type Held = { score_id: string; trace_id: string; project_id: string; value: number; label: string | null }
+    const traces = new Map<string, string>()
+    for (let i = 0; i < 8; i++) {
+      const { key, project_id } = projects[i % 2]!
+      await postTrace(app, key, { trace_id: `e${i}`, prompt: 'p', created_at: 1795268700 + i, session_id: 's-e' })
+      traces.set(`e${i}`, project_id)
+    }
+    const held: Held[] = []
+    let made = 0
+    /** Scores of q (values from a few, repeated) and of a categorical r, each trace's several times over. */
+    const add = async (rows: [string, number | string][]) => {
+      const scores = rows.map(([trace_id, value]) => ({
+        trace_id,
+        name: typeof value === 'string' ? 'r' : 'q',
+        value,
+        score_id: `m${made++}`,
+      }))
+      const res = await app.inject({ method: 'POST', url: '/scores/batch', payload: { scores } })
+      t.equal(res.json().accepted, scores.length, res.body)
+      for (const s of scores) {
+        held.push({
+          score_id: s.score_id,
+          trace_id: s.trace_id,
+          project_id: traces.get(s.trace_id)!,
+          value: typeof s.value === 'string' ? 0 : s.value,
+          label: typeof s.value === 'string' ? s.value : null,
+        })
+      }
+    }
+    const queries: [string, (s: Held) => boolean][] = [
+      ['score_name=q', (s) => s.label === null],
+      ['score_name=q&max_score=0', (s) => s.label === null && s.value <= 0],
+      ['score_name=q&min_score=0.5', (s) => s.label === null && s.value >= 0.5],
+      ['score_name=q&max_score=0.5', (s) => s.label === null && s.value <= 0.5],
+      ['score_name=q&min_score=0.5&max_score=0.5', (s) => s.label === null && s.value === 0.5],
+      ['score_name=q&min_score=0.25&max_score=0.75', (s) => s.label === null && s.value >= 0.25 && s.value <= 0.75],
+      ['score_name=q&min_score=1', (s) => s.label === null && s.value >= 1],
+      ['score_name=q&min_score=-0.5&max_score=-0.1', (s) => s.label === null && s.value >= -0.5 && s.value <= -0.1],
+      ['sort=score:q', (s) => s.label === null],
+      ['score_name=q&max_score=0.5&sort=score:q', (s) => s.label === null && s.value <= 0.5],
+      ['score_name=r&score_label=x', (s) => s.label === 'x'],
+      ['score_name=r', (s) => s.label !== null],
+    ]
+    const recounted = async (when: string) => {
+      for (const project of [undefined, ...projects.map((p) => p.project_id)]) {
+        for (const [query, matches] of queries) {
+          const want = new Set(
+            held
+              .filter((s) => (project === undefined || s.project_id === project) && matches(s))
+              .map((s) => s.trace_id),
+          )
+          const url = `${query}&limit=100${project === undefined ? '' : `&project_id=${project}`}`
+          const { status, body } = await list(app, url)
+          t.equal(status, 200, url)
+          t.equal(body.total, want.size, `${when}: ${url}: total equals a recount`)
+          t.same(ids(body).sort(), [...want].sort(), `${when}: ${url}: the traces listed`)
+        }
+      }
+    }
+    await add([
+      ['e0', 0.5],
+      ['e0', 0.5],
+      ['e0', 1],
+      ['e1', 0],
+      ['e1', 0.5],
+      ['e2', 0.25],
+      ['e3', -0.25],
+      ['e3', 0.75],
+      ['e4', 'x'],
+      ['e4', 'x'],
+      ['e5', 'y'],
+      ['e6', 0.5],
+    ])
+    await recounted('first scores')
+    await add([
+      ['e2', 0.25],
+      ['e5', 0.5],
+      ['e5', 0],
+      ['e7', 1],
+      ['e4', 0.5],
+      ['e6', 'x'],
+    ])
+    await recounted('more scores')
+    // Take away scores one by one (a trace's repeated value, its last score of a name), then a whole trace.
+    for (const score_id of ['m0', 'm4', 'm14', 'm1', 'm8', 'm12']) {
+      t.equal((await app.inject({ method: 'DELETE', url: `/scores/${score_id}` })).statusCode, 204, score_id)
+      held.splice(
+        held.findIndex((s) => s.score_id === score_id),
+        1,
+      )
+      await recounted(`${score_id} deleted`)
+    }
+    t.equal((await app.inject({ method: 'DELETE', url: '/traces/e5' })).statusCode, 204)
+    for (let i = held.length - 1; i >= 0; i--) if (held[i]!.trace_id === 'e5') held.splice(i, 1)
+    await recounted('e5 deleted')
+  },
+)
+
 t.test('a score bound without score_name is a 400 naming the field', async (t) => {
   const { app } = await setup(t)
   for (const field of ['min_score=0', 'max_score=1', 'score_label=x']) {

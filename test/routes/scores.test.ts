@@ -202,8 +202,12 @@ t.test('deleting a score, and a trace with its scores, keeps /analytics equal to
   t.equal((await app.inject({ method: 'DELETE', url: `/scores/${ids[2]}` })).statusCode, 204)
   t.equal(await figure(), undefined)
   t.same(
-    [await countRows(app.store, 'score_hourly'), await countRows(app.store, 'trace_scores')],
-    [0, 0],
+    [
+      await countRows(app.store, 'score_hourly'),
+      await countRows(app.store, 'trace_scores'),
+      await countRows(app.store, 'score_values'),
+    ],
+    [0, 0, 0],
     'no empty rollup rows',
   )
 })

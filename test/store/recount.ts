@@ -40,7 +40,7 @@ export async function everyScore(store: Store): Promise<Score[]> {
   return (await store.scores.list({}, { limit: 1_000_000 })).items.reverse()
 }
 
-const SCORE_ROLLUPS = ['score_hourly', 'trace_scores'] as const
+const SCORE_ROLLUPS = ['score_hourly', 'trace_scores', 'score_values'] as const
 
 /** The score rollup rows, as plain sorted JSON (rows that hold no score left are as absent as in a recount). */
 export async function scoreRollups(store: Store) {

@@ -485,6 +485,25 @@ export const traceScores = pgTable(
   ],
 )
 
+/**
+ * Per (name, value, label, project) of the scores of traces: how many. The exact count of the traces a score filter
+ * matches sums the rows of its range (as many as the distinct values in it, where the scores index holds a row per
+ * score), less what the few traces with several scores of the name count more than once (read-queries.ts,
+ * scoredCountSql).
+ */
+export const scoreValues = pgTable(
+  'score_values',
+  {
+    name: id('name').notNull(),
+    value: doublePrecision('value').notNull(),
+    /** '' for a score without a label. */
+    label: id('label').notNull(),
+    project_id: id('project_id').notNull(),
+    scores: bigint('scores', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.value, t.label, t.project_id] })],
+)
+
 /** What a score name may hold (GET/PUT /score-configs). */
 export const scoreConfigs = pgTable('score_configs', {
   name: id('name').primaryKey(),

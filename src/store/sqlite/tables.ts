@@ -422,6 +422,25 @@ export const traceScores = sqliteTable(
   ],
 )
 
+/**
+ * Per (name, value, label, project) of the scores of traces: how many. The exact count of the traces a score filter
+ * matches sums the rows of its range (as many as the distinct values in it, where the scores index holds a row per
+ * score), less what the few traces with several scores of the name count more than once (read-queries.ts,
+ * scoredCountSql).
+ */
+export const scoreValues = sqliteTable(
+  'score_values',
+  {
+    name: text('name').notNull(),
+    value: real('value').notNull(),
+    /** '' for a score without a label. */
+    label: text('label').notNull(),
+    project_id: text('project_id').notNull(),
+    scores: integer('scores').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.value, t.label, t.project_id] })],
+)
+
 /** What a score name may hold (GET/PUT /score-configs). */
 export const scoreConfigs = sqliteTable('score_configs', {
   name: text('name').primaryKey(),

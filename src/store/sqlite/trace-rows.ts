@@ -88,8 +88,11 @@ const searchClause: SearchClause = (words, bind, probe) =>
         .join(' and ')})`
     : `rowid in (select rowid from traces_search where ${searchConditions(words, bind)})`
 
-/** The filter's WHERE clause with `?` markers, and its values in order. */
-export const where = (f: TraceFilter, extra: ExtraConditions = {}, probe?: boolean) => {
+/**
+ * The filter's WHERE clause with `?` markers, and its values in order. `lead`: the text is the whole FROM and WHERE,
+ * a score order's rollup index walked first (SQLite otherwise read every trace with the score, then sorted them).
+ */
+export const where = (f: TraceFilter, extra: ExtraConditions = {}, probe?: boolean, lead = false) => {
   const params: unknown[] = []
   const text = traceWhere(
     f,
@@ -103,6 +106,7 @@ export const where = (f: TraceFilter, extra: ExtraConditions = {}, probe?: boole
     // A probe reads one trace's scores: named, since without statistics of the scores (a database analyzed before
     // it held any) SQLite took the (name, value) index and walked every matching score for each trace.
     'scores indexed by scores_trace',
+    lead ? 'trace_scores indexed by trace_scores_name_mean' : undefined,
   )
   return { sql: text, params }
 }

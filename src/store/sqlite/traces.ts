@@ -9,6 +9,7 @@ import {
   rollupReads,
   type Selection,
   scoredCountSql,
+  scoresAlone,
   type TraceReadQueries,
   walkChunks,
 } from '../read-queries.js'
@@ -79,9 +80,14 @@ export function sqliteTraceReadQueries({
     // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
     const scoped = filter.project_id !== undefined ? 'project_' : ''
     const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
-    const w = where(filter, extra, probe)
+    // A score order with no filter but its score's (and a project): the rollup's index leads, each trace looked up by
+    // its id, the walk stopped after the page (the where is the whole FROM). With other filters, the planner weighs
+    // their indexes.
+    const lead = filter.scored_by !== undefined && scoresAlone(filter)
+    const w = where(filter, extra, probe, lead)
+    const from = lead ? w.sql : `traces ${hint} ${w.sql}`
     // SQLite sorts null first ascending and last descending: as the contract wants unpriced traces.
-    return prepare(`select ${columns} from traces ${hint} ${w.sql} ${orderBy(ordering, false)} limit ? offset ?`).all(
+    return prepare(`select ${columns} from ${from} ${orderBy(ordering, false)} limit ? offset ?`).all(
       ...w.params,
       limit,
       offset,
@@ -110,10 +116,15 @@ export function sqliteTraceReadQueries({
 
     async countScored(f) {
       const params: unknown[] = []
-      const text = scoredCountSql(f, (value) => {
-        params.push(value)
-        return '?'
-      })
+      const text = scoredCountSql(
+        f,
+        (value) => {
+          params.push(value)
+          return '?'
+        },
+        // Named as a probe names it (trace-rows.ts): without statistics SQLite may read the (name, value) index.
+        'scores indexed by scores_trace',
+      )
       return (stmt(text).get(...params) as { n: number }).n
     },
 
