@@ -203,6 +203,7 @@ export const ListDatasetItemVersionsResponse = Page(
   { items: 'Oldest version first.' },
   { examples: [{ total: 1, items: [datasetItemExample] }] },
 )
+export type ListDatasetItemVersionsResponse = Static<typeof ListDatasetItemVersionsResponse>
 
 // POST /datasets/{dataset_id}/items/from-traces
 export const FromTracesBody = Type.Object(

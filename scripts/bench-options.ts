@@ -30,6 +30,7 @@ export const GROUPS = [
   'viewer',
   'burst',
   'lifecycle',
+  'datasets',
 ] as const
 export type Group = (typeof GROUPS)[number]
 export const only = args.only === undefined ? GROUPS : args.only.split(',').map((g) => g.trim())

@@ -8,7 +8,7 @@
 //   npm run bench -- --store postgres --database postgres://user@host:5432/loupe_bench
 //                                      the same on PostgreSQL (that database is seeded once; each run works on a copy)
 //   npm run bench -- --only reads,search  only these groups of rows (reads, search, ingest, scores, evaluators,
-//                                      fanout, viewer, burst, lifecycle), to measure one change without the whole run
+//                                      fanout, viewer, burst, lifecycle, datasets), to measure one change without the whole run
 import { execFileSync, spawn } from 'node:child_process'
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path'
 import WebSocket from 'ws'
 import { LIMITS } from '../schemas/index.js'
 import { annotationNext } from './bench-annotation.js'
+import { datasetRows } from './bench-datasets.js'
 import { evaluatorRows } from './bench-evaluators.js'
 import {
   autocannon,
@@ -287,6 +288,7 @@ async function main() {
 
   // Evaluators: on servers of their own, with a fake judge.
   if (wants('evaluators')) rows.push(...(await evaluatorRows(say)))
+  if (wants('datasets')) rows.push(...(await datasetRows(base, topProject, TRACES)))
 
   if (wants('fanout')) {
     const fan = await fanout(base, key)

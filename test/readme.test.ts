@@ -314,6 +314,44 @@ export async function answer(country, { prompt, trace }) {
   t.match(v7.out, /pass {2}cost <= 0.50/)
 })
 
+t.test('the `loupe datasets` command lines of the CLI section run as written', async (t) => {
+  const { app, url } = await startTestServer(t)
+  const admin = new Loupe({ baseUrl: url, enabled: false })
+  const { api_key } = await admin.projects.create({ name: 'Support Bot', environment: 'production' })
+  await app.inject({
+    method: 'POST',
+    url: '/traces/batch',
+    headers: { authorization: `Bearer ${api_key.key}` },
+    payload: { traces: [{ prompt: 'France', response: 'Lyon', status: 'failed', created_at: '2026-11-22T10:00:00Z' }] },
+  })
+  const dir = mkdtempSync(join(tmpdir(), 'loupe-readme-datasets-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'cases.csv'), 'input,expected_output\nItaly,Rome\n')
+  const lines = [...readme.matchAll(/^npx loupe (datasets [^#\n]+?)\s*(?:#.*)?$/gm)].map((m) => m[1] as string)
+  t.same(
+    lines.map((l) => l.split(' ')[1]),
+    ['create', 'add', 'import', 'items', 'export'],
+    'each datasets command is shown',
+  )
+  const inDir = (arg: string) => (/\.(csv|jsonl)$/.test(arg) ? join(dir, arg) : arg)
+  const said: string[] = []
+  for (const line of lines) {
+    const out = {
+      text: '',
+      write(text: string) {
+        this.text += text
+      },
+    }
+    const argv = ['--url', url, ...line.split(/\s+/).map(inDir)]
+    const code = await runCli(argv, { stdout: out, stderr: out, env: {}, interrupted: () => new Promise(() => {}) })
+    t.equal(code, 0, `npx loupe ${line}: ${out.text}`)
+    said.push(out.text)
+  }
+  t.match(said[1], /Added 1 item/, 'the failed trace of the week')
+  t.match(said[2], /Imported 1 item/)
+  t.match(readFileSync(join(dir, 'qa.csv'), 'utf8'), /France,Lyon[\s\S]*Italy,Rome/)
+})
+
 t.test('"Layout" names every folder of src/ and every file of scripts/', async (t) => {
   const start = readme.indexOf('### Layout')
   t.ok(start >= 0, 'the README has a Layout section')

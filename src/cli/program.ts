@@ -6,6 +6,7 @@ import { DEFAULT_BASE_URL, LoupeError } from '../client/index.js'
 import { version } from '../lib/version.js'
 import { addCostsCommand } from './commands/costs.js'
 import { addDataCommands } from './commands/data.js'
+import { addDatasetsCommand } from './commands/datasets.js'
 import { addEvaluatorsCommand } from './commands/evaluators.js'
 import { addExperimentCommand } from './commands/experiment.js'
 import { addExportCommand } from './commands/export.js'
@@ -64,6 +65,7 @@ export function buildProgram(io: CliIo): Command {
     addExportCommand,
     addDataCommands,
     addMcpCommand,
+    addDatasetsCommand,
     addExperimentCommand,
   ]) {
     add(program, cx)

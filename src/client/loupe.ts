@@ -520,6 +520,28 @@ export class Loupe {
       this.#http('PUT', `datasets/${encodeURIComponent(datasetId)}`, { body }),
     /** DELETE /datasets/{dataset_id}: with its items and experiments. */
     delete: (datasetId: string): Promise<void> => this.#http('DELETE', `datasets/${encodeURIComponent(datasetId)}`),
+    /**
+     * The dataset of this id, or else the one of this name (GET /datasets?name=): a 404 LoupeError when none is, or
+     * when several projects have a dataset of that name (then name it by its id).
+     */
+    find: async (idOrName: string): Promise<Dataset> => {
+      try {
+        return await this.datasets.get(idOrName)
+      } catch (err) {
+        if (!(err instanceof LoupeError) || err.status !== 404) throw err
+      }
+      const found = await this.datasets.list({ name: idOrName })
+      const [only] = found.items
+      if (!only || found.total > 1) {
+        throw new LoupeError(
+          found.total > 1
+            ? `several datasets are named '${idOrName}': name it by its dataset_id`
+            : `no dataset has the id or name '${idOrName}'`,
+          { status: 404, url: new URL('datasets', this.baseUrl).href },
+        )
+      }
+      return only
+    },
     /** The items of a dataset. */
     items: {
       /** POST /datasets/{dataset_id}/items: one item or several, all or none. */
@@ -583,24 +605,7 @@ export class Loupe {
     if (!this.#sender) throw new TypeError('loupe: runExperiment needs a project API key (apiKey or LOUPE_API_KEY)')
     return runExperiment(
       {
-        findDataset: async (idOrName) => {
-          try {
-            return await this.datasets.get(idOrName)
-          } catch (err) {
-            if (!(err instanceof LoupeError) || err.status !== 404) throw err
-          }
-          const found = await this.datasets.list({ name: idOrName })
-          const [only] = found.items
-          if (!only || found.total > 1) {
-            throw new LoupeError(
-              found.total > 1
-                ? `several datasets are named '${idOrName}': name it by its dataset_id`
-                : `no dataset has the id or name '${idOrName}'`,
-              { status: 404, url: new URL('datasets', this.baseUrl).href },
-            )
-          }
-          return only
-        },
+        findDataset: (idOrName) => this.datasets.find(idOrName),
         createExperiment: (body) => this.experiments.create(body),
         items: async (datasetId, asOf) => {
           const all: DatasetItem[] = []

@@ -11,13 +11,14 @@ import type { KeyContext } from './credentials.js'
  * - `keys`: issues and revokes API keys — a project key only for its own project and environment;
  * - `admin`: creates projects — only the admin token (open mode: anyone);
  * - `authenticated`: any valid credential (the default of a route that declares nothing, e.g. /docs);
- * - `delete`: deletes traces — like `read`, a project key is confined to its own project;
+ * - `write`: changes a project's data — deletes traces or scores, makes and changes annotation queues, datasets, their
+ *   items and experiments — like `read`, a project key is confined to its own project;
  * - `metrics`: GET /metrics — the admin token or the metrics token (METRICS_TOKEN), never a project key;
  * - `score`: records scores — open mode: anyone; protected: the admin token (any project), a project's secret key or
  *   its public key (its own project's traces; a public key only feedback).
  * A public key (`loupe_pk_…`) may do nothing but `score`: every other route answers it 403.
  */
-export type Access = 'public' | 'read' | 'delete' | 'ingest' | 'keys' | 'admin' | 'authenticated' | 'metrics' | 'score'
+export type Access = 'public' | 'read' | 'write' | 'ingest' | 'keys' | 'admin' | 'authenticated' | 'metrics' | 'score'
 
 /** What a request presented, once resolved. */
 export type Credential =
@@ -110,8 +111,8 @@ export function authorize(mode: Mode, credential: Credential, access: Access, ta
   switch (access) {
     case 'read':
       return confine(key, target, 'read')
-    case 'delete':
-      return confine(key, target, 'delete traces of')
+    case 'write':
+      return confine(key, target, 'change')
     case 'keys':
       if (target.environment !== undefined && target.environment !== key.environment) {
         return deny(

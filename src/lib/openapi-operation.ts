@@ -37,9 +37,9 @@ export const ACCESS_TEXT: Record<Access, string> = {
   read:
     'Open mode: no credential needed. Protected mode: the admin token (every project) or a project API key ' +
     '(confined to its own project).',
-  delete:
+  write:
     'Open mode: no credential needed. Protected mode: the admin token (every project) or a project API key ' +
-    '(only the traces of its own project).',
+    '(only within its own project).',
   ingest: 'Needs a project API key in both modes; the trace belongs to its project and environment.',
   keys:
     'Open mode: no credential needed. Protected mode: the admin token, or a project API key for its own project ' +

@@ -79,7 +79,7 @@ function targetOf(request: FastifyRequest, access: Access): Target | null {
       environment: typeof environment === 'string' ? (environment as Environment) : undefined,
     }
   }
-  if (access === 'read' || access === 'delete') return { project_id: pick(request.query).project_id }
+  if (access === 'read' || access === 'write') return { project_id: pick(request.query).project_id }
   if (access === 'keys') return pick(request.body)
   return null
 }

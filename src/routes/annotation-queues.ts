@@ -26,7 +26,7 @@ const annotationQueues: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/annotation-queues',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['annotation'],
         operationId: 'createAnnotationQueue',
@@ -81,7 +81,7 @@ const annotationQueues: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/annotation-queues/:queue_id',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['annotation'],
         operationId: 'putAnnotationQueue',
@@ -99,7 +99,7 @@ const annotationQueues: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/annotation-queues/:queue_id',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['annotation'],
         operationId: 'deleteAnnotationQueue',

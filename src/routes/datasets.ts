@@ -54,7 +54,7 @@ const datasets: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/datasets',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['datasets'],
         operationId: 'createDataset',
@@ -109,7 +109,7 @@ const datasets: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/datasets/:dataset_id',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['datasets'],
         operationId: 'putDataset',
@@ -127,7 +127,7 @@ const datasets: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/datasets/:dataset_id',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['datasets'],
         operationId: 'deleteDataset',
@@ -147,7 +147,7 @@ const datasets: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/datasets/:dataset_id/items',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['datasets'],
         operationId: 'addDatasetItems',
@@ -227,7 +227,7 @@ const datasets: FastifyPluginAsyncTypebox = async (app) => {
     {
       handlerTimeout: LONG_RUNNING_MS,
       bodyLimit: IMPORT_BODY_LIMIT,
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['datasets'],
         operationId: 'importDatasetItems',
@@ -258,7 +258,7 @@ const datasets: FastifyPluginAsyncTypebox = async (app) => {
     '/datasets/:dataset_id/items/from-traces',
     {
       handlerTimeout: LONG_RUNNING_MS,
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['datasets'],
         operationId: 'addDatasetItemsFromTraces',
@@ -318,7 +318,7 @@ const datasets: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/datasets/:dataset_id/items/:item_id',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['datasets'],
         operationId: 'putDatasetItem',
@@ -339,7 +339,7 @@ const datasets: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/datasets/:dataset_id/items/:item_id',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['datasets'],
         operationId: 'archiveDatasetItem',

@@ -19,7 +19,7 @@ const experiments: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/experiments',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['experiments'],
         operationId: 'createExperiment',

@@ -126,7 +126,7 @@ const scores: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/scores/:score_id',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['scores'],
         operationId: 'deleteScore',

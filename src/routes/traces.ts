@@ -96,7 +96,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
     '/traces',
     {
       handlerTimeout: LONG_RUNNING_MS,
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['traces'],
         operationId: 'deleteTraces',
@@ -127,7 +127,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/traces/:trace_id',
     {
-      config: { access: 'delete' },
+      config: { access: 'write' },
       schema: {
         tags: ['traces'],
         operationId: 'deleteTrace',

@@ -82,7 +82,7 @@ const rows: [Mode, Access, Credential, Target, string][] = [
   // A public key: its project's scores, and a 403 everywhere else — the public routes too — in both modes.
   ...(['protected', 'open'] as const).flatMap((mode): [Mode, Access, Credential, Target, string][] => [
     [mode, 'score', PUBLIC_KEY, {}, 'allow key alpha'],
-    ...(['public', 'read', 'delete', 'ingest', 'keys', 'admin', 'authenticated', 'metrics'] as const).map(
+    ...(['public', 'read', 'write', 'ingest', 'keys', 'admin', 'authenticated', 'metrics'] as const).map(
       (access): [Mode, Access, Credential, Target, string] => [mode, access, PUBLIC_KEY, {}, '403 forbidden'],
     ),
   ]),

@@ -61,31 +61,65 @@ export function withQuery(path: string, query: Query = {}): string {
   return text === '' ? path : `${path}?${text}`
 }
 
-export async function api<T>(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  path: string,
-  options: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
-): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' }
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+interface RequestOptions {
+  query?: Query
+  /** A JSON body. */
+  body?: unknown
+  /** A text body of its own media type (an import's JSONL or CSV). */
+  text?: { contentType: string; body: string }
+  signal?: AbortSignal
+}
+
+/** The answer of one request with this session's credential, whatever it holds; not 2xx: an ApiError. */
+async function request(method: Method, path: string, options: RequestOptions, accept: string): Promise<Response> {
+  const headers: Record<string, string> = { accept }
   if (token) headers.authorization = `Bearer ${token}`
   if (options.body !== undefined) headers['content-type'] = 'application/json'
+  if (options.text) headers['content-type'] = options.text.contentType
   let res: Response
   try {
     res = await fetch(withQuery(path, options.query), {
       method,
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.text ? options.text.body : options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: options.signal,
     })
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err
     throw new ApiError(0, 'Loupe could not be reached')
   }
-  const text = await res.text()
-  const json = text === '' ? null : (JSON.parse(text) as unknown)
   if (!res.ok) {
-    const body = json as Partial<ApiErrorBody> | null
+    const text = await res.text()
+    let body: Partial<ApiErrorBody> | null = null
+    try {
+      body = text === '' ? null : (JSON.parse(text) as Partial<ApiErrorBody>)
+    } catch {
+      // Not the API's error body (a proxy's page): the status text says enough.
+    }
     throw new ApiError(res.status, body?.message ?? res.statusText, body?.code)
   }
-  return json as T
+  return res
+}
+
+export async function api<T>(method: Method, path: string, options: RequestOptions = {}): Promise<T> {
+  const text = await (await request(method, path, options, 'application/json')).text()
+  return (text === '' ? null : JSON.parse(text)) as T
+}
+
+/**
+ * Saves the answer of a GET as a file: fetched with this session's credential (a plain link would send none), then
+ * handed to the browser as a download.
+ */
+export async function download(path: string, query: Query, filename: string): Promise<void> {
+  const blob = await (await request('GET', path, { query }, '*/*')).blob()
+  const href = URL.createObjectURL(blob)
+  const link = document.createElement('a')
+  link.href = href
+  link.download = filename
+  document.body.append(link)
+  link.click()
+  link.remove()
+  setTimeout(() => URL.revokeObjectURL(href), 10_000)
 }

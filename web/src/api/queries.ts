@@ -11,15 +11,19 @@ import type {
   CreateEvaluatorRunBody,
   CreateProjectResponse,
   Dataset,
+  DatasetItem,
+  DatasetItemInput,
   Environment,
   Evaluator,
   EvaluatorInput,
   EvaluatorRun,
   ExperimentDetailResponse,
   FailuresResponse,
+  FromTracesResponse,
   ListAnnotationQueuesResponse,
   ListApiKeysResponse,
   ListDatasetItemsResponse,
+  ListDatasetItemVersionsResponse,
   ListDatasetsResponse,
   ListEvaluatorRunsResponse,
   ListEvaluatorsResponse,
@@ -334,20 +338,52 @@ export function useDatasets() {
   })
 }
 
-/** A dataset, its current items (the first 1000) and its experiments, newest first. */
-export function useDataset(id: string) {
+/** How a dataset's page reads it: now or as it was at `asOf`, with or without its archived items. */
+export interface DatasetView {
+  asOf?: string
+  archived?: boolean
+}
+
+/** A dataset, its items (the first 1000; as of a time, archived ones too when asked) and its experiments, newest first. */
+export function useDataset(id: string, view: DatasetView = {}) {
   return useQuery({
-    queryKey: keys.dataset(id),
+    queryKey: [...keys.dataset(id), view],
     queryFn: async ({ signal }) => {
       const path = `/datasets/${encodeURIComponent(id)}`
       const [dataset, items, experiments] = await Promise.all([
         api<Dataset>('GET', path, { signal }),
-        api<ListDatasetItemsResponse>('GET', `${path}/items`, { query: { limit: 1000 }, signal }),
+        api<ListDatasetItemsResponse>('GET', `${path}/items`, {
+          query: { limit: 1000, as_of: view.asOf, include_archived: view.archived || undefined },
+          signal,
+        }),
         api<ListExperimentsResponse>('GET', '/experiments', { query: { dataset_id: id }, signal }),
       ])
       return { dataset, items, experiments }
     },
+    placeholderData: keepPreviousData,
     staleTime: 5_000,
+  })
+}
+
+const itemPath = (datasetId: string, itemId: string) =>
+  `/datasets/${encodeURIComponent(datasetId)}/items/${encodeURIComponent(itemId)}`
+
+/** Every version of an item, oldest first. */
+export function useItemVersions(datasetId: string, itemId: string | null) {
+  return useQuery({
+    queryKey: [...keys.dataset(datasetId), 'versions', itemId],
+    queryFn: ({ signal }) =>
+      api<ListDatasetItemVersionsResponse>('GET', `${itemPath(datasetId, itemId ?? '')}/versions`, { signal }),
+    enabled: itemId !== null,
+  })
+}
+
+/** One item, now or in the version it had at `asOf`. */
+export function useDatasetItem(datasetId: string, itemId: string, asOf?: string) {
+  return useQuery({
+    queryKey: [...keys.dataset(datasetId), 'item', itemId, asOf ?? null],
+    queryFn: ({ signal }) => api<DatasetItem>('GET', itemPath(datasetId, itemId), { query: { as_of: asOf }, signal }),
+    enabled: datasetId !== '' && itemId !== '',
   })
 }
 
@@ -425,7 +461,7 @@ export function useExperiments(ids: string) {
   })
 }
 
-/** Datasets' writes: a new dataset, items from traces. */
+/** Datasets' writes: a new dataset, items from traces, an item edited (a new version), archived, items imported. */
 export function useDatasetWrites() {
   const client = useQueryClient()
   const refresh = () => client.invalidateQueries({ queryKey: keys.datasets })
@@ -436,12 +472,27 @@ export function useDatasetWrites() {
     }),
     fromTraces: useMutation({
       mutationFn: ({ datasetId, traceIds }: { datasetId: string; traceIds: string[] }) =>
-        api<{ added: number; skipped: number }>(
-          'POST',
-          `/datasets/${encodeURIComponent(datasetId)}/items/from-traces`,
-          {
-            body: { trace_ids: traceIds },
-          },
+        api<FromTracesResponse>('POST', `/datasets/${encodeURIComponent(datasetId)}/items/from-traces`, {
+          body: { trace_ids: traceIds },
+        }),
+      onSuccess: refresh,
+    }),
+    /** A new version of an item (an archived one is active again). */
+    editItem: useMutation({
+      mutationFn: ({ item, content }: { item: DatasetItem; content: DatasetItemInput }) =>
+        api<DatasetItem>('PUT', itemPath(item.dataset_id, item.dataset_item_id), { body: content }),
+      onSuccess: refresh,
+    }),
+    archiveItem: useMutation({
+      mutationFn: (item: DatasetItem) => api<DatasetItem>('DELETE', itemPath(item.dataset_id, item.dataset_item_id)),
+      onSuccess: refresh,
+    }),
+    importItems: useMutation({
+      mutationFn: ({ datasetId, file }: { datasetId: string; file: File }) =>
+        file.text().then((body) =>
+          api<{ added: number }>('POST', `/datasets/${encodeURIComponent(datasetId)}/items/import`, {
+            text: { contentType: /\.csv$/i.test(file.name) ? 'text/csv' : 'application/x-ndjson', body },
+          }),
         ),
       onSuccess: refresh,
     }),

@@ -1,10 +1,11 @@
 // Two traces side by side (/ui/compare?a=…&b=…): their figures and scores with the differences, the prompt and the
 // response as a text diff, and their steps aligned (added, missing and changed steps marked), each aligned pair's
-// input and output diffed when opened.
+// input and output diffed when opened. Or one trace against what its dataset item expected
+// (/ui/compare?a=…&dataset=…&item=…[&as_of=…]): the item's input and expected output diffed with its prompt and response.
 import { useMemo, useState } from 'react'
 import { Link } from 'wouter'
 import type { Score, Trace } from '../../../../schemas/index.js'
-import { useTrace } from '../../api/queries.js'
+import { useDatasetItem, useTrace } from '../../api/queries.js'
 import { formatCost, formatCount, formatMs } from '../../ui/format.js'
 import { ErrorBox, StatusBadge } from '../../ui/parts.js'
 import { useSearchParam } from '../../ui/url.js'
@@ -171,17 +172,87 @@ function Steps({ a, b }: { a: Trace; b: Trace }) {
   )
 }
 
-/** The comparison of the traces `?a=` and `?b=`. */
+/** A trace (`?a=`) against what its dataset item (`?dataset=&item=`, in its version `?as_of=`) expected of it. */
+function AgainstExpected({
+  traceId,
+  datasetId,
+  itemId,
+  asOf,
+}: {
+  traceId: string
+  datasetId: string
+  itemId: string
+  asOf?: string
+}) {
+  const trace = useTrace(traceId)
+  const item = useDatasetItem(datasetId, itemId, asOf)
+  const error = trace.error ?? item.error
+  return (
+    <div className="page">
+      <h1>Trace against the expected output</h1>
+      <p className="muted">
+        A: the item&apos;s expected output (version {item.data?.version ?? '…'} of{' '}
+        <Link href={`/datasets/${encodeURIComponent(datasetId)}?item=${encodeURIComponent(itemId)}`}>the item</Link>
+        ); B: the response of <Link href={`/traces/${encodeURIComponent(traceId)}`}>the trace</Link>{' '}
+        {trace.data && <StatusBadge status={trace.data.status} />}
+      </p>
+      {error && <ErrorBox error={error} />}
+      {trace.data && item.data && (
+        <>
+          <Diff label="Input" a={asText(item.data.input)} b={trace.data.prompt} />
+          <Diff label="Response" a={asText(item.data.expected_output)} b={trace.data.response ?? ''} />
+          <table className="plain" aria-label="Figures">
+            <tbody>
+              <tr>
+                <th>Latency</th>
+                <td>{formatMs(trace.data.latency)}</td>
+              </tr>
+              <tr>
+                <th>Tokens</th>
+                <td>{formatCount(trace.data.token_count)}</td>
+              </tr>
+              <tr>
+                <th>Cost</th>
+                <td>{trace.data.cost === null ? '—' : formatCost(trace.data.cost)}</td>
+              </tr>
+              {[...means(trace.data.scores)].map(([name, mean]) => (
+                <tr key={name}>
+                  <th>Score {name}</th>
+                  <td>{Math.round(mean * 1000) / 1000}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </div>
+  )
+}
+
+/** The comparison of the traces `?a=` and `?b=`, or of the trace `?a=` against its dataset item's expected output. */
 export function TraceCompare() {
   const [aId] = useSearchParam('a')
   const [bId] = useSearchParam('b')
+  const [datasetId] = useSearchParam('dataset')
+  const [itemId] = useSearchParam('item')
+  const [asOf] = useSearchParam('as_of')
+  if (aId && datasetId && itemId) {
+    return <AgainstExpected traceId={aId} datasetId={datasetId} itemId={itemId} asOf={asOf ?? undefined} />
+  }
+  return <TwoTraces aId={aId} bId={bId} />
+}
+
+function TwoTraces({ aId, bId }: { aId: string | null; bId: string | null }) {
   const a = useTrace(aId ?? '')
   const b = useTrace(bId ?? '')
   if (!aId || !bId) {
     return (
       <div className="page">
         <h1>Compare traces</h1>
-        <p className="muted">Select two traces in the list and choose Compare, or open /ui/compare?a=…&amp;b=….</p>
+        <p className="muted">
+          Select two traces in the list and choose Compare, or open /ui/compare?a=…&amp;b=… (or
+          ?a=…&amp;dataset=…&amp;item=… for a trace against its dataset item&apos;s expected output).
+        </p>
       </div>
     )
   }

@@ -7,16 +7,20 @@ import { useExperiments } from '../../api/queries.js'
 import { formatCost, formatMs, formatPercent, formatValue } from '../../ui/format.js'
 import { ErrorBox, StatusBadge } from '../../ui/parts.js'
 import { useSearchParam } from '../../ui/url.js'
+import { expectedCompareHref } from './datasets.js'
 import { cellTrend } from './trend.js'
 
 function Cell({
   run,
   delta,
   base,
+  expected,
 }: {
   run: ExperimentRun | null
   delta: ExperimentDelta | null
   base: ExperimentRun | null
+  /** The link to the run beside its dataset item's expected output. */
+  expected: (traceId: string) => string
 }) {
   if (!run) return <td className="muted">not run</td>
   const trend = cellTrend(delta, run, base)
@@ -30,6 +34,8 @@ function Cell({
           .join(' · ')}
       </div>
       <Link href={`/traces/${encodeURIComponent(run.trace_id)}`}>trace</Link>
+      {' · '}
+      <Link href={expected(run.trace_id)}>vs expected</Link>
       {base && base.trace_id !== run.trace_id && (
         <>
           {' · '}
@@ -115,6 +121,13 @@ export function Experiments() {
                   run={run}
                   delta={i === 0 ? null : (item.deltas[i] ?? null)}
                   base={i === 0 ? null : (item.runs[0] ?? null)}
+                  expected={(traceId) =>
+                    expectedCompareHref(
+                      traceId,
+                      { dataset_id: experiments[i]?.dataset_id ?? '', dataset_item_id: item.dataset_item_id },
+                      experiments[i]?.as_of,
+                    )
+                  }
                 />
               ))}
             </tr>

@@ -12,6 +12,7 @@ import { CopyButton, ErrorBox, LongText, StatusBadge } from '../../ui/parts.js'
 import { useSearchParam } from '../../ui/url.js'
 import { activityHref } from '../activity/activity-table.js'
 import { ScoresPanel } from '../annotation/scores-panel.js'
+import { AddToDataset } from '../datasets/datasets.js'
 import { buildAgentGraph, layoutAgentGraph } from './agent-graph.js'
 import { AgentGraphView } from './agent-graph-view.js'
 import { buildWaterfall, moveSelection } from './waterfall.js'
@@ -65,6 +66,7 @@ function Header({ trace }: { trace: Trace }) {
         <h1>{trace.name ?? trace.trace_id}</h1>
         <StatusBadge status={trace.status} />
         <span className="spacer" />
+        <AddToDataset traceIds={[trace.trace_id]} />
         <CopyButton text={() => JSON.stringify(trace, null, 2)} label="Copy JSON" />
       </div>
       {trace.failure_reason && (
