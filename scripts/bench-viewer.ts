@@ -96,6 +96,14 @@ export async function benchViewer(base: string, key: string, say: (line: string)
     }))
     const bigId = `bench-1000-steps-${Date.now()}`
     await post(base, key, '/traces', { trace_id: bigId, prompt: 'a long agent run', steps })
+    // Its retake, to compare with it: 50 steps replaced in the middle (retried under other names), the rest the same.
+    const retakeId = `${bigId}-retake`
+    const retried = steps.slice(0, 50).map((step) => ({ ...step, name: `${step.name} (retried)` }))
+    await post(base, key, '/traces', {
+      trace_id: retakeId,
+      prompt: 'a long agent run, again',
+      steps: [...steps.slice(0, 500), ...retried, ...steps.slice(550)],
+    })
 
     const shell = await firstRender(browser, `${base}/ui/projects`, '.nav a')
     const floor = `app shell ${ms(shell)}`
@@ -112,6 +120,13 @@ export async function benchViewer(base: string, key: string, say: (line: string)
       `/ui/traces/${bigId}?view=graph`,
       '[data-node]',
       10,
+    )
+
+    await measure(
+      'viewer: two 1000-step traces side by side, aligned',
+      `/ui/compare?a=${bigId}&b=${retakeId}`,
+      '[data-testid="aligned-steps"] tbody tr',
+      1000,
     )
 
     // A live trace: from the moment its POST was answered to its row in the open list.

@@ -228,7 +228,7 @@ await whereViewerRuns(t, 'datasets and experiments in the viewer', async () => {
     },
   )
 
-  t.test('two traces ticked in the list open side by side; 1000-step traces within a second', async (t) => {
+  t.test('two traces ticked in the list open side by side, 1000 steps each, aligned', async (t) => {
     const steps = (seed: number) =>
       Array.from({ length: 1000 }, (_, i) => ({
         name: `step-${(i * seed) % 40}`,
@@ -250,11 +250,9 @@ await whereViewerRuns(t, 'datasets and experiments in the viewer', async () => {
     await page.goto(`${url}/ui/traces`)
     await page.getByLabel('Select big-0').click()
     await page.getByLabel('Select big-1').click()
-    const started = Date.now()
+    // How fast is the bench's to say (npm run bench: viewer rows); here, that every step is there and marked.
     await page.getByRole('button', { name: 'Compare' }).click()
     await page.getByTestId('aligned-steps').locator('tbody tr').nth(999).waitFor()
-    const ms = Date.now() - started
-    t.ok(ms <= 1000, `compared and rendered in ${ms} ms`)
     const rows = page.getByTestId('aligned-steps').locator('tbody tr')
     t.ok((await rows.count()) >= 1000, 'every step of both, aligned')
     t.ok((await page.locator('tr[data-kind="added"]').count()) > 0, 'the inserted steps are marked added')
