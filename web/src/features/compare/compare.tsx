@@ -3,12 +3,12 @@
 // input and output diffed when opened.
 import { useMemo, useState } from 'react'
 import { Link } from 'wouter'
+import { type AlignedRow, alignSteps, asText, type DiffPart, delta, diffText } from '../../../../schemas/align.js'
 import type { Score, Trace } from '../../../../schemas/index.js'
 import { useTrace } from '../../api/queries.js'
 import { formatCost, formatCount, formatMs } from '../../ui/format.js'
 import { ErrorBox, StatusBadge } from '../../ui/parts.js'
 import { useSearchParam } from '../../ui/url.js'
-import { type AlignedRow, alignSteps, asText, type DiffPart, delta, diffText } from './align.js'
 
 /** Characters of a diff shown before the rest is folded away. */
 const FOLD = 4000
