@@ -105,6 +105,29 @@ export const GetSessionInput = Type.Composite(
 )
 export type GetSessionInput = Static<typeof GetSessionInput>
 
+/** Step pairs one `compare_traces` answer lists at most (the alignment of two long traces is cut with a note). */
+export const MCP_COMPARE_ROWS = 200
+
+/** A trace id of one side of a comparison: the REST path parameter's bounds, its own description. */
+const SideTraceId = (side: string) =>
+  Type.String({
+    pattern: TraceIdSchema.pattern,
+    minLength: TraceIdSchema.minLength,
+    maxLength: TraceIdSchema.maxLength,
+    description: `The trace_id of ${side}.`,
+  })
+
+/** compare_traces: two traces (each as GET /traces/{trace_id} reads it), side by side. */
+export const CompareTracesInput = Type.Object(
+  {
+    trace_a: SideTraceId('the first trace (A: the reference)'),
+    trace_b: SideTraceId('the second trace (B: compared with A)'),
+    full_text: Type.Optional(FullText),
+  },
+  closed,
+)
+export type CompareTracesInput = Static<typeof CompareTracesInput>
+
 /** add_score: the body of POST /scores. */
 export const AddScoreInput = Type.Composite([ScoreInputSchema], {
   ...closed,

@@ -1,10 +1,12 @@
 // What the MCP tools answer, sized for a model's context (docs/api.md, MCP): summaries first, whole bodies when asked,
 // and every text longer than a fixed limit cut there with a note saying so. Pure functions over the REST answers.
+import { type AlignedRow, alignSteps, delta, type RowKind } from '../../schemas/align.js'
 import {
   type AnalyticsResponse,
   type FailuresResponse,
   type GetTraceInput,
   type ListTraceSummariesResponse,
+  MCP_COMPARE_ROWS,
   MCP_PREVIEW_LIMIT,
   MCP_STEP_PAGE,
   MCP_TEXT_LIMIT,
@@ -13,6 +15,7 @@ import {
   type Trace,
   type TraceSummary,
 } from '../../schemas/index.js'
+import { roundCost } from '../costs/pricing.js'
 
 /** Cuts texts at one limit and counts what it cut. */
 export interface Cutter {
@@ -97,6 +100,12 @@ const STEP_SUMMARY_FIELDS = [
 
 type StepSummary = Pick<Step, (typeof STEP_SUMMARY_FIELDS)[number]>
 
+/** A step as its summary: what it was and how it went, its error cut by `cutter`. */
+const stepSummary = (step: Step, cutter: Cutter): StepSummary => {
+  const summary = Object.fromEntries(STEP_SUMMARY_FIELDS.map((field) => [field, step[field]])) as StepSummary
+  return { ...summary, error: cutter.text(step.error) }
+}
+
 /** get_trace (and the trace resource): the trace, its texts cut unless asked whole, its steps as detailed as asked. */
 export function traceAnswer(trace: Trace, input: GetTraceInput) {
   const { steps: detail = 'summary', step_offset: offset = 0, step_limit: limit = MCP_STEP_PAGE } = input
@@ -112,10 +121,7 @@ export function traceAnswer(trace: Trace, input: GetTraceInput) {
   }
   let stepsOut: (Step | StepSummary)[] | undefined
   if (detail === 'summary') {
-    stepsOut = shown.map((step) => {
-      const summary = Object.fromEntries(STEP_SUMMARY_FIELDS.map((field) => [field, step[field]])) as StepSummary
-      return { ...summary, error: cutter.text(step.error) }
-    })
+    stepsOut = shown.map((step) => stepSummary(step, cutter))
   } else if (detail === 'full') {
     stepsOut = shown.map((step) => ({
       ...step,
@@ -178,4 +184,74 @@ export function sessionAnswer(answer: SessionDetailResponse, fullText = false) {
     )
   }
   return withNotes({ session: answer.session, traces }, notes)
+}
+
+/** What of two aligned steps differs (their type and name are the same by the alignment). */
+const STEP_COMPARED = ['status', 'error', 'input', 'output'] as const satisfies readonly (keyof Step)[]
+
+/** A side of a comparison: the trace's figures and outcome, its texts cut as asked. */
+function sideOf(trace: Trace, cutter: Cutter) {
+  return {
+    trace_id: trace.trace_id,
+    project_id: trace.project_id,
+    name: trace.name,
+    model: trace.model,
+    status: trace.status,
+    created_at: trace.created_at,
+    latency: trace.latency,
+    token_count: trace.token_count,
+    cost: trace.cost,
+    step_count: trace.steps.length,
+    failure_reason: cutter.text(trace.failure_reason),
+    prompt: cutter.text(trace.prompt),
+    response: cutter.text(trace.response),
+  }
+}
+
+/** An aligned pair of steps: its kind, each side's summary, and for a changed pair what differs. */
+function rowOf(row: AlignedRow, cutter: Cutter) {
+  const a = row.a === null ? null : stepSummary(row.a, cutter)
+  const b = row.b === null ? null : stepSummary(row.b, cutter)
+  if (row.kind !== 'changed' || row.a === null || row.b === null) return { kind: row.kind, a, b }
+  const [sa, sb] = [row.a, row.b]
+  const differs = STEP_COMPARED.filter((field) => JSON.stringify(sa[field]) !== JSON.stringify(sb[field]))
+  return { kind: row.kind, differs, a, b }
+}
+
+/**
+ * compare_traces: two traces side by side, as the viewer's comparison shows them — each side's figures and the
+ * differences (B minus A), then their steps aligned (the same alignment), each pair `same`, `changed` (with what
+ * differs), `added` (only in B) or `missing` (only in A).
+ */
+export function compareAnswer(a: Trace, b: Trace, fullText = false) {
+  const cutter = textCutter(fullText ? Number.POSITIVE_INFINITY : MCP_PREVIEW_LIMIT, FULL_TEXT_HINT)
+  const aligned = alignSteps(a.steps, b.steps)
+  const counts: Record<RowKind, number> = { same: 0, changed: 0, added: 0, missing: 0 }
+  for (const row of aligned) counts[row.kind]++
+  const cost = delta(a.cost, b.cost)
+  const answer = {
+    a: sideOf(a, cutter),
+    b: sideOf(b, cutter),
+    difference: {
+      latency: delta(a.latency, b.latency),
+      token_count: delta(a.token_count, b.token_count),
+      cost: cost === null ? null : roundCost(cost),
+      step_count: b.steps.length - a.steps.length,
+      status: a.status === b.status ? 'same' : `${a.status} → ${b.status}`,
+      prompt: a.prompt === b.prompt ? 'same' : 'differs',
+      response: a.response === b.response ? 'same' : 'differs',
+    },
+    step_alignment: counts,
+    steps: aligned.slice(0, MCP_COMPARE_ROWS).map((row) => rowOf(row, cutter)),
+  }
+  const notes: string[] = []
+  if (aligned.length > MCP_COMPARE_ROWS) {
+    notes.push(`the first ${MCP_COMPARE_ROWS} of ${aligned.length} aligned step pairs shown`)
+  }
+  if (cutter.cuts > 0) {
+    notes.push(
+      `${cutter.cuts} text(s) longer than ${MCP_PREVIEW_LIMIT} characters cut there (full_text: true shows them whole)`,
+    )
+  }
+  return withNotes(answer, notes)
 }

@@ -6,18 +6,20 @@ import type { TSchema } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import {
   AddScoreInput,
+  CompareTracesInput,
   GetAnalyticsInput,
   GetFailuresInput,
   GetSessionInput,
   GetTraceInput,
   ListSessionsInput,
+  MCP_COMPARE_ROWS,
   MCP_PREVIEW_LIMIT,
   MCP_TEXT_LIMIT,
   SearchTracesInput,
   TIMESTAMP_FORMAT,
 } from '../../schemas/index.js'
 import { type Compiler, describeErrors } from '../lib/validation.js'
-import { analyticsAnswer, failuresAnswer, searchAnswer, sessionAnswer, traceAnswer } from './answers.js'
+import { analyticsAnswer, compareAnswer, failuresAnswer, searchAnswer, sessionAnswer, traceAnswer } from './answers.js'
 import type { McpSource } from './source.js'
 
 interface ToolSpec {
@@ -58,6 +60,22 @@ const SPECS: ToolSpec[] = [
     input: GetTraceInput,
     writes: false,
     run: async (source, args) => traceAnswer(await source.getTrace(args.trace_id), args),
+  },
+  {
+    name: 'compare_traces',
+    title: 'Compare two traces',
+    description:
+      'Two traces side by side (e.g. a failed run and a good one): each one’s status, latency (ms), tokens, cost ' +
+      '(USD), step count, prompt and response, and the differences (B minus A); then their steps aligned in order ' +
+      'by type and name, each pair `same`, `changed` (with which of status, error, input and output differ), ' +
+      `\`added\` (only in B) or \`missing\` (only in A), at most ${MCP_COMPARE_ROWS} pairs. Texts longer than ` +
+      `${MCP_PREVIEW_LIMIT} characters are cut with a note unless \`full_text\` is true; get_trace shows a step whole.`,
+    input: CompareTracesInput,
+    writes: false,
+    run: async (source, { trace_a, trace_b, full_text }) => {
+      const [a, b] = await Promise.all([source.getTrace(trace_a), source.getTrace(trace_b)])
+      return compareAnswer(a, b, full_text)
+    },
   },
   {
     name: 'get_failures',

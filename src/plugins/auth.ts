@@ -40,6 +40,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Asks the policy about a resource a route has found by id (its project and environment); throws when refused. */
     authorizeTarget: (request: FastifyRequest, target: Target) => void
+    /**
+     * The scope the request's credential would have on a route of `access` naming `target` (throws when refused): for
+     * a request that asks several questions in one (POST /mcp), each as its REST route would be let in.
+     */
+    scopeAs: (request: FastifyRequest, access: Access, target: Target) => string | null
   }
 }
 
@@ -160,6 +165,12 @@ export default fp(
       const credential = (request as WithCredential)[kCredential] ?? { kind: 'none' }
       const decision = authorize(mode, credential, accessOf(request), target)
       if (!decision.allow) throw refuse(decision)
+    })
+
+    app.decorate('scopeAs', (request: FastifyRequest, access: Access, target: Target) => {
+      const decision = authorize(mode, (request as WithCredential)[kCredential] ?? { kind: 'none' }, access, target)
+      if (!decision.allow) throw refuse(decision)
+      return decision.scope
     })
 
     app.addHook('onListen', async () => {

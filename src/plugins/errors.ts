@@ -19,16 +19,23 @@ declare module 'fastify' {
   }
 }
 
-export function errorReply(err: FastifyError, request: FastifyRequest, reply: FastifyReply): ApiError {
-  let statusCode = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
-  let message = err.message
-  let code = err.code
-  if (statusCode >= 500 && isStoreUnavailableError(err)) {
-    const unavailable = new StoreUnavailable(describeStoreUnavailable(err))
-    statusCode = 503
-    message = unavailable.message
-    code = unavailable.code
+/** An error's status, message and code as a client is told them (a 5xx other than 503 is told no more than that). */
+export function errorStatus(err: FastifyError): { statusCode: number; message: string; code: string | undefined } {
+  if (err.statusCode === undefined || err.statusCode < 400 || err.statusCode >= 500) {
+    if (isStoreUnavailableError(err)) {
+      const unavailable = new StoreUnavailable(describeStoreUnavailable(err))
+      return { statusCode: 503, message: unavailable.message, code: unavailable.code }
+    }
   }
+  const statusCode = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
+  const message = statusCode >= 500 && statusCode !== 503 ? 'Internal Server Error' : err.message
+  return { statusCode, message, code: err.code }
+}
+
+export function errorReply(err: FastifyError, request: FastifyRequest, reply: FastifyReply): ApiError {
+  const told = errorStatus(err)
+  const { statusCode } = told
+  let { message, code } = told
   const retryAfterS = (err as { retryAfterS?: unknown }).retryAfterS
   if (typeof retryAfterS === 'number' && !reply.hasHeader('retry-after'))
     reply.header('retry-after', String(retryAfterS))
@@ -36,10 +43,7 @@ export function errorReply(err: FastifyError, request: FastifyRequest, reply: Fa
     // Expected under load or while the store is down: one line, no stack, and a hint for the client.
     request.log.warn({ code, cause: err.message }, 'service unavailable')
     if (!reply.hasHeader('retry-after')) reply.header('retry-after', String(RETRY_AFTER_S))
-  } else if (statusCode >= 500) {
-    request.log.error({ err }, 'request failed')
-    message = 'Internal Server Error'
-  }
+  } else if (statusCode >= 500) request.log.error({ err }, 'request failed')
   if (typeof code !== 'string' || !code.startsWith('LOUPE_')) {
     if (statusCode === 415) message = unsupportedMediaType(request)
     code = CODE_BY_STATUS[statusCode] ?? FALLBACK_CODE

@@ -3,21 +3,23 @@
 // no session to resume or end, and no stream of the server's own. Hidden from the OpenAPI document: its messages are
 // JSON-RPC, defined by the MCP specification, not REST operations.
 //
-// The tools ask their questions of the REST routes themselves, in-process (`app.inject`) with the caller's own
-// credential headers: scope rules, validation and answers are those of the REST API, enforced in one place, and a
-// tool's answer is by construction the REST answer to the same question.
+// The tools ask their questions of the services the REST routes call — the same functions, each with the scope its
+// REST route would have for the caller's credential and the project the question names (`app.scopeAs`) — so scope
+// rules and answers are those of the REST API, without a second HTTP request per question. A refusal or failure
+// carries the status and message the REST route would answer.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FailuresQuery, Filled, ListTraceSummariesResponse } from '../../schemas/index.js'
 import { authorize, type Credential, type Mode, type Principal } from '../lib/access-policy.js'
 import { createMcpServer } from '../mcp/server.js'
 import type { McpSource } from '../mcp/source.js'
 import { createMcpTools } from '../mcp/tools.js'
+import { errorStatus } from '../plugins/errors.js'
+import { analyticsOf, failuresOf } from './analytics.js'
+import { getSession, listSessions } from './sessions.js'
 
-/** The headers a credential arrives in on /mcp; the inner requests carry the same. */
-const CREDENTIAL_HEADERS = ['authorization', 'x-api-key'] as const
-
-/** A REST call's failure as the SDK's client reports it: its status, and its message after it. */
+/** A REST question's failure as the SDK's client reports it: its status, and its message after it. */
 class RestError extends Error {
   constructor(
     readonly status: number,
@@ -27,52 +29,45 @@ class RestError extends Error {
   }
 }
 
-type QueryValues = Record<string, string | number | boolean | null | undefined>
-
-/** The caller's questions asked of the app's own routes, as the caller (credential, address). */
+/** The caller's questions asked of the services, each within the scope its REST route would give the caller. */
 function inProcessSource(app: FastifyInstance, request: FastifyRequest): McpSource {
-  const credential: Record<string, string> = {}
-  for (const name of CREDENTIAL_HEADERS) {
-    const value = request.headers[name]
-    if (typeof value === 'string') credential[name] = value
-  }
-  async function call<T>(method: 'GET' | 'POST', url: string, query: object = {}, body?: unknown): Promise<T> {
-    const q: Record<string, string> = {}
-    for (const [key, value] of Object.entries(query as QueryValues)) {
-      if (value !== undefined && value !== null) q[key] = String(value)
-    }
-    const res = await app.inject({
-      method,
-      url,
-      query: q,
-      headers: body === undefined ? credential : { ...credential, 'content-type': 'application/json' },
-      payload: body === undefined ? undefined : JSON.stringify(body),
-      remoteAddress: request.ip,
-    })
-    let json: unknown
+  /** Runs `ask` within the scope of a read naming `project_id`; its failure as the REST route would answer it. */
+  async function read<T>(project_id: string | undefined, ask: (scope: string | null) => Promise<T>): Promise<T> {
     try {
-      json = JSON.parse(res.body)
-    } catch {
-      json = undefined
+      return await ask(app.scopeAs(request, 'read', { project_id }))
+    } catch (err) {
+      throw restError(request, err as FastifyError)
     }
-    if (res.statusCode >= 400) {
-      const message = (json as { message?: unknown } | undefined)?.message
-      throw new RestError(res.statusCode, typeof message === 'string' ? message : res.statusMessage)
-    }
-    return json as T
   }
-  const id = encodeURIComponent
   return {
-    listTraceSummaries: (query) => call('GET', '/traces', { ...query, fields: 'summary' }),
-    getTrace: (traceId) => call('GET', `/traces/${id(traceId)}`),
-    failures: (query) => call('GET', '/failures', query),
-    analytics: (query) => call('GET', '/analytics', query),
-    score: (input) => call('POST', '/scores', {}, input),
+    listTraceSummaries: (query) =>
+      read(query.project_id, (scope) =>
+        app.traces.list({ ...query, fields: 'summary' }, scope),
+      ) as Promise<ListTraceSummariesResponse>,
+    getTrace: (traceId) => read(undefined, (scope) => app.traces.get(traceId, scope)),
+    failures: (query) =>
+      read(query.project_id, (scope) => failuresOf(app, scope, (query as Filled<FailuresQuery, 'limit'>).limit)),
+    analytics: (query) => read(query.project_id, (scope) => analyticsOf(app, scope)),
+    score: async (input) => {
+      try {
+        const scope = app.scopeAs(request, 'score', {})
+        return (await app.scores.recordOne(input, { scope, publicKey: request.apiKey?.kind === 'public' })).score
+      } catch (err) {
+        throw restError(request, err as FastifyError)
+      }
+    },
     sessions: {
-      list: (query) => call('GET', '/sessions', query),
-      get: (sessionId, query) => call('GET', `/sessions/${id(sessionId)}`, query),
+      list: (query) => read(query.project_id, (scope) => listSessions(app, query, scope)),
+      get: (sessionId, query) => read(query.project_id, (scope) => getSession(app, sessionId, query, scope)),
     },
   }
+}
+
+/** A service's failure as its REST route answers it (a 5xx logged, and told as no more than its status). */
+function restError(request: FastifyRequest, err: FastifyError): RestError {
+  const { statusCode, message } = errorStatus(err)
+  if (statusCode >= 500 && statusCode !== 503) request.log.error({ err }, 'an MCP tool failed')
+  return new RestError(statusCode, message)
 }
 
 /** The credential a request was let in with, as the access policy knows it. */

@@ -1,5 +1,6 @@
 // GET /sessions, GET /sessions/{session_id}, GET /users, GET /users/{user_id}: conversations and who had them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
 import {
   errorResponses,
   type Filled,
@@ -20,6 +21,35 @@ import { parseTimestamp } from '../lib/time.js'
 /** A query timestamp as epoch ms (the schema's format already refused anything else). */
 const epoch = (value: string | undefined) => (value === undefined ? undefined : (parseTimestamp(value) ?? undefined))
 
+/** GET /sessions's answer within a scope (null: every project); the MCP tools ask it too. */
+export function listSessions(
+  app: FastifyInstance,
+  query: ListSessionsQuery,
+  scope: string | null,
+): Promise<ListSessionsResponse> {
+  const { limit, offset, since, until, user_id } = query as Filled<ListSessionsQuery, 'limit' | 'offset'>
+  return app.store.activity.listSessions(
+    { project_id: scope ?? undefined, user_id, since: epoch(since), until: epoch(until) },
+    { limit, offset },
+  )
+}
+
+/** GET /sessions/{session_id}'s answer within a scope; 404 when it has no trace there. The MCP tools ask it too. */
+export async function getSession(
+  app: FastifyInstance,
+  sessionId: string,
+  query: SessionQuery,
+  scope: string | null,
+): Promise<SessionDetailResponse> {
+  const found = await app.store.activity.getSession(
+    sessionId,
+    scope ?? undefined,
+    (query as Filled<SessionQuery, 'limit'>).limit,
+  )
+  if (!found) throw new SessionNotFound(sessionId)
+  return found
+}
+
 const sessions: FastifyPluginAsyncTypebox = async (app) => {
   // GET /sessions
   app.get(
@@ -34,13 +64,7 @@ const sessions: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListSessionsResponse, ...errorResponses(400) },
       },
     },
-    async (request) => {
-      const { limit, offset, since, until, user_id } = request.query as Filled<ListSessionsQuery, 'limit' | 'offset'>
-      return app.store.activity.listSessions(
-        { project_id: request.scope ?? undefined, user_id, since: epoch(since), until: epoch(until) },
-        { limit, offset },
-      )
-    },
+    async (request) => listSessions(app, request.query, request.scope),
   )
 
   // GET /sessions/{session_id}
@@ -57,16 +81,7 @@ const sessions: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SessionDetailResponse, ...errorResponses(400, 404) },
       },
     },
-    async (request) => {
-      const { session_id } = request.params
-      const found = await app.store.activity.getSession(
-        session_id,
-        request.scope ?? undefined,
-        (request.query as Filled<SessionQuery, 'limit'>).limit,
-      )
-      if (!found) throw new SessionNotFound(session_id)
-      return found
-    },
+    async (request) => getSession(app, request.params.session_id, request.query, request.scope),
   )
 
   // GET /users

@@ -22,8 +22,7 @@ import {
   TraceParams,
   TraceSchema,
 } from '../../schemas/index.js'
-import { InvalidInput, TraceNotFound } from '../errors.js'
-import { inScope } from '../lib/access-policy.js'
+import { InvalidInput } from '../errors.js'
 import { LONG_RUNNING_MS } from '../lib/time.js'
 import { totalOf } from '../services/deletion.js'
 import { exportTraces } from '../services/export.js'
@@ -159,13 +158,7 @@ const traces: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Ref(TraceSchema), ...errorResponses(404) },
       },
     },
-    async (request) => {
-      const trace = await app.store.traces.get(request.params.trace_id)
-      // Another project's trace is answered as unknown: a project key learns nothing about it, not even that it exists.
-      if (!trace || !inScope(request.scope, trace.project_id)) throw new TraceNotFound(request.params.trace_id)
-      trace.scores = await app.store.scores.ofTrace(trace.trace_id)
-      return trace
-    },
+    async (request) => app.traces.get(request.params.trace_id, request.scope),
   )
 
   // POST /traces

@@ -5,11 +5,13 @@ import type {
   ListTraceSummariesResponse,
   ListTracesQuery,
   ListTracesResponse,
+  Trace,
   TraceFilterQuery,
 } from '../../schemas/index.js'
 import { LimitQuery, OffsetQuery, SCORE_SORT_PREFIX, searchWords } from '../../schemas/index.js'
 import { roundCost } from '../costs/pricing.js'
-import { InvalidInput } from '../errors.js'
+import { InvalidInput, TraceNotFound } from '../errors.js'
+import { inScope } from '../lib/access-policy.js'
 import { parseTimestamp } from '../lib/time.js'
 import { decodeCursor, encodeCursor, type SortName, sortValue } from '../store/cursor.js'
 import type { ReadSort, ScoreStore, TraceFilter, TracePage, TraceStore } from '../store/types.js'
@@ -42,11 +44,13 @@ export function traceFilter(query: TraceFilterQuery, scope: string | null): Trac
 export interface TraceService {
   /** GET /traces: a page of whole traces or of summaries (`fields`), with the cursor of the next page. */
   list(query: ListTracesQuery, scope: string | null): Promise<ListTracesResponse | ListTraceSummariesResponse>
+  /** GET /traces/{trace_id}: one trace with its steps and scores; 404 when unknown or outside the scope. */
+  get(traceId: string, scope: string | null): Promise<Trace>
 }
 
 export function createTraceService(
-  traces: Pick<TraceStore, 'list' | 'listSummaries'>,
-  scores: Pick<ScoreStore, 'summaries' | 'means'>,
+  traces: Pick<TraceStore, 'list' | 'listSummaries' | 'get'>,
+  scores: Pick<ScoreStore, 'summaries' | 'means' | 'ofTrace'>,
 ): TraceService {
   return {
     async list(query, scope) {
@@ -94,6 +98,13 @@ export function createTraceService(
       const summaries = await scores.summaries(found.items.map((t) => t.trace_id))
       for (const item of found.items) item.scores = summaries.get(item.trace_id) ?? {}
       return withCursor(found)
+    },
+    async get(traceId, scope) {
+      const trace = await traces.get(traceId)
+      // Another project's trace is answered as unknown: a project key learns nothing about it, not even that it exists.
+      if (!trace || !inScope(scope, trace.project_id)) throw new TraceNotFound(traceId)
+      trace.scores = await scores.ofTrace(trace.trace_id)
+      return trace
     },
   }
 }

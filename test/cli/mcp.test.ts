@@ -65,7 +65,7 @@ t.test('loupe mcp answers what the REST API answers the same credential', async 
   )
   t.teardown(() => overHttp.close())
   const { tools } = await client.listTools()
-  t.equal(tools.length, 7)
+  t.equal(tools.length, 8)
   t.same(tools, (await overHttp.listTools()).tools, 'the tools of /mcp, schemas and all')
 
   const search = await call(client, 'search_traces', {})

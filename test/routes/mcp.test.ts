@@ -6,7 +6,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import fc from 'fast-check'
 import t, { type Test } from 'tap'
-import { ListTracesQuery, MCP_PREVIEW_LIMIT, MCP_TEXT_LIMIT, ScoreInputSchema } from '../../schemas/index.js'
+import {
+  ListTracesQuery,
+  MCP_COMPARE_ROWS,
+  MCP_PREVIEW_LIMIT,
+  MCP_TEXT_LIMIT,
+  ScoreInputSchema,
+} from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
 import { createProject, postBatch, startTestServer } from '../helper.js'
 
@@ -88,6 +94,7 @@ async function seed(app: LoupeApp, admin?: string) {
 
 const TOOLS = [
   'add_score',
+  'compare_traces',
   'get_analytics',
   'get_failures',
   'get_session',
@@ -251,6 +258,71 @@ t.test('open mode: every tool answers what the REST API answers to the same ques
   await t.rejects(client.readResource({ uri: 'loupe://projects/shop' }), { code: -32002 })
 })
 
+t.test('compare_traces: two traces side by side, their steps aligned as the viewer aligns them', async (t) => {
+  const { app, url } = await startTestServer(t)
+  const shop = await createProject(app, 'Shop', 'production')
+  const steps = (names: string, output = 'ok', error: string | null = null) =>
+    [...names].map((name) => ({ name, type: 'tool', tool: name, output, error, latency: 1 }))
+  const posted = await postBatch(app, shop.key, [
+    {
+      trace_id: 'run-a',
+      prompt: LONG,
+      response: 'fine',
+      latency: 100,
+      token_count: 50,
+      cost: 0.1,
+      steps: steps('abc'),
+    },
+    {
+      trace_id: 'run-b',
+      prompt: LONG,
+      response: 'worse',
+      latency: 250,
+      token_count: 80,
+      cost: 0.3,
+      failure_reason: 'tool c failed',
+      steps: [...steps('ab'), ...steps('x'), ...steps('c', 'no', 'boom')],
+    },
+    { trace_id: 'run-long', prompt: 'p', steps: steps('ab'.repeat(150)) },
+  ])
+  t.equal(posted.json().accepted, 3)
+  const client = await connect(t, url)
+  const answer = await call(t, client, 'compare_traces', { trace_a: 'run-a', trace_b: 'run-b' })
+  const rest = (id: string) => app.inject(`/traces/${id}`).then((r) => r.json())
+  const [a, b] = await Promise.all([rest('run-a'), rest('run-b')])
+  t.same(
+    answer.steps.map(
+      (r: { kind: string; a: { name: string } | null; b: { name: string } | null }) =>
+        `${r.a?.name ?? '-'}>${r.b?.name ?? '-'}:${r.kind}`,
+    ),
+    ['a>a:same', 'b>b:same', '->x:added', 'c>c:changed'],
+  )
+  t.same(answer.steps[3].differs, ['status', 'error', 'output'], 'what differs in the changed pair')
+  t.same(answer.step_alignment, { same: 2, changed: 1, added: 1, missing: 0 })
+  t.same(
+    [answer.a.latency, answer.b.latency, answer.a.token_count, answer.b.token_count, answer.a.cost, answer.b.cost],
+    [a.latency, b.latency, a.token_count, b.token_count, a.cost, b.cost],
+    'each side’s figures are the REST answer’s',
+  )
+  t.same(answer.difference, {
+    latency: b.latency - a.latency,
+    token_count: b.token_count - a.token_count,
+    cost: 0.2,
+    step_count: 1,
+    status: `${a.status} → ${b.status}`,
+    prompt: 'same',
+    response: 'differs',
+  })
+  t.ok(answer.a.prompt.length < LONG.length && /cut: /.test(answer.a.prompt), 'a long prompt is cut')
+  t.match(answer.notes.join(' '), /2 text\(s\) longer than/)
+  const whole = await call(t, client, 'compare_traces', { trace_a: 'run-a', trace_b: 'run-b', full_text: true })
+  t.equal(whole.a.prompt, LONG, 'full_text: the whole text')
+  t.notOk(whole.notes, 'nothing cut, nothing noted')
+  const long = await call(t, client, 'compare_traces', { trace_a: 'run-long', trace_b: 'run-a' })
+  t.equal(long.steps.length, MCP_COMPARE_ROWS)
+  t.match(long.notes.join(' '), new RegExp(`the first ${MCP_COMPARE_ROWS} of \\d+ aligned step pairs shown`))
+})
+
 t.test('bad arguments are an error naming the field; nothing is stored; nothing fails the server', async (t) => {
   const { app, url } = await startTestServer(t)
   await seed(app)
@@ -270,6 +342,9 @@ t.test('bad arguments are an error naming the field; nothing is stored; nothing 
       /arguments\/steps must be one of: "none", "summary", "full"/,
     ],
     ['get_trace', { trace_id: 'nope' }, /^Loupe answered: 404 /],
+    ['compare_traces', { trace_a: 'shop-long' }, /arguments must have required property 'trace_b'/],
+    ['compare_traces', { trace_a: 'shop-long', trace_b: 'a b' }, /arguments\/trace_b must match pattern/],
+    ['compare_traces', { trace_a: 'shop-long', trace_b: 'nope' }, /^Loupe answered: 404 trace 'nope'/],
     ['get_failures', { limit: 1001 }, /arguments\/limit must be <= 1000/],
     ['get_session', { session_id: '' }, /arguments\/session_id must NOT have fewer than 1 characters/],
     ['get_session', { session_id: 'nope' }, /^Loupe answered: 404 /],
@@ -382,6 +457,11 @@ t.test('protected mode: a project key sees its project only, the admin token eve
   t.notOk(listed.items.some((i: { project_id: string }) => i.project_id !== 'shop'))
   t.match(await callError(t, mine, 'search_traces', { project_id: 'other' }), /^Loupe answered: 403 .*'shop'/)
   t.match(await callError(t, mine, 'get_trace', { trace_id: 'other-1' }), /^Loupe answered: 404 /)
+  t.match(
+    await callError(t, mine, 'compare_traces', { trace_a: 'shop-failed', trace_b: 'other-1' }),
+    /^Loupe answered: 404 trace 'other-1'/,
+    "a project key cannot compare another project's trace",
+  )
   await t.rejects(mine.readResource({ uri: 'loupe://traces/other-1' }), { code: -32002 })
   t.equal((await call(t, mine, 'get_failures', {})).totals.failed_traces, 1)
   t.equal((await call(t, mine, 'get_analytics', {})).summary.total_traces, 5)

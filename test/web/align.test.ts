@@ -1,8 +1,8 @@
 // Two traces side by side: the step alignment (a longest common subsequence of type and name) on reordered, inserted,
 // deleted, retried and changed steps and on 1000-step traces; the word and line diff of texts.
 import t from 'tap'
+import { alignSteps, diffText, lcsPairs } from '../../schemas/align.js'
 import type { Step } from '../../schemas/index.js'
-import { alignSteps, diffText, lcsPairs } from '../../web/src/features/compare/align.js'
 import { step } from './fixtures.js'
 
 /** Steps named by letters, in order: `'abc'` is a, b, c. */

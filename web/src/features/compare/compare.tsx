@@ -4,12 +4,12 @@
 // (/ui/compare?a=…&dataset=…&item=…[&as_of=…]): the item's input and expected output diffed with its prompt and response.
 import { useMemo, useState } from 'react'
 import { Link } from 'wouter'
+import { type AlignedRow, alignSteps, asText, type DiffPart, delta, diffText } from '../../../../schemas/align.js'
 import type { Score, Trace } from '../../../../schemas/index.js'
 import { useDatasetItem, useTrace } from '../../api/queries.js'
 import { formatCost, formatCount, formatMs } from '../../ui/format.js'
 import { ErrorBox, StatusBadge } from '../../ui/parts.js'
 import { useSearchParam } from '../../ui/url.js'
-import { type AlignedRow, alignSteps, asText, type DiffPart, delta, diffText } from './align.js'
 
 /** Characters of a diff shown before the rest is folded away. */
 const FOLD = 4000

@@ -1,7 +1,7 @@
 // Two traces side by side: their steps aligned by a longest common subsequence of (type, name) in order — so a step
 // reordered, inserted, deleted or retried shows as added or missing around the steps both share — and texts compared
-// word by word or line by line. Pure, for the compare view and its tests.
-import type { Step } from '../../../../schemas/index.js'
+// word by word or line by line. Pure, shared by the viewer's compare view and the MCP tool compare_traces.
+import type { Step } from './step.js'
 
 /** What an aligned row is: the same step in both, in both but different, only in B (added), only in A (missing). */
 export type RowKind = 'same' | 'changed' | 'added' | 'missing'
