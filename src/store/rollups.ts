@@ -210,11 +210,8 @@ export const REBUILD_CALL_TOTALS = `insert into call_totals (project_id, kind, n
     sum(latency_micros % ${SPLIT}), sum(timed)
   from trace_calls group by project_id, kind, name`
 
-/**
- * What the rollups count of a trace. A trace with its steps counts its calls of agents and tools too; a row read back
- * for a deletion or a rebuild has none (the store reads its trace_calls rows instead).
- */
-export type RollupInput = { steps?: Trace['steps'] } & Pick<
+/** What the rollups count of a trace (its calls of agents and tools come as its trace_calls rows, apart). */
+export type RollupInput = Pick<
   Trace,
   | 'project_id'
   | 'environment'
@@ -398,7 +395,7 @@ function addToBucket(map: Map<string, HistogramDelta>, project_id: string, bucke
 export function rollupDeltas(
   traces: readonly RollupInput[],
   removed: readonly RollupInput[] = [],
-  removedCalls: readonly TraceCallRow[] = [],
+  calls: { added?: readonly TraceCallRow[]; removed?: readonly TraceCallRow[] } = {},
 ): RollupDeltas {
   const totals = new Map<string, TotalsDelta>()
   const hourly = new Map<string, HourlyDelta>()
@@ -407,7 +404,7 @@ export function rollupDeltas(
   const cost = new Map<string, HistogramDelta>()
   const sessions = new Map<string, SessionDelta>()
   const users = new Map<string, UserDelta>()
-  const calls = new Map<string, CallDelta>()
+  const callRows = new Map<string, CallDelta>()
   const count = (t: RollupInput, sign: number) => {
     const model = t.model ?? UNKNOWN_MODEL
     const at = Date.parse(t.created_at)
@@ -448,11 +445,11 @@ export function rollupDeltas(
       const user = rowOf(users, JSON.stringify([t.project_id, user_id]), () => newUser(t.project_id, user_id, at))
       addActivity(user, t, sign, at, sums)
     }
-    if (t.steps !== undefined) for (const c of callTotals(t.steps)) addCall(calls, t.project_id, c, sign)
   }
   for (const t of traces) count(t, 1)
   for (const t of removed) count(t, -1)
-  for (const c of removedCalls) addCall(calls, c.project_id, c, -1)
+  for (const c of calls.added ?? []) addCall(callRows, c.project_id, c, 1)
+  for (const c of calls.removed ?? []) addCall(callRows, c.project_id, c, -1)
   return {
     totals: [...totals.values()],
     hourly: [...hourly.values()],
@@ -461,7 +458,7 @@ export function rollupDeltas(
     cost: [...cost.values()],
     sessions: [...sessions.values()],
     users: [...users.values()],
-    calls: [...calls.values()],
+    calls: [...callRows.values()],
   }
 }
 
@@ -473,7 +470,7 @@ export function rollupDeltas(
  * traces left, and rows left with no trace go (see ROLLUP_KEYS).
  */
 export const removalDeltas = (traces: readonly RollupInput[], calls: readonly TraceCallRow[]): RollupDeltas =>
-  rollupDeltas([], traces, calls)
+  rollupDeltas([], traces, { removed: calls })
 
 /** The columns that identify a row of each rollup table, in the order of its primary key. */
 export const ROLLUP_KEYS = {

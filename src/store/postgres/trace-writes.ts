@@ -193,7 +193,7 @@ export async function insertTraces(
   const seqs = inserted.rows.map((r) => r.seq)
   await applyDeltas(
     db,
-    rollupDeltas(created),
+    rollupDeltas(created, [], { added: calls }),
     notify && { channel: notify.channel, payloads: notifyPayloads(notify.origin, seqs) },
   )
   return { outcomes, seqs }

@@ -74,12 +74,16 @@ export function createTraceWrites(db: Database.Database) {
   const insertBatch = writeTransaction(db, (batch: readonly PricedTrace[]): InsertOutcome[] => {
     const created: Trace[] = []
     const createdPriced: PricedTrace[] = []
+    const calls: TraceCallRow[] = []
     const outcomes = batch.map((priced): InsertOutcome => {
       const { trace } = priced
       const inserted = insertTrace.run(toRow(priced))
       if (inserted.changes === 1) {
         insertSearch.run(inserted.lastInsertRowid, searchText(trace))
-        for (const call of traceCallRows(trace)) insertCalls.run(call)
+        for (const call of traceCallRows(trace)) {
+          insertCalls.run(call)
+          calls.push(call)
+        }
         created.push(trace)
         createdPriced.push(priced)
         return { kind: 'created', trace }
@@ -89,7 +93,7 @@ export function createTraceWrites(db: Database.Database) {
         ? { kind: 'exists', trace: existing }
         : { kind: 'conflict', trace_id: trace.trace_id }
     })
-    applyDeltas(rollupDeltas(created))
+    applyDeltas(rollupDeltas(created, [], { added: calls }))
     for (const job of jobRowsOf(createdPriced)) insertJob.run(job)
     return outcomes
   })
