@@ -24,6 +24,43 @@ interface Run {
   counts: Counts | null
   /** The coverage summary (`Lines : 93.1% ( 5000/5370 )`, …), when the run measured it. */
   coverage: string[]
+  /** Each failed assertion with its file and tap's diagnosis, repeated at the end (the log's tail is what is read). */
+  failures: string[]
+}
+
+/** The failed assertions of a run's output: the file, the names down to the assertion, and its diagnosis (cut). */
+function failuresOf(output: string): string[] {
+  const lines = output.split('\n')
+  const found: { key: string; text: string }[] = []
+  /** The names of the subtests open at each depth (4 spaces a level). */
+  const path: string[] = []
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    const subtest = /^( *)# Subtest: (.*)$/.exec(line)
+    if (subtest) {
+      const depth = subtest[1]!.length / 4
+      path.length = depth
+      path[depth] = subtest[2]!
+      continue
+    }
+    const failed = /^( *)not ok \d+ - (.*)$/.exec(line)
+    if (!failed) continue
+    const depth = failed[1]!.length / 4
+    const key = [...path.slice(0, depth), failed[2]!.replace(/ # time=.*$/, '')].join(' > ')
+    // A subtest's own failure line (after its children's) repeats them: only the innermost ones are told.
+    if (found.some((f) => f.key.startsWith(`${key} > `))) continue
+    const diagnosis: string[] = []
+    if (!/^\s*---\s*$/.test(lines[i + 1] ?? '')) {
+      found.push({ key, text: key })
+      continue
+    }
+    for (let j = i + 2; j < lines.length && diagnosis.length < 16; j++) {
+      if (/^\s*\.\.\.\s*$/.test(lines[j]!)) break
+      diagnosis.push(lines[j]!.trimEnd())
+    }
+    found.push({ key, text: `${key}\n${diagnosis.join('\n')}` })
+  }
+  return found.map((f) => f.text)
 }
 
 /** The lines of tap's coverage summary (text-summary report) in a run's output. */
@@ -66,6 +103,7 @@ function tap(name: string, database: string, args: string[]): Promise<Run> {
         code: code ?? (signal ? 1 : 0),
         counts: interactive ? null : summaryOf(output),
         coverage: coverageOf(output),
+        failures: failuresOf(output),
       }),
     )
   })
@@ -115,6 +153,11 @@ async function main(): Promise<number> {
     const detail = c ? `${c.pass} passed, ${c.fail} failed, ${c.skip} skipped` : run.code === 0 ? 'passed' : 'failed'
     process.stdout.write(`# ${run.name}: ${detail}${run.code === 0 ? '' : ` (tap exit ${run.code})`}\n`)
     if (run.coverage.length > 0) process.stdout.write(`# ${run.name} coverage: ${run.coverage.join('; ')}\n`)
+  }
+  for (const run of runs) {
+    if (run.failures.length === 0) continue
+    process.stdout.write(`\n# ${run.name}: what failed\n`)
+    for (const failure of run.failures) process.stdout.write(`${failure.replace(/^/gm, '#   ')}\n`)
   }
   if (missing) process.stdout.write(`# ${missing}\n`)
   const counted = runs.map((r) => r.counts).filter((c): c is Counts => c !== null)
