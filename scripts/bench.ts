@@ -311,7 +311,7 @@ async function main() {
   // The viewer, in headless Chromium, on the same database. A failure there is reported, and the run goes on.
   if (wants('viewer'))
     try {
-      rows.push(...(await benchViewer(base, key, say)))
+      rows.push(...(await benchViewer(base, key, created.project.project_id, say)))
     } catch (err) {
       say(`viewer: not measured: ${(err as Error).message}`)
       rows.push({

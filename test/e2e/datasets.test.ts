@@ -3,9 +3,11 @@
 // two experiments run with the SDK against a fake model, their comparison grid read (improved and regressed cells) and
 // followed to the two traces side by side; a dataset's page in protected mode (an item edited and its versions, archived
 // and brought back, the dataset read as it was, exported and imported, a trace against its item's expected output);
-// and two 1000-step traces compared within a second.
+// a comparison of a 400-item dataset's runs, whose grid holds the rows in view and brings the rest as it scrolls; and
+// two 1000-step traces compared, every step aligned.
 import { readFileSync } from 'node:fs'
 import t from 'tap'
+import { experimentFixture } from '../../scripts/bench-experiments.js'
 import { Loupe } from '../../src/client/index.js'
 import { createProject, startTestServer } from '../helper.js'
 import { acmeServer, launchBrowser, noConsoleErrors, openPage, recentTraces, seed, whereViewerRuns } from './browser.js'
@@ -227,6 +229,28 @@ await whereViewerRuns(t, 'datasets and experiments in the viewer', async () => {
       noConsoleErrors(t, page, /status of (401|400)/)
     },
   )
+
+  t.test('a 400-item comparison: the rows in view are in the page, and scrolling brings the last', async (t) => {
+    const { url, key, project_id } = await acmeServer(
+      t,
+      recentTraces(1, 60_000, () => ({ trace_id: 'one' })),
+    )
+    const [a, b] = await experimentFixture(url, key, project_id, 400)
+    const page = await openPage(t, browser)
+    await page.goto(`${url}/ui/experiments?ids=${a},${b}`)
+    const grid = page.getByTestId('experiment-grid')
+    await grid.locator('tbody tr[data-index="0"]').waitFor()
+    t.equal(await grid.getAttribute('data-items'), '400')
+    const shown = await grid.locator('tbody tr[data-index]').count()
+    t.ok(shown >= 5 && shown < 100, `only the rows near the view (${shown} of 400)`)
+    t.match(await grid.locator('tbody tr[data-index="0"]').innerText(), /question 0[^0-9]/)
+    await page.locator('main').evaluate((main) => main.scrollTo(0, main.scrollHeight))
+    const last = grid.locator('tbody tr[data-index="399"]')
+    await last.waitFor()
+    t.match(await last.innerText(), /question 399/)
+    t.ok((await last.locator('[data-trend]').count()) === 2, 'both runs of the last item')
+    noConsoleErrors(t, page)
+  })
 
   t.test('two traces ticked in the list open side by side, 1000 steps each, aligned', async (t) => {
     const steps = (seed: number) =>

@@ -1,8 +1,10 @@
 // Experiments side by side (/ui/experiments?ids=a,b[,c]; one id: one run): the aggregates, then the grid — items as
 // rows, runs as columns, each cell its run's status, output, latency and scores, coloured where it improved on or
 // regressed from the first run, with links to its trace and to the two traces compared.
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { useLayoutEffect, useRef, useState } from 'react'
 import { Link } from 'wouter'
-import type { ExperimentDelta, ExperimentRun } from '../../../../schemas/index.js'
+import type { CompareExperimentsResponse, ExperimentDelta, ExperimentRun } from '../../../../schemas/index.js'
 import { useExperiments } from '../../api/queries.js'
 import { formatCost, formatMs, formatPercent, formatValue } from '../../ui/format.js'
 import { ErrorBox, StatusBadge } from '../../ui/parts.js'
@@ -100,19 +102,57 @@ export function Experiments() {
           ))}
         </tbody>
       </table>
-      <table className="plain" data-testid="experiment-grid">
-        <thead>
-          <tr>
-            <th>Input</th>
-            <th>Expected</th>
-            {experiments.map((e) => (
-              <th key={e.experiment_id}>{e.name}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((item) => (
-            <tr key={item.dataset_item_id}>
+      <Grid experiments={experiments} items={items} />
+    </div>
+  )
+}
+
+/** A row's height before it is measured (status, output, figures, links). */
+const ROW_ESTIMATE = 76
+
+/**
+ * The grid: items as rows, runs as columns. Only the rows near the view are in the page (a dataset of thousands of
+ * items renders as fast as one of twenty); the page's scroll area scrolls them, spacer rows keep the table's height.
+ */
+function Grid({ experiments, items }: Pick<CompareExperimentsResponse, 'experiments' | 'items'>) {
+  const body = useRef<HTMLTableSectionElement>(null)
+  const [margin, setMargin] = useState(0)
+  const scroller = () => body.current?.closest('main') ?? null
+  useLayoutEffect(() => {
+    const element = body.current
+    const area = element?.closest('main')
+    if (!element || !area) return
+    setMargin(element.getBoundingClientRect().top - area.getBoundingClientRect().top + area.scrollTop)
+  }, [])
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: scroller,
+    estimateSize: () => ROW_ESTIMATE,
+    overscan: 10,
+    scrollMargin: margin,
+    // Before the scroll area is measured (the first render, and where there is none): the first rows.
+    initialRect: { width: 1200, height: 1200 },
+  })
+  const rows = virtualizer.getVirtualItems()
+  const top = rows.length > 0 ? rows[0]!.start - margin : 0
+  const bottom = rows.length > 0 ? virtualizer.getTotalSize() - (rows.at(-1)!.end - margin) : 0
+  return (
+    <table className="plain" data-testid="experiment-grid" data-items={items.length}>
+      <thead>
+        <tr>
+          <th>Input</th>
+          <th>Expected</th>
+          {experiments.map((e) => (
+            <th key={e.experiment_id}>{e.name}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody ref={body}>
+        {top > 0 && <tr data-spacer="" style={{ height: top }} />}
+        {rows.map((row) => {
+          const item = items[row.index]!
+          return (
+            <tr key={item.dataset_item_id} data-index={row.index} ref={virtualizer.measureElement}>
               <td>{formatValue(item.input).slice(0, 200)}</td>
               <td>{formatValue(item.expected_output).slice(0, 200)}</td>
               {item.runs.map((run, i) => (
@@ -131,9 +171,10 @@ export function Experiments() {
                 />
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+          )
+        })}
+        {bottom > 0 && <tr data-spacer="" style={{ height: bottom }} />}
+      </tbody>
+    </table>
   )
 }
