@@ -432,7 +432,10 @@ export const scores = pgTable(
     metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull(),
   },
   (t) => [
-    index('scores_trace').on(t.trace_id, t.created_at),
+    // A trace's scores (read whole and sorted, a trace holding few), and whether one of them of a name lies in a
+    // range: a list's score filter probing each trace it walks, and the count's correction for the traces with several
+    // scores of the name — each reads only that trace's scores of that name, however many others it has.
+    index('scores_trace').on(t.trace_id, t.name, t.value),
     index('scores_created').on(t.created_at, t.score_id),
     index('scores_project_created').on(t.project_id, t.created_at, t.score_id),
     index('scores_session').on(t.session_id, t.project_id),
