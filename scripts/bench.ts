@@ -10,7 +10,7 @@
 //   npm run bench -- --only reads,search  only these groups of rows (reads, search, ingest, scores, evaluators,
 //                                      fanout, viewer, burst, lifecycle, datasets), to measure one change without the whole run
 import { execFileSync, spawn } from 'node:child_process'
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import WebSocket from 'ws'
@@ -388,11 +388,14 @@ async function main() {
     ...rows.map((r) => `| ${r.what} | ${r.result} | ${r.floor} | ${r.ratio} | ${r.goal} |`),
   ].join('\n')
   say(`\n${table}\n`)
+  // A day's first run takes the day's name; a later one of the same day its own (-2, -3, …), so that no run writes over
+  // results already written (and perhaps committed) that day.
+  const dated = (n: number) =>
+    join(root, 'bench', 'results', `${date}${postgres ? '-postgres' : ''}${n === 1 ? '' : `-${n}`}.md`)
+  let n = 1
+  while (!tiny && args.out === undefined && existsSync(dated(n))) n++
   const out =
-    args.out ??
-    (tiny
-      ? join(tmpdir(), `loupe-bench-tiny-${date}${postgres ? '-postgres' : ''}.md`)
-      : join(root, 'bench', 'results', `${date}${postgres ? '-postgres' : ''}.md`))
+    args.out ?? (tiny ? join(tmpdir(), `loupe-bench-tiny-${date}${postgres ? '-postgres' : ''}.md`) : dated(n))
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, `${table}\n`)
   say(`written to ${out}`)
