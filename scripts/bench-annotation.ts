@@ -2,20 +2,11 @@
 // annotators walk it — each asks for the next trace (held for them) and marks it done, so every ask passes over the
 // traces done before it, oldest first.
 import { performance } from 'node:perf_hooks'
-import { fetch, percentile } from './bench-harness.js'
+import { percentile, postJson } from './bench-harness.js'
 import { say, tiny } from './bench-options.js'
 import type { BenchRow } from './bench-viewer.js'
 
-const post = async (url: string, body: unknown) => {
-  const send = () =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  // A kept-alive connection the server closed meanwhile fails before an answer: once more, on a new one.
-  const res = await send().catch(send)
-  const text = await res.text()
-  if (res.status >= 300) throw new Error(`POST ${url} answered ${res.status}: ${text}`)
-  return text === '' ? null : (JSON.parse(text) as unknown)
-}
-
+const post = (url: string, body: unknown) => postJson<unknown>(url, body)
 /** `next` then `done`, a few hundred times by a few annotators: the row of the asks' timings. */
 export async function annotationNext(base: string, projectId: string, traces: number): Promise<BenchRow> {
   const name = `bench_${Date.now()}`

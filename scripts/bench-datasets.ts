@@ -3,20 +3,9 @@
 // where every trace is already an item and is skipped.
 import { performance } from 'node:perf_hooks'
 import { DATASET_LIMITS } from '../schemas/index.js'
-import { fetch } from './bench-harness.js'
+import { postJson as post } from './bench-harness.js'
 import { say, tiny } from './bench-options.js'
 import type { BenchRow } from './bench-viewer.js'
-
-const post = async (url: string, body: unknown) => {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  const text = await res.text()
-  if (res.status >= 300) throw new Error(`POST ${url} answered ${res.status}: ${text}`)
-  return JSON.parse(text) as Record<string, unknown>
-}
 
 export async function datasetRows(base: string, projectId: string, traces: number): Promise<BenchRow[]> {
   const limit = tiny ? 1000 : DATASET_LIMITS.fromTraces

@@ -1,17 +1,8 @@
 // The bench's experiment fixture: a dataset of N items and two experiments over it, each item's run a trace with a
 // score — what GET /experiments/compare and the viewer's comparison grid are timed on.
-import { fetch } from './bench-harness.js'
+import { postJson } from './bench-harness.js'
 
-async function post(base: string, key: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  const text = await res.text()
-  if (res.status >= 300) throw new Error(`POST ${path} answered ${res.status}: ${text}`)
-  return JSON.parse(text) as Record<string, unknown>
-}
+const post = (base: string, key: string, path: string, body: unknown) => postJson(`${base}${path}`, body, key)
 
 /** Makes the dataset and its two experiments (the second slower, dearer and a little better); resolves to their ids. */
 export async function experimentFixture(

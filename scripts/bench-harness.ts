@@ -54,6 +54,20 @@ export async function waitFor(url: string, child: ChildProcess, seconds = 120): 
   throw new Error(`${url} did not answer within ${seconds} s`)
 }
 
+/**
+ * A POST of JSON (as the key's, when one is given), its answer parsed: what the bench's fixtures send. Anything but a
+ * success stops the bench. A kept-alive connection the server closed meanwhile fails before an answer: sent once more.
+ */
+export async function postJson<T = Record<string, unknown>>(url: string, body: unknown, key?: string): Promise<T> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  if (key !== undefined) headers.authorization = `Bearer ${key}`
+  const send = () => fetch(url, { method: 'POST', headers, body: JSON.stringify(body) })
+  const res = await send().catch(send)
+  const text = await res.text()
+  if (res.status >= 300) throw new Error(`POST ${url} answered ${res.status}: ${text}`)
+  return (text === '' ? null : JSON.parse(text)) as T
+}
+
 export interface LoadResult {
   rps: number
   /** 2xx answers a second: a server shedding load (503 at once) answers fast, and rps counts those too. */

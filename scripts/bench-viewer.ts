@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib'
 import { type Browser, chromium } from 'playwright-core'
 import { packageRoot } from '../src/lib/paths.js'
 import { experimentFixture } from './bench-experiments.js'
-import { fetch } from './bench-harness.js'
+import { fetch, postJson } from './bench-harness.js'
 
 export interface BenchRow {
   what: string
@@ -56,15 +56,7 @@ async function firstRender(browser: Browser, url: string, ready: string, count =
   return median(times)
 }
 
-async function post(base: string, key: string, path: string, body: unknown): Promise<Response> {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
-  return res
-}
+const post = (base: string, key: string, path: string, body: unknown) => postJson(`${base}${path}`, body, key)
 
 export async function benchViewer(
   base: string,
