@@ -104,6 +104,14 @@ export default fp(
       if (request.raw.httpVersionMajor < 2) reply.header('connection', 'close')
       done(new ShuttingDown())
     })
+    // A connection whose request was under way when the drain began is closed once it is idle again: close() closes
+    // only the connections idle at its start, and one kept alive after its last answer held the server open for the
+    // whole keep-alive timeout (72 s) — a SIGTERM during a request took that long to stop the process. A request
+    // already behind it on the connection (pipelined) is answered first: 503, Connection: close (above).
+    app.addHook('onResponse', (_request, _reply, done) => {
+      if (draining) setImmediate(() => app.server.closeIdleConnections())
+      done()
+    })
     // better-sqlite3 answers on the event loop, so a saturated store shows as event-loop delay: both are caught here.
     await app.register(underPressure, {
       maxEventLoopDelay: config.maxEventLoopDelayMs,

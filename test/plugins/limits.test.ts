@@ -159,7 +159,12 @@ t.test('a request not answered a second after REQUEST_TIMEOUT_MS gets 503 with R
   t.ok(ms >= 1100, `answered after ${ms} ms, not before the timeout and a second more`)
 })
 
-t.test('a request that arrives while the server drains gets 503 with Retry-After and Connection: close', async (t) => {
+/**
+ * A server draining with a request under way on a raw connection: its body half sent, then close() begun; `rest` is
+ * what the connection sends next (the rest of that body, and maybe more). Resolves once the server closed the
+ * connection and stopped, with what it sent.
+ */
+async function drainDuring(t: Test, rest: (remaining: string) => string): Promise<string[]> {
   const { app, port } = await startServer(t)
   const { socket, answer, closed } = rawConnection(t, port)
   await within(3000, 'the connection', new Promise((resolve) => socket.once('connect', resolve)))
@@ -172,13 +177,28 @@ t.test('a request that arrives while the server drains gets 503 with Retry-After
   await sleep(100)
   const closing = app.close()
   await sleep(100)
-  // The rest of it, and a second request on the same connection behind it.
-  socket.write(`${body.slice(5)}GET /traces HTTP/1.1\r\nHost: x\r\n\r\n`)
+  socket.write(rest(body.slice(5)))
   await closed()
-  await closing
-  const answers = answer().split(/(?=HTTP\/1\.1 )/)
+  await within(5000, 'the server to stop', closing)
+  return answer().split(/(?=HTTP\/1\.1 )/)
+}
+
+t.test(
+  'a request under way when the server drains is answered, then its connection closed and the server stops',
+  async (t) => {
+    // The rest of the body, and nothing more: a client that would keep the connection for its next request. Kept open,
+    // the server would wait for the connection's keep-alive timeout (72 s) before it stopped.
+    const answers = await drainDuring(t, (remaining) => remaining)
+    t.match(answers[0], /^HTTP\/1\.1 201/, 'the request under way is answered')
+    t.equal(answers.length, 1, 'and nothing else is sent')
+  },
+)
+
+t.test('a request that arrives while the server drains gets 503 with Retry-After and Connection: close', async (t) => {
+  // The rest of the body, and a second request on the same connection behind it.
+  const answers = await drainDuring(t, (remaining) => `${remaining}GET /traces HTTP/1.1\r\nHost: x\r\n\r\n`)
   t.match(answers[0], /^HTTP\/1\.1 201/, 'the request under way is answered')
-  t.equal(answers.length, 2, answer())
+  t.equal(answers.length, 2, answers.join(''))
   t.match(answers[1], /^HTTP\/1\.1 503/)
   t.match(answers[1], /\r\nretry-after: \d+\r\n/i, 'Retry-After')
   t.match(answers[1], /\r\nconnection: close\r\n/i)
