@@ -44,6 +44,32 @@ export interface DeletedBatch {
 
 export type TraceWrites = ReturnType<typeof createTraceWrites>
 
+// A session's or a user's activity span and a session's user are a minimum, a maximum and a first: worked out again
+// from the traces left (each one seek of the session's or the user's index), but only those the deleted traces may
+// have been (@first_at, @last_at and @user_at are theirs): deleting the oldest traces moves a first_at, seldom a
+// last_at. An update reads the row's old values throughout, so a condition sees the span as it was. `+project_id`
+// keeps the project's own index out: with a file's statistics SQLite chose to walk the whole project in time order
+// (traces_project_created) looking for the session's or the user's first and last trace, instead of the few entries
+// of the session's or the user's index.
+const spanOf = (column: string) => {
+  const ofKey = `from traces where ${column} = @${column} and +project_id = @project_id`
+  return `
+      first_at = case when @first_at <= first_at then (select created_at ${ofKey} order by created_at limit 1)
+                 else first_at end,
+      last_at = case when @last_at >= last_at then (select created_at ${ofKey} order by created_at desc limit 1)
+                else last_at end`
+}
+const sessionUser = `from traces where session_id = @session_id and +project_id = @project_id and user_id is not null
+                       order by created_at, user_id limit 1`
+const userGone = '@user_at is not null and user_at is not null and @user_at <= user_at'
+/** A session's span and user worked out again from its traces left (a deletion). */
+export const RESPAN_SESSION = `update session_totals set ${spanOf('session_id')},
+       user_id = case when ${userGone} then (select user_id ${sessionUser}) else user_id end,
+       user_at = case when ${userGone} then (select created_at ${sessionUser}) else user_at end
+     where project_id = @project_id and session_id = @session_id`
+/** A user's span worked out again from its traces left (a deletion). */
+export const RESPAN_USER = `update user_totals set ${spanOf('user_id')} where project_id = @project_id and user_id = @user_id`
+
 export function createTraceWrites(db: Database.Database) {
   const stmt = preparedOnce(db)
   const insertTrace = db.prepare(
@@ -114,30 +140,8 @@ export function createTraceWrites(db: Database.Database) {
       db.prepare(`delete from ${table} where ${keys.map((k) => `${k} = @${k}`).join(' and ')} and traces = 0`),
     ]),
   ) as Record<keyof typeof ROLLUP_KEYS, Database.Statement>
-  // A session's or a user's activity span and a session's user are a minimum, a maximum and a first: worked out again
-  // from the traces left (each one seek of the session's or the user's index), but only those the deleted traces may
-  // have been (@first_at, @last_at and @user_at are theirs): deleting the oldest traces moves a first_at, seldom a
-  // last_at. An update reads the row's old values throughout, so a condition sees the span as it was.
-  const spanOf = (column: string) => {
-    const ofKey = `from traces where ${column} = @${column} and project_id = @project_id`
-    return `
-      first_at = case when @first_at <= first_at then (select created_at ${ofKey} order by created_at limit 1)
-                 else first_at end,
-      last_at = case when @last_at >= last_at then (select created_at ${ofKey} order by created_at desc limit 1)
-                else last_at end`
-  }
-  const sessionUser = `from traces where session_id = @session_id and project_id = @project_id and user_id is not null
-                       order by created_at, user_id limit 1`
-  const userGone = '@user_at is not null and user_at is not null and @user_at <= user_at'
-  const respanSession = db.prepare(
-    `update session_totals set ${spanOf('session_id')},
-       user_id = case when ${userGone} then (select user_id ${sessionUser}) else user_id end,
-       user_at = case when ${userGone} then (select created_at ${sessionUser}) else user_at end
-     where project_id = @project_id and session_id = @session_id`,
-  )
-  const respanUser = db.prepare(
-    `update user_totals set ${spanOf('user_id')} where project_id = @project_id and user_id = @user_id`,
-  )
+  const respanSession = db.prepare(RESPAN_SESSION)
+  const respanUser = db.prepare(RESPAN_USER)
 
   /**
    * Deletes the oldest matches in one transaction: their rows and search entries, and what they added to the rollups
