@@ -1,12 +1,14 @@
 // Evaluators on live traffic, on the store under test: a stored trace that a rule takes gets a job with it, the worker
 // turns it into one score (source evaluator, author the rule's name) or one evaluation error; a judge that cannot be
 // asked leaves the job waiting and answered later; a sample is chosen by trace id; the judge's budget holds jobs
-// back; backfill runs evaluate past traces once and can be cancelled; a deleted rule or trace leaves no job behind.
+// back; backfill runs evaluate past traces once and can be cancelled; a deleted rule or trace leaves no job behind; the
+// worker claims a few jobs ahead of its free slots, and lets a job held too long in its lease go back to the queue.
 import t, { type Test } from 'tap'
 import { EvaluatorRunSchema, EvaluatorSchema } from '../../schemas/index.js'
 import type { LoupeApp } from '../../src/app.js'
 import { samplePoint } from '../../src/evaluators/selection.js'
-import { buildTestApp, countRows, createProject, postBatch, schemaErrors, waitFor } from '../helper.js'
+import type { Store } from '../../src/store/types.js'
+import { buildTestApp, countRows, createProject, createTestStore, postBatch, schemaErrors, waitFor } from '../helper.js'
 import { type FakeJudge, startFakeJudge } from './fake-judge.js'
 
 const VERDICT = (score: number) => ({ answer: JSON.stringify({ score, reasoning: `scored ${score}` }) })
@@ -19,10 +21,11 @@ interface Setup {
   clock: { now: number }
 }
 
-async function setup(t: Test, config: Record<string, unknown> = {}): Promise<Setup> {
+async function setup(t: Test, config: Record<string, unknown> = {}, store?: Store): Promise<Setup> {
   const judge = await startFakeJudge(t)
   const clock = { now: Date.now() }
   const app = await buildTestApp(t, {
+    store,
     now: () => clock.now,
     config: { judgeBaseUrl: judge.url, judgeModel: 'gpt-4o-mini', judgeTimeoutMs: 1000, ...config },
   })
@@ -376,3 +379,63 @@ t.test(
     t.match(JSON.stringify(judge.requests.at(-1)!.body), /forty-two/)
   },
 )
+
+/** A judge rule asked about each trace's prompt (so that its requests name the trace: `question <id>`). */
+const addPromptJudge = (app: LoupeApp) =>
+  addRule(app, { name: 'helpful', score_name: 'helpfulness', kind: 'llm_judge', config: { template: '{{prompt}}' } })
+
+/** The traces the judge was asked about, in the order asked. */
+const judgedTraces = (judge: FakeJudge) =>
+  judge.requests.map((r) => JSON.stringify(r.body).match(/question ([\w-]+)/)?.[1])
+
+t.test('the worker claims a few jobs ahead of its free slots, and runs each claimed job once', async (t) => {
+  const store = await createTestStore(t)
+  const claims: { limit: number; got: number }[] = []
+  const evaluations: Store['evaluations'] = {
+    ...store.evaluations,
+    async claim(limit, ...rest) {
+      const jobs = await store.evaluations.claim(limit, ...rest)
+      claims.push({ limit, got: jobs.length })
+      return jobs
+    },
+  }
+  const { app, key, judge } = await setup(t, { evaluatorConcurrency: 2 }, { ...store, evaluations })
+  await app.evaluationWorker.stop()
+  const rule = await addPromptJudge(app)
+  const ids = Array.from({ length: 10 }, (_, i) => `ahead-${i}`)
+  await postBatch(
+    app,
+    key,
+    ids.map((id) => trace(id)),
+  )
+  judge.fallback = { answer: JSON.stringify({ score: 1, reasoning: 'fine' }), delayMs: 20 }
+  await app.evaluationWorker.start()
+  await app.evaluationWorker.idle()
+  t.match(await statsOf(app, rule.evaluator_id), { evaluated: 10, pending: 0 })
+  // Two slots free: two jobs to run and two more held for when a slot frees.
+  t.equal(claims[0]?.limit, 4, `claims: ${JSON.stringify(claims)}`)
+  t.ok(claims.length < ids.length, `fewer claims than jobs: ${JSON.stringify(claims)}`)
+  t.same(judgedTraces(judge).sort(), [...ids].sort(), 'the judge was asked once for each trace')
+})
+
+t.test('a job held past half its lease is let go, claimed again when the lease ends, and run once', async (t) => {
+  const { app, key, judge, clock } = await setup(t, { evaluatorConcurrency: 1 })
+  await app.evaluationWorker.stop()
+  const rule = await addPromptJudge(app)
+  await postBatch(app, key, [trace('held-1'), trace('held-2')])
+  // One slot: the first job runs (its judge answers slowly), the second is claimed with it and held.
+  judge.script({ answer: JSON.stringify({ score: 1, reasoning: 'slow' }), delayMs: 300 })
+  await app.evaluationWorker.start()
+  await waitFor(() => judge.requests.length === 1)
+  // Four minutes pass while the first runs: past half the held job's lease (five minutes), not past all of it.
+  clock.now += 240_000
+  await app.evaluationWorker.idle()
+  t.equal(judge.requests.length, 1, 'the held job was not started so late in its lease')
+  t.match(await statsOf(app, rule.evaluator_id), { evaluated: 1, pending: 1 })
+  // Its lease ends: due again, claimed again, run.
+  clock.now += 120_000
+  app.evaluationWorker.poke()
+  await app.evaluationWorker.idle()
+  t.match(await statsOf(app, rule.evaluator_id), { evaluated: 2, pending: 0 })
+  t.same(judgedTraces(judge).sort(), ['held-1', 'held-2'], 'each trace judged once')
+})
