@@ -15,10 +15,11 @@ const BOUND = 1_048_576
 const BATCH = 20
 /**
  * A write that finds the log within its bound goes ahead, so the log can pass the bound by one transaction: a batch
- * here writes some 0.6 MB of log (its traces and the index pages they touch), up to 1.5 MB when its commit also merges
- * the search index's segments. A log left to grow reaches 30 MB.
+ * here writes some 0.6 MB of log (its traces and the index pages they touch), up to 2.3 MB when its commit also merges
+ * the search index's segments (measured between two samples). With 2 MB of slack the test failed now and then (the log
+ * reached 3.19 MB); the bound held, the slack was short of one such transaction. A log left to grow reaches 30 MB.
  */
-const SLACK = 2 * BOUND
+const SLACK = 3 * BOUND
 const INGEST_MS = 4000
 
 /** An app on a new SQLite file whose log is bounded to BOUND, a project's key, and the log's size. */
