@@ -376,7 +376,7 @@ async function main() {
   const header = [
     `# Loupe benchmark, ${date}`,
     '',
-    `${postgres ? 'PostgreSQL' : 'SQLite'}; ${TRACES.toLocaleString('en-US')} traces stored; ${DURATION} s per load run (autocannon, separate process): p50/p99 with 1 connection, req/s with ${CONNECTIONS};`,
+    `${postgres ? 'PostgreSQL' : 'SQLite'}; ${TRACES.toLocaleString('en-US')} traces stored; ${DURATION} s per load run (autocannon, separate process): p50/p99 with 1 connection, req/s (2xx answers only; the rest are errors) with ${CONNECTIONS};`,
     `Node ${process.version}, ${(await import('node:os')).cpus().length} cores. Ratios are to floors measured in this same run.`,
     ...(only.length < GROUPS.length ? [`Only these groups of rows were measured: ${only.join(', ')}.`] : []),
     '',
