@@ -191,6 +191,15 @@ export function postBatch(app: LoupeApp, key: string, traces: unknown[]) {
   })
 }
 
+/** SQLite's plan of a statement, one detail a line (`SEARCH traces USING INDEX …`), for tests that pin an index. */
+export function planOf(
+  db: { prepare(sql: string): { all(...params: unknown[]): unknown[] } },
+  sql: string,
+  ...params: unknown[]
+) {
+  return (db.prepare(`explain query plan ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail)
+}
+
 /** Errors of `value` against a contract schema (with the named components resolvable), [] when it conforms. */
 export function schemaErrors(schema: TSchema, value: unknown): string[] {
   return [...Value.Errors(schema, [...componentSchemas], value)].map((e) => `${e.path} ${e.message}`)

@@ -5,6 +5,7 @@
 import t from 'tap'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
 import { RESPAN_SESSION, RESPAN_USER } from '../../src/store/sqlite/trace-writes.js'
+import { planOf } from '../helper.js'
 
 const STATS: [string, string][] = [
   ['traces_project_created', '100000 20000 1 1 1 1'],
@@ -18,17 +19,7 @@ const STATS: [string, string][] = [
   ['sqlite_autoindex_traces_1', '100000 1'],
 ]
 
-const planOf = (store: ReturnType<typeof createSqliteStore>, sql: string) =>
-  (
-    store.raw.prepare(`explain query plan ${sql}`).all({
-      project_id: 'p',
-      session_id: 's',
-      user_id: 'u',
-      first_at: 0,
-      last_at: 0,
-      user_at: 0,
-    }) as { detail: string }[]
-  ).map((r) => r.detail)
+const SPAN_KEYS = { project_id: 'p', session_id: 's', user_id: 'u', first_at: 0, last_at: 0, user_at: 0 }
 
 t.test('a deletion reads a session’s and a user’s traces left through their own index', async (t) => {
   const store = createSqliteStore(':memory:')
@@ -41,12 +32,12 @@ t.test('a deletion reads a session’s and a user’s traces left through their 
   // Makes the planner read the statistics just written.
   db.exec('analyze sqlite_schema')
 
-  const session = planOf(store, RESPAN_SESSION)
+  const session = planOf(db, RESPAN_SESSION, SPAN_KEYS)
   const fromTraces = session.filter((d) => /\btraces\b/.test(d))
   t.ok(fromTraces.length >= 4, `the span's and the user's reads: ${session.join(' | ')}`)
   for (const d of fromTraces) t.match(d, /USING (COVERING )?INDEX traces_session_created \(session_id=\?\)/)
 
-  const user = planOf(store, RESPAN_USER)
+  const user = planOf(db, RESPAN_USER, SPAN_KEYS)
   const fromUserTraces = user.filter((d) => /\btraces\b/.test(d))
   t.ok(fromUserTraces.length >= 2, `the span's reads: ${user.join(' | ')}`)
   for (const d of fromUserTraces) t.match(d, /USING (COVERING )?INDEX traces_user_created \(user_id=\?\)/)

@@ -4,9 +4,10 @@
 import t from 'tap'
 import { scoredCountSql } from '../../src/store/read-queries.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
+import { planOf } from '../helper.js'
 
 const plan = (store: ReturnType<typeof createSqliteStore>, sql: string, params: unknown[]) =>
-  (store.raw.prepare(`explain query plan ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail)
+  planOf(store.raw, sql, ...params)
 
 t.test('the count of a score filter reads a trace’s scores of the name in the range through the index', async (t) => {
   const store = createSqliteStore(':memory:')
