@@ -36,6 +36,7 @@ await whereViewerRuns(t, 'annotation in the viewer', async () => {
     await page.getByTestId('annotator').waitFor()
 
     // quality (the first config) is active: 3 is its third category; a comment; Enter saves.
+    await page.locator('[data-config="quality"][aria-current="true"]').waitFor()
     await page.keyboard.press('3')
     t.equal(await page.getByTestId('picked-value').textContent(), 'good')
     await page.getByLabel('Comment').fill('clear and right')
@@ -91,6 +92,8 @@ await whereViewerRuns(t, 'annotation in the viewer', async () => {
     for (const [i, traceId] of expected.entries()) {
       await page.getByRole('heading', { name: `question ${traceId.slice(3)}`, level: 1 }).waitFor()
       t.equal(await page.getByTestId('queue-progress').textContent(), `${i} / 3 done`)
+      // The trace can be shown before the score configs have arrived: keys are read once the form offers thumbs.
+      await page.locator('[data-config="thumbs"][aria-current="true"]').waitFor()
       await page.keyboard.press('1')
       await page.keyboard.press('Enter')
       await page.locator('[data-score="thumbs"]').waitFor()

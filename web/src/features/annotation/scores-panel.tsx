@@ -1,7 +1,7 @@
 // A trace's scores, and the form a person scores it with: pick a score config (↑/↓), a value with a number key (or
 // typed, for a number), a comment, Enter to save — without a reload. A selected step is scored instead of the trace.
 // Saving again under the same name replaces the person's own score (useSaveScore).
-import { useEffect, useState } from 'react'
+import { useLayoutEffect, useState } from 'react'
 import { Link } from 'wouter'
 import type { Score, ScoreConfig, Trace } from '../../../../schemas/index.js'
 import { useSaveScore, useScoreConfigs } from '../../api/queries.js'
@@ -107,17 +107,20 @@ export function ScoresPanel({
     ? names.map((n) => all.find((c) => c.name === n)).filter((c): c is ScoreConfig => c !== undefined)
     : all
   const [active, setActive] = useState(0)
-  const [value, setValue] = useState<KeyValue | null>(null)
-  const [comment, setComment] = useState('')
   const config = shown[Math.min(active, shown.length - 1)] ?? null
   const own = config ? ownScore(scores, config.name, me, stepIndex) : null
+  const [value, setValue] = useState<KeyValue | null>(null)
+  const [comment, setComment] = useState(own?.comment ?? '')
 
-  // A new trace, step or config starts from the person's own score of it, if any.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: reset when what is scored changes, not on each render
-  useEffect(() => {
+  // A new trace, step or config starts from the person's own score of it, if any. Reset while rendering, not in an
+  // effect: an effect runs after the page is painted, so a key pressed as a trace appears would be picked, then lost.
+  const scoring = `${trace.trace_id}\u0000${stepIndex}\u0000${config?.name}\u0000${own?.score_id}`
+  const [scored, setScored] = useState(scoring)
+  if (scored !== scoring) {
+    setScored(scoring)
     setValue(null)
     setComment(own?.comment ?? '')
-  }, [trace.trace_id, stepIndex, config?.name, own?.score_id])
+  }
 
   const submit = () => {
     if (!config || value === null || me === null) return
@@ -137,7 +140,8 @@ export function ScoresPanel({
     )
   }
 
-  useEffect(() => {
+  // Re-bound at each render before the page is painted, so the key that follows a change sees it.
+  useLayoutEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (isTyping(event.target) || event.metaKey || event.ctrlKey || event.altKey || !config) return
       if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
