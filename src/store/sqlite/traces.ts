@@ -22,6 +22,12 @@ import type { SqliteContext } from './context.js'
 import { fromValues, type RawSummaryRow, searchConditions, summaryFromRow, TRACE_COLUMNS, where } from './trace-rows.js'
 
 /** The primitive queries the shared read plan is answered with (what activity.ts reads a session's traces with too). */
+/**
+ * Up to this many projects, an order by a value over every project merges the projects' own walks (one UNION ALL arm
+ * each); past it, the planner reads and sorts. SQLite allows 500 arms in one statement.
+ */
+export const MERGED_PROJECTS = 64
+
 export function sqliteTraceReadQueries({
   sqlite,
   stmt,
@@ -71,19 +77,71 @@ export function sqliteTraceReadQueries({
     return n
   })
 
+  /**
+   * The projects that hold traces, in order: each found by one step of the (project_id, …) index from the last one, so
+   * a handful of lookups whatever the number of traces.
+   */
+  const projectIds = (): string[] =>
+    (
+      stmt(
+        `with recursive p(id) as (
+           select min(project_id) from traces
+           union all
+           select (select min(project_id) from traces where project_id > p.id) from p where p.id is not null
+         ) select id from p where id is not null`,
+      ).all() as { id: string }[]
+    ).map((row) => row.id)
+
+  /**
+   * The same query over every project, one arm per project (SELECT … UNION ALL SELECT … ORDER BY): each arm walks its
+   * project's value index (latency, tokens or cost) in the order asked, and SQLite merges the arms as they are read,
+   * stopping at the page's end — the walk of a global index, without one to keep up at every write. Null beyond
+   * MERGED_PROJECTS, when so many arms would cost more than they save; the planner then chooses alone.
+   */
+  const mergedArms = (
+    filter: TraceFilter,
+    arm: (projectFilter: TraceFilter) => { sql: string; params: unknown[] },
+  ): { sql: string; params: unknown[] } | null => {
+    const projects = projectIds()
+    if (projects.length > MERGED_PROJECTS) return null
+    // With no trace, one arm still gives the statement its columns (and no row).
+    const arms = (projects.length > 0 ? projects : ['']).map((project_id) => arm({ ...filter, project_id }))
+    return { sql: arms.map((a) => a.sql).join(' union all '), params: arms.flatMap((a) => a.params) }
+  }
+
   /** A page of rows, newest first. SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk. */
   const selectPage = (
     columns: string,
-    { filter, extra, limit, offset, walk, ordering, probe }: Selection,
+    { filter, extra, limit, offset, walk, ordering, probe, collect }: Selection,
     prepare: (text: string) => Database.Statement = stmt,
   ) => {
-    // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
-    const scoped = filter.project_id !== undefined ? 'project_' : ''
-    const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
     // A score order with no filter but its score's (and a project): the rollup's index leads, each trace looked up by
     // its id, the walk stopped after the page (the where is the whole FROM). With other filters, the planner weighs
     // their indexes.
     const lead = filter.scored_by !== undefined && scoresAlone(filter)
+    // Over every project, a walk of a value's index, or an order by a value the planner is left to serve (unless the
+    // matches are collected first, then sorted), is the projects' walks merged: each arm named the index it was told
+    // to walk, or planned alone.
+    const valueOrder = ordering !== undefined && ordering.sort !== 'created_at' && ordering.sort !== 'score'
+    const overValue = walk !== undefined ? walk !== 'created' : valueOrder && !collect
+    if (overValue && filter.project_id === undefined && !lead) {
+      const hint = walk ? `indexed by traces_project_${walk}` : ''
+      const merged = mergedArms(filter, (projectFilter) => {
+        const w = where(projectFilter, extra, probe)
+        return { sql: `select ${columns} from traces ${hint} ${w.sql}`, params: w.params }
+      })
+      if (merged) {
+        return prepare(`${merged.sql} ${orderBy(ordering, false)} limit ? offset ?`).all(
+          ...merged.params,
+          limit,
+          offset,
+        )
+      }
+      walk = undefined
+    }
+    // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
+    const scoped = filter.project_id !== undefined ? 'project_' : ''
+    const hint = walk ? `indexed by traces_${scoped}${walk}` : ''
     const w = where(filter, extra, probe, lead)
     const from = lead ? w.sql : `traces ${hint} ${w.sql}`
     // SQLite sorts null first ascending and last descending: as the contract wants unpriced traces.
@@ -99,14 +157,19 @@ export function sqliteTraceReadQueries({
 
     async countBoundary(kind, projectId, from, below, max) {
       const { column, scale } = HISTOGRAMS[kind]
-      const project = projectId === undefined ? '' : 'project_id = ? and'
       const bounds = [from / scale, below / scale, max / scale]
-      const params = projectId === undefined ? bounds : [projectId, ...bounds]
-      return (
-        stmt(
-          `select count(*) as n from traces where ${project} ${column} >= ? and ${column} < ? and ${column} <= ?`,
-        ).get(...params) as { n: number }
-      ).n
+      const range = `${column} >= ? and ${column} < ? and ${column} <= ?`
+      const inProject = (project: string) =>
+        (
+          stmt(
+            `select count(*) as n from traces indexed by traces_project_${kind} where project_id = ? and ${range}`,
+          ).get(project, ...bounds) as { n: number }
+        ).n
+      if (projectId !== undefined) return inProject(projectId)
+      // Every project: the sum of each project's count through its own index.
+      const projects = projectIds()
+      if (projects.length <= MERGED_PROJECTS) return projects.reduce((n, p) => n + inProject(p), 0)
+      return (stmt(`select count(*) as n from traces where ${range}`).get(...bounds) as { n: number }).n
     },
 
     async count(f) {
@@ -142,13 +205,21 @@ export function sqliteTraceReadQueries({
     },
 
     async latencyAt(projectId, lo, hi, offset) {
-      const project = projectId === undefined ? '' : 'project_id = ? and'
-      const index = projectId === undefined ? 'traces_latency' : 'traces_project_latency'
-      const params = projectId === undefined ? [lo, hi, offset] : [projectId, lo, hi, offset]
-      const row = stmt(
-        `select latency from traces indexed by ${index} where ${project} latency >= ? and latency < ?
-         order by latency limit 1 offset ?`,
-      ).get(...params) as { latency: number } | undefined
+      // Within one project, its index in order; over every project, their walks merged (mergedArms).
+      const arm = (f: TraceFilter) => ({
+        sql: 'select latency from traces indexed by traces_project_latency where project_id = ? and latency >= ? and latency < ?',
+        params: [f.project_id, lo, hi],
+      })
+      const merged =
+        projectId === undefined
+          ? (mergedArms({}, arm) ?? {
+              sql: 'select latency from traces where latency >= ? and latency < ?',
+              params: [lo, hi],
+            })
+          : arm({ project_id: projectId })
+      const row = stmt(`${merged.sql} order by latency limit 1 offset ?`).get(...merged.params, offset) as
+        | { latency: number }
+        | undefined
       return row?.latency
     },
   }
