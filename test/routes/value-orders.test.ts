@@ -1,10 +1,11 @@
 // Orders and ranges of a value (latency, token_count, cost) over every project, with few projects and with more than
 // SQLite merges one arm each (MERGED_PROJECTS): each page equals a recomputed sort, each range count and the p95
 // latency a recount. On SQLite, a page over every project is the projects' own walks merged, with no sort.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { Trace } from '../../schemas/index.js'
+import type { LoupeApp } from '../../src/app.js'
 import { createSqliteStore } from '../../src/store/sqlite/store.js'
-import { MERGED_PROJECTS } from '../../src/store/sqlite/traces.js'
+import { MERGED_PROJECTS, MERGED_ROWS_BELOW_OFFSET } from '../../src/store/sqlite/traces.js'
 import { buildTestApp, createProject, planOf, postBatch, TEST_DATABASE } from '../helper.js'
 
 const NOW = Date.parse('2026-11-21T13:45:00.000Z')
@@ -32,6 +33,43 @@ function sorted(traces: readonly Trace[], sort: (typeof SORTS)[number], order: '
     .map((tr) => tr.trace_id)
 }
 
+type SqliteStore = ReturnType<typeof createSqliteStore>
+
+/** Projects, each with `perProject` traces (make). */
+async function seedProjects(t: Test, app: LoupeApp, projects: number, perProject: number) {
+  for (let p = 0; p < projects; p++) {
+    const { key } = await createProject(app, `Values ${p}`)
+    const res = await postBatch(
+      app,
+      key,
+      Array.from({ length: perProject }, (_, i) => make(p, i)),
+    )
+    t.equal(res.json().accepted, perProject)
+  }
+}
+
+/** The SQL texts a SQLite store prepares from now on, until the test ends. */
+function statementsOf(t: Test, store: SqliteStore): string[] {
+  const seen: string[] = []
+  const prepare = store.raw.prepare.bind(store.raw)
+  store.raw.prepare = ((source: string) => {
+    seen.push(source)
+    return prepare(source)
+  }) as typeof store.raw.prepare
+  t.teardown(() => {
+    store.raw.prepare = prepare
+  })
+  return seen
+}
+
+/** A merged statement's plan, one line, checked to be a merge of its arms. */
+function mergedPlan(t: Test, store: SqliteStore, source: string): string {
+  const params = Array.from({ length: (source.match(/\?/g) ?? []).length }, () => 0)
+  const plan = planOf(store.raw, source, ...params).join(' | ')
+  t.match(plan, /MERGE \(UNION ALL\)/, plan)
+  return plan
+}
+
 /** The nearest-rank p95 of the latencies. */
 const p95 = (latencies: number[]) => {
   const s = [...latencies].sort((a, b) => a - b)
@@ -42,15 +80,7 @@ for (const projects of [3, MERGED_PROJECTS + 1]) {
   t.test(`${projects} projects: pages, range counts and the p95 over every project equal a recount`, async (t) => {
     const app = await buildTestApp(t, { now: () => NOW })
     const perProject = projects > 3 ? 3 : 40
-    for (let p = 0; p < projects; p++) {
-      const { key } = await createProject(app, `Values ${p}`)
-      const res = await postBatch(
-        app,
-        key,
-        Array.from({ length: perProject }, (_, i) => make(p, i)),
-      )
-      t.equal(res.json().accepted, perProject)
-    }
+    await seedProjects(t, app, projects, perProject)
     const all: Trace[] = (await app.inject({ url: '/traces', query: { limit: '1000' } })).json().items
     t.equal(all.length, projects * perProject)
 
@@ -101,24 +131,9 @@ t.test(
   async (t) => {
     const store = createSqliteStore(':memory:')
     const app = await buildTestApp(t, { store, now: () => NOW })
-    for (let p = 0; p < 3; p++) {
-      const { key } = await createProject(app, `Values ${p}`)
-      await postBatch(
-        app,
-        key,
-        Array.from({ length: 5 }, (_, i) => make(p, i)),
-      )
-    }
+    await seedProjects(t, app, 3, 5)
     // The statements the store prepares while answering, the arms' among them.
-    const seen: string[] = []
-    const prepare = store.raw.prepare.bind(store.raw)
-    store.raw.prepare = ((source: string) => {
-      seen.push(source)
-      return prepare(source)
-    }) as typeof store.raw.prepare
-    t.teardown(() => {
-      store.raw.prepare = prepare
-    })
+    const seen = statementsOf(t, store)
     for (const sort of SORTS) {
       const res = await app.inject({ url: '/traces', query: { sort, order: 'desc', limit: '5' } })
       t.equal(res.statusCode, 200)
@@ -127,11 +142,53 @@ t.test(
     const merged = seen.filter((s) => / union all /.test(s) && !s.startsWith('explain'))
     t.ok(merged.length >= 4, `a statement for each sort and one for the p95 (${merged.length})`)
     for (const source of merged) {
-      const params = Array.from({ length: (source.match(/\?/g) ?? []).length }, () => 0)
-      const plan = planOf(store.raw, source, ...params).join(' | ')
-      t.match(plan, /MERGE \(UNION ALL\)/, plan)
+      const plan = mergedPlan(t, store, source)
       t.notMatch(plan, /TEMP B-TREE/, 'no sort')
       t.match(plan, /INDEX traces_project_(latency|tokens|cost) \(project_id=\?/, 'each arm walks its project’s index')
+    }
+  },
+)
+
+t.test(
+  'deep offsets: past the shallow ones, the arms read keys only, and each page is still the recomputed slice',
+  async (t) => {
+    const store = TEST_DATABASE ? undefined : createSqliteStore(':memory:')
+    const app = await buildTestApp(t, { now: () => NOW, ...(store ? { store } : {}) })
+    const perProject = Math.ceil((MERGED_ROWS_BELOW_OFFSET + 100) / 3)
+    await seedProjects(t, app, 3, perProject)
+    const all: Trace[] = []
+    for (let offset = 0; offset < 3 * perProject; offset += 500) {
+      all.push(...(await app.inject({ url: '/traces', query: { limit: '500', offset: String(offset) } })).json().items)
+    }
+    t.equal(all.length, 3 * perProject)
+    const seen = store ? statementsOf(t, store) : []
+    for (const sort of SORTS) {
+      for (const order of ['asc', 'desc'] as const) {
+        const expected = sorted(all, sort, order)
+        for (const offset of [MERGED_ROWS_BELOW_OFFSET - 1, MERGED_ROWS_BELOW_OFFSET, expected.length - 4]) {
+          for (const fields of [undefined, 'summary']) {
+            const query = { sort, order, limit: '5', offset: String(offset), ...(fields ? { fields } : {}) }
+            const res = await app.inject({ url: '/traces', query })
+            t.strictSame(
+              res.json().items.map((tr: Trace) => tr.trace_id),
+              expected.slice(offset, offset + 5),
+              `sort=${sort} order=${order} offset=${offset}${fields ? ' fields=summary' : ''}`,
+            )
+          }
+        }
+      }
+    }
+    if (store) {
+      const keysOnly = seen.filter((s) => / union all /.test(s) && /rowid as pick/.test(s))
+      t.ok(keysOnly.length >= 3, `a keys-only statement for each sort (${keysOnly.length})`)
+      for (const source of keysOnly) {
+        const plan = mergedPlan(t, store, source)
+        t.match(
+          plan,
+          /COVERING INDEX traces_project_(latency|tokens|cost) \(project_id=\?/,
+          'keys from the index alone',
+        )
+      }
     }
   },
 )

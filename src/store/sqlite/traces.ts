@@ -28,6 +28,12 @@ import { fromValues, type RawSummaryRow, searchConditions, summaryFromRow, TRACE
  */
 export const MERGED_PROJECTS = 64
 
+/**
+ * From this offset, merged arms read only the order's keys and the page's rows are read after (whole rows through
+ * 20,000 skipped took 360 ms, keys 20 ms); below it, whole rows from the arms are quicker (no sort of the page).
+ */
+export const MERGED_ROWS_BELOW_OFFSET = 1000
+
 export function sqliteTraceReadQueries({
   sqlite,
   stmt,
@@ -126,16 +132,21 @@ export function sqliteTraceReadQueries({
     const overValue = walk !== undefined ? walk !== 'created' : valueOrder && !collect
     if (overValue && filter.project_id === undefined && !lead) {
       const hint = walk ? `indexed by traces_project_${walk}` : ''
+      const order = orderBy(ordering, false)
+      // Each arm makes whole rows of what it reads, the skipped ones included: past a shallow offset, the arms read
+      // only the order's keys (from the index) and the page's rows are read by rowid after.
+      const keysOnly = offset >= MERGED_ROWS_BELOW_OFFSET
+      const armColumns = keysOnly ? `rowid as pick, ${ordering?.sort ?? 'created_at'}, trace_id` : columns
       const merged = mergedArms(filter, (projectFilter) => {
         const w = where(projectFilter, extra, probe)
-        return { sql: `select ${columns} from traces ${hint} ${w.sql}`, params: w.params }
+        return { sql: `select ${armColumns} from traces ${hint} ${w.sql}`, params: w.params }
       })
       if (merged) {
-        return prepare(`${merged.sql} ${orderBy(ordering, false)} limit ? offset ?`).all(
-          ...merged.params,
-          limit,
-          offset,
-        )
+        const page = `${merged.sql} ${order} limit ? offset ?`
+        const text = keysOnly
+          ? `select ${columns} from traces where rowid in (select pick from (${page})) ${order}`
+          : page
+        return prepare(text).all(...merged.params, limit, offset)
       }
       walk = undefined
     }
