@@ -21,7 +21,6 @@ import type { TraceFilter, TraceStore } from '../types.js'
 import type { SqliteContext } from './context.js'
 import { fromValues, type RawSummaryRow, searchConditions, summaryFromRow, TRACE_COLUMNS, where } from './trace-rows.js'
 
-/** The primitive queries the shared read plan is answered with (what activity.ts reads a session's traces with too). */
 /**
  * Up to this many projects, an order by a value over every project merges the projects' own walks (one UNION ALL arm
  * each); past it, the planner reads and sorts. SQLite allows 500 arms in one statement.
@@ -34,6 +33,10 @@ export const MERGED_PROJECTS = 64
  */
 export const MERGED_ROWS_BELOW_OFFSET = 1000
 
+/** A statement's text with its `?` markers, and their values in order. */
+type Sql = { sql: string; params: unknown[] }
+
+/** The primitive queries the shared read plan is answered with (what activity.ts reads a session's traces with too). */
 export function sqliteTraceReadQueries({
   sqlite,
   stmt,
@@ -101,17 +104,14 @@ export function sqliteTraceReadQueries({
   /**
    * The same query over every project, one arm per project (SELECT … UNION ALL SELECT … ORDER BY): each arm walks its
    * project's value index (latency, tokens or cost) in the order asked, and SQLite merges the arms as they are read,
-   * stopping at the page's end — the walk of a global index, without one to keep up at every write. Null beyond
-   * MERGED_PROJECTS, when so many arms would cost more than they save; the planner then chooses alone.
+   * stopping at the page's end — the walk of a global index, without one to keep up at every write. Beyond
+   * MERGED_PROJECTS, one arm over every trace (`arm(undefined)`), which the planner serves alone.
    */
-  const mergedArms = (
-    filter: TraceFilter,
-    arm: (projectFilter: TraceFilter) => { sql: string; params: unknown[] },
-  ): { sql: string; params: unknown[] } | null => {
+  const acrossProjects = (arm: (projectId: string | undefined) => Sql): Sql => {
     const projects = projectIds()
-    if (projects.length > MERGED_PROJECTS) return null
+    if (projects.length > MERGED_PROJECTS) return arm(undefined)
     // With no trace, one arm still gives the statement its columns (and no row).
-    const arms = (projects.length > 0 ? projects : ['']).map((project_id) => arm({ ...filter, project_id }))
+    const arms = (projects.length > 0 ? projects : ['']).map(arm)
     return { sql: arms.map((a) => a.sql).join(' union all '), params: arms.flatMap((a) => a.params) }
   }
 
@@ -137,18 +137,16 @@ export function sqliteTraceReadQueries({
       // only the order's keys (from the index) and the page's rows are read by rowid after.
       const keysOnly = offset >= MERGED_ROWS_BELOW_OFFSET
       const armColumns = keysOnly ? `rowid as pick, ${ordering?.sort ?? 'created_at'}, trace_id` : columns
-      const merged = mergedArms(filter, (projectFilter) => {
-        const w = where(projectFilter, extra, probe)
-        return { sql: `select ${armColumns} from traces ${hint} ${w.sql}`, params: w.params }
+      const merged = acrossProjects((project_id) => {
+        const w = where({ ...filter, project_id }, extra, probe)
+        const index = project_id === undefined ? '' : hint
+        return { sql: `select ${armColumns} from traces ${index} ${w.sql}`, params: w.params }
       })
-      if (merged) {
-        const page = `${merged.sql} ${order} limit ? offset ?`
-        const text = keysOnly
-          ? `select ${columns} from traces where rowid in (select pick from (${page})) ${order}`
-          : page
-        return prepare(text).all(...merged.params, limit, offset)
-      }
-      walk = undefined
+      const page = `${merged.sql} ${order} limit ? offset ?`
+      const text = keysOnly
+        ? `select ${columns} from traces where rowid in (select pick from (${page})) ${order}`
+        : page
+      return prepare(text).all(...merged.params, limit, offset)
     }
     // SQLite's planner cannot tell a selective range from a wide one: the shared plan names the index to walk.
     const scoped = filter.project_id !== undefined ? 'project_' : ''
@@ -170,17 +168,15 @@ export function sqliteTraceReadQueries({
       const { column, scale } = HISTOGRAMS[kind]
       const bounds = [from / scale, below / scale, max / scale]
       const range = `${column} >= ? and ${column} < ? and ${column} <= ?`
-      const inProject = (project: string) =>
-        (
-          stmt(
-            `select count(*) as n from traces indexed by traces_project_${kind} where project_id = ? and ${range}`,
-          ).get(project, ...bounds) as { n: number }
-        ).n
-      if (projectId !== undefined) return inProject(projectId)
-      // Every project: the sum of each project's count through its own index.
-      const projects = projectIds()
-      if (projects.length <= MERGED_PROJECTS) return projects.reduce((n, p) => n + inProject(p), 0)
-      return (stmt(`select count(*) as n from traces where ${range}`).get(...bounds) as { n: number }).n
+      const arm = (project: string | undefined): Sql =>
+        project === undefined
+          ? { sql: `select 1 from traces where ${range}`, params: bounds }
+          : {
+              sql: `select 1 from traces indexed by traces_project_${kind} where project_id = ? and ${range}`,
+              params: [project, ...bounds],
+            }
+      const rows = projectId === undefined ? acrossProjects(arm) : arm(projectId)
+      return (stmt(`select count(*) as n from (${rows.sql})`).get(...rows.params) as { n: number }).n
     },
 
     async count(f) {
@@ -216,19 +212,16 @@ export function sqliteTraceReadQueries({
     },
 
     async latencyAt(projectId, lo, hi, offset) {
-      // Within one project, its index in order; over every project, their walks merged (mergedArms).
-      const arm = (f: TraceFilter) => ({
-        sql: 'select latency from traces indexed by traces_project_latency where project_id = ? and latency >= ? and latency < ?',
-        params: [f.project_id, lo, hi],
-      })
-      const merged =
-        projectId === undefined
-          ? (mergedArms({}, arm) ?? {
-              sql: 'select latency from traces where latency >= ? and latency < ?',
-              params: [lo, hi],
-            })
-          : arm({ project_id: projectId })
-      const row = stmt(`${merged.sql} order by latency limit 1 offset ?`).get(...merged.params, offset) as
+      // Within one project, its index in order; over every project, their walks merged (acrossProjects).
+      const arm = (project: string | undefined): Sql =>
+        project === undefined
+          ? { sql: 'select latency from traces where latency >= ? and latency < ?', params: [lo, hi] }
+          : {
+              sql: 'select latency from traces indexed by traces_project_latency where project_id = ? and latency >= ? and latency < ?',
+              params: [project, lo, hi],
+            }
+      const values = projectId === undefined ? acrossProjects(arm) : arm(projectId)
+      const row = stmt(`${values.sql} order by latency limit 1 offset ?`).get(...values.params, offset) as
         | { latency: number }
         | undefined
       return row?.latency
