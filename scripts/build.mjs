@@ -1,6 +1,7 @@
 // npm run build (and npm install, through prepare): compiles schemas/ and src/ to dist/ (marking the loupe bin
 // executable) and builds the viewer (web/ to web/dist/). `--if-stale` (what npm start runs first) builds each part
-// only when something it is built from changed since its last build, so a start with nothing new compiles nothing.
+// only when something it is built from changed since its last build, so a start with nothing new compiles nothing;
+// `--check` only says whether a part is stale (the bench's --no-build).
 // Plain JavaScript: it must run before anything is built.
 import { spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
@@ -44,11 +45,22 @@ const parts = [
 ]
 
 const ifStale = process.argv.includes('--if-stale')
+// `--check` builds nothing: it fails, naming them, when some parts are older than what they are built from.
+const check = process.argv.includes('--check')
+const stale = []
 for (const part of parts) {
   const upToDate =
     existsSync(part.stamp) && statSync(part.stamp).mtimeMs >= Math.max(...part.inputs.map((p) => newest(join(root, p))))
+  if (check) {
+    if (!upToDate) stale.push(dirname(part.stamp).slice(root.length + 1))
+    continue
+  }
   if (ifStale && upToDate) continue
   part.build()
   mkdirSync(dirname(part.stamp), { recursive: true })
   writeFileSync(part.stamp, `${new Date().toISOString()}\n`)
+}
+if (stale.length > 0) {
+  console.error(`${stale.join(' and ')} older than what they are built from: run npm run build`)
+  process.exit(1)
 }
